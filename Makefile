@@ -1,0 +1,39 @@
+# The book's two commands: `make book` and `make test` (they set up everything they need).
+#   make book                 -> venv, every chapter at the `book` profile, HTML in _build/html
+#   make test                 -> venv, pytest (unit tests + the whole pipeline at the `smoke` profile)
+#   make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"   -> re-run one chapter into _build/runs/
+#   make paper                -> every chapter at the paper's own sizes (hours; uses a GPU if present)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+JOBS ?=
+NB ?=
+ARGS ?=
+
+.PHONY: book test paper chapter venv clean
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+book: $(STAMP)
+	$(PY) -m rnnbook build --profile book $(if $(JOBS),--jobs $(JOBS))
+
+paper: $(STAMP)
+	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+chapter: $(STAMP)
+	@test -n "$(NB)" || { echo 'usage: make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"'; exit 2; }
+	$(PY) -m rnnbook chapter $(NB) $(ARGS)
+
+clean:
+	rm -rf _build

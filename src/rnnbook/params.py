@@ -1,0 +1,107 @@
+"""Chapter parameters and profiles (CONVENTIONS.md, *Profiles*).
+
+Every chapter has one papermill ``parameters`` cell. Its ``profile`` picks a preset from a
+:class:`Param` specification; any parameter given explicitly (not ``None``) overrides the preset.
+A bad value stops the chapter with a :class:`ParameterError` naming the parameter and what is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, Callable, Mapping
+
+PROFILES = ("smoke", "book", "paper")
+
+
+class ParameterError(ValueError):
+    """A chapter parameter has a bad name or value."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One chapter parameter: its type, its preset per profile and the rule its values must obey.
+
+    ``kind`` is ``int``, ``float``, ``str``, ``bool`` or ``list`` (for ``list``, ``item`` is the type
+    of the elements). ``check`` is a predicate on one value (on each element of a list) and ``allowed``
+    says in words what it accepts, for the error message.
+    """
+
+    kind: type
+    smoke: Any
+    book: Any
+    paper: Any
+    check: Callable[[Any], bool] | None = None
+    allowed: str = ""
+    item: type | None = None
+    help: str = ""
+
+    def preset(self, profile: str) -> Any:
+        return getattr(self, profile)
+
+
+def _type_ok(value: Any, kind: type) -> bool:
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _describe(p: Param) -> str:
+    kind = f"list of {p.item.__name__}" if p.kind is list and p.item else p.kind.__name__
+    return f"a {kind}" + (f" ({p.allowed})" if p.allowed else "")
+
+
+def validate(name: str, value: Any, p: Param) -> Any:
+    """Return ``value`` (ints promoted to float where a float is asked) or raise ParameterError."""
+    if not _type_ok(value, p.kind):
+        raise ParameterError(f"parameter {name!r} = {value!r}: must be {_describe(p)}")
+    items = value if p.kind is list else [value]
+    if p.kind is list:
+        if len(value) == 0:
+            raise ParameterError(f"parameter {name!r} = {value!r}: must be a non-empty {_describe(p)}")
+        if p.item is not None and not all(_type_ok(v, p.item) for v in value):
+            raise ParameterError(f"parameter {name!r} = {value!r}: must be {_describe(p)}")
+    if p.check is not None and not all(p.check(v) for v in items):
+        raise ParameterError(f"parameter {name!r} = {value!r}: must be {_describe(p)}")
+    if p.kind is float:
+        return float(value)
+    if p.kind is list and p.item is float:
+        return [float(v) for v in value]
+    return value
+
+
+def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleNamespace:
+    """Resolve a chapter's parameters: the profile's presets, overridden by the values given.
+
+    ``given`` holds the chapter's parameter variables; ``None`` means "use the preset".
+    Raises :class:`ParameterError` on an unknown profile, an unknown name or a bad value.
+    """
+    if not isinstance(profile, str) or profile not in PROFILES:
+        raise ParameterError(f"parameter 'profile' = {profile!r}: must be one of {', '.join(map(repr, PROFILES))}")
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter {unknown[0]!r}; the parameters of this chapter are: profile, {', '.join(spec)}"
+        )
+    out = {"profile": profile}
+    for name, p in spec.items():
+        value = given.get(name)
+        out[name] = validate(name, p.preset(profile) if value is None else value, p)
+    return SimpleNamespace(**out)
+
+
+def positive(x: Any) -> bool:
+    return x > 0
+
+
+def in_open_unit(x: Any) -> bool:
+    return 0 < x < 1
+
+
+def at_least(k: int) -> Callable[[Any], bool]:
+    def check(x: Any) -> bool:
+        return x >= k
+
+    return check

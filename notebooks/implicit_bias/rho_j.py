@@ -143,7 +143,7 @@ for _ in range(400 if P.profile != "smoke" else 60):
     total += 1
     if nW_ < 1:
         holds_below_1 &= holds
-glue("bound_agree", agree, display=False)
+glue("bound_agree", int(agree), display=False)
 glue("bound_total", total, display=False)
 ledger.record(
     "implicit-bias.eq22.bound", "Eq. (22)",

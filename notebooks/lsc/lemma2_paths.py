@@ -225,6 +225,7 @@ ax.semilogy(dl_axis, [r[4] / Tg for r in rows], "o-", label=r"paper: $\frac{1}{T
 ax.semilogy(dl_axis, [r[3] / Tg for r in rows], "x", ms=9, label="stacked RNN, autograd")
 ax.semilogy(dl_axis, [r[2] / Tg for r in rows], "s-", label=r"Eq. (1): $\frac{1}{T}\binom{T+2}{\Delta l+2}$")
 ax.semilogy(dl_axis, [max(r[1], 1e-300) / Tg for r in rows], "+", ms=10, label="Eq. (1) PascalRNN, autograd")
+ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
 ax.set(xlabel=r"layers below the output $\Delta l = L - l$", ylabel="gradient paths per time step (count)",
        title=f"Lemma 2's quantity on two graphs (T = {Tg})")
 ax.legend(fontsize=8)

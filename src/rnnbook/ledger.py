@@ -60,6 +60,10 @@ class Claim:
     chapter: str = ""
     extra: dict = field(default_factory=dict)
 
+    def _repr_markdown_(self) -> str:
+        return (f"Recorded claim `{self.id}` ({md_escape(self.source)}): **{self.verdict}**; measured: "
+                f"{md_cell(self.measured, 300)}")
+
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
             raise ValueError(f"claim id {self.id!r}: must be lower-case letters, digits, '.', '-' or '_'")
@@ -105,14 +109,23 @@ class Ledger:
         """The chapter's verdicts as a Markdown table (display it with ``IPython.display.Markdown``)."""
         rows = ["| claim | source | measured | verdict |", "| --- | --- | --- | --- |"]
         for c in self.claims:
-            rows.append(f"| `{c.id}` | {c.source} | {_cell(c.measured)} | **{c.verdict}** |")
+            rows.append(f"| `{c.id}` | {md_escape(c.source)} | {md_cell(c.measured)} | **{c.verdict}** |")
         return "\n".join(rows)
 
 
-def _cell(x: Any, width: int = 160) -> str:
-    s = x if isinstance(x, str) else json.dumps(x)
-    s = s.replace("|", "\\|").replace("\n", " ")
-    return s if len(s) <= width else s[: width - 1] + "…"
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
+
+
+def md_escape(text: str) -> str:
+    """Escape Markdown/MyST specials so that measured values (``nu_W**j``, ``a|b``) print literally."""
+    return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+
+
+def md_cell(x: Any, width: int = 160) -> str:
+    """A value for a Markdown table cell: JSON for non-strings, shortened to ``width``, escaped."""
+    s = "—" if x is None else x if isinstance(x, str) else json.dumps(x)
+    s = s if len(s) <= width else s[: width - 1] + "…"
+    return md_escape(s)
 
 
 def collect(folder: Path) -> list[dict]:

@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from .ledger import PAPERS, VERDICTS
+from .ledger import PAPERS, VERDICTS, md_cell
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -31,11 +31,7 @@ PACKAGES = ("torch", "numpy", "scipy", "sympy", "matplotlib", "jupyter-book", "s
 
 
 def _cell(x: Any, width: int = 220) -> str:
-    if x is None:
-        return "—"
-    s = x if isinstance(x, str) else json.dumps(x)
-    s = s.replace("|", "\\|").replace("\n", " ").replace("`", "'")
-    return s if len(s) <= width else s[: width - 1] + "…"
+    return md_cell(x, width)
 
 
 def badge(verdict: str) -> str:
@@ -60,12 +56,18 @@ def scorecard(claims: list[dict]) -> str:
         if not mine:
             out += ["No claim of this paper is checked yet: its chapters are still to be written.", ""]
             continue
-        out += ["| claim | source | statement | paper | measured | tolerance | verdict | profile | note | chapter |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+        out += ["| verdict | claim | source | statement | chapter |", "|---|---|---|---|---|"]
         for c in mine:
-            out.append(f"| `{c['id']}` | {_cell(c['source'])} | {_cell(c['statement'])} | {_cell(c['paper_value'])} "
-                       f"| {_cell(c['measured'])} | {_cell(c['tolerance'])} | {badge(c['verdict'])} "
-                       f"| {c['profile']} | {_cell(c['note'], 400)} | {_chapter_link(c)} |")
+            out.append(f"| {badge(c['verdict'])} | `{c['id']}` | {_cell(c['source'])} | {_cell(c['statement'], 300)} "
+                       f"| {_chapter_link(c)} |")
+        out += ["", "Details:", ""]
+        for c in mine:
+            out += [f":::{{dropdown}} {c['id']}: {c['verdict']}", "",
+                    f"- **statement**: {_cell(c['statement'], 1000)}",
+                    f"- **paper**: {_cell(c['paper_value'], 1000)}",
+                    f"- **measured** ({c['profile']} profile): {_cell(c['measured'], 2000)}",
+                    f"- **tolerance**: {_cell(c['tolerance'], 600)}",
+                    f"- **note**: {_cell(c['note'] or None, 2000)}", "", ":::", ""]
         out.append("")
     return "\n".join(out)
 

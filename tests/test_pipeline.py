@@ -130,3 +130,12 @@ def test_no_executed_notebook_is_tracked():
     if proc.returncode != 0:
         pytest.skip("not a git checkout")
     assert proc.stdout.strip() == ""
+
+
+def test_reruns_are_deterministic():
+    """Same parameters, same numbers: every random draw is seeded from the chapter's parameters."""
+    params = {"profile": "smoke", "widths": [8, 16], "seeds": 2}
+    first = pipeline.run_chapter(ROOT, "implicit_bias/rho_j", params, log=lambda *_: None)
+    a = (first.parent / "claims.json").read_text()
+    second = pipeline.run_chapter(ROOT, "implicit_bias/rho_j", params, log=lambda *_: None)
+    assert (second.parent / "claims.json").read_text() == a

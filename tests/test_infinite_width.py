@@ -248,3 +248,52 @@ def test_bad_arguments():
         dl.Regression(X=np.ones((2, 2)), y=np.ones(2), lam_star=np.ones(2), normalisation="median")
     with pytest.raises(ValueError, match="truncation"):
         iw.init_limit(3, 5)
+
+
+def test_chunked_training_equals_one_batch(data):
+    a = dl.init_mup(24, data.d, 5, seed=4)
+    b = a.clone()
+    ta = dl.train(a, data, 0.1, 7, every=3, snapshot_at=(2,), chunk_bytes=None)
+    tb = dl.train(b, data, 0.1, 7, every=3, snapshot_at=(2,), chunk_bytes=2 * 24 * 24 * 8)
+    np.testing.assert_allclose(tb.lam, ta.lam, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(tb.v_msq, ta.v_msq, rtol=1e-13)
+    torch.testing.assert_close(b.W, a.W)
+    torch.testing.assert_close(tb.snapshots[2].U, ta.snapshots[2].U)
+
+
+def test_path_distance_and_profile_closed_form():
+    """Two parallel segments at distance 0.3, and a path against itself."""
+    t = np.linspace(0, 1, 50)[:, None]
+    P = np.hstack([t, 0 * t])
+    Q = np.hstack([t, 0 * t + 0.3])
+    assert abs(iw.path_distance(P, Q, 1e-3) - 0.3) < 1e-9
+    assert iw.path_distance(P, P[::7], 1e-3) < 1e-3
+    frac, dev = iw.deviation_profile(P, Q, 1e-3)
+    assert frac[0] == 0 and frac[-1] == 1 and np.allclose(dev, 0.3)
+
+
+def test_plateau_fraction_of_exponential_decay():
+    t = np.linspace(0, 20, 200001)
+    r = np.exp(-t)
+    assert abs(iw.plateau_fraction(t, r) - np.log(1 / 0.9) / np.log(1e4)) < 1e-4
+    with pytest.raises(ValueError, match="never falls"):
+        iw.plateau_fraction(t[:10], r[:10])
+
+
+def test_flow_to_convergence_reaches_pinv_at_several_scales():
+    data = dl.gaussian_regression(d=4, n=2, seed=5)
+    for s in (0.1, 1.0, 30.0):
+        sol = iw.flow_to_convergence(data, 20, 5.0, scale=s, speed=1.0 if s <= 10 else 1 / s, tol=1e-8)
+        np.testing.assert_allclose(sol.lam[-1], np.linalg.pinv(data.X) @ data.y, atol=1e-7)
+
+
+def test_power_law_fit_recovers_exponent():
+    from rnnbook.rates import power_law_fit
+
+    rng = np.random.default_rng(0)
+    x = np.array([10, 20, 40, 80, 160])
+    S = 3.0 * x[:, None] ** -0.5 * np.exp(0.05 * rng.standard_normal((5, 40)))
+    f = power_law_fit(x, S, seed=1)
+    assert abs(f.slope + 0.5) < 0.03 and f.ci95[0] < f.slope < f.ci95[1]
+    with pytest.raises(ValueError):
+        power_law_fit(x, -S)

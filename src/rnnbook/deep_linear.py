@@ -13,8 +13,7 @@ the predictor (2.14) is λ = U~^T (Z/√m + W~/m)^T V~/m = U^T W^T V.
 
 Networks are batched: a leading dimension ``R`` holds independent networks (repetitions), so that one
 GD step of all of them is a few batched matrix products (torch; on a GPU when given ``device="cuda"``).
-Also here: the square-loss regression data of Sec. 2.5 and the risk, with an explicit normalisation
-(``"mean"``: the paper's ∫ · dp with p the empirical measure; ``"sum"``: the sum over samples).
+The data and the risk (with its normalisation) are in :mod:`rnnbook.regression`.
 """
 
 from __future__ import annotations
@@ -25,78 +24,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from .regression import NORMALISATIONS, Regression, gaussian_regression  # noqa: F401  (re-exported)
+
 DISTRIBUTIONS = ("gaussian", "uniform", "rademacher")
-NORMALISATIONS = ("mean", "sum")
-
-
-# ---------------------------------------------------------------------------------------------- data
-@dataclass(frozen=True)
-class Regression:
-    """Square-loss regression data: inputs ``X`` (n×d), labels ``y = X λ*`` and the risk's normalisation.
-
-    The risk is F(λ) = (1/2c) Σ_i (λ·x_i − y_i)² with c = n (``"mean"``) or c = 1 (``"sum"``); its gradient
-    in λ is ξ(λ) = M λ − b with M = X^T X / c and b = X^T y / c (the ξ of Sec. 2.1 for the square loss).
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    lam_star: np.ndarray
-    normalisation: str = "mean"
-
-    def __post_init__(self) -> None:
-        if self.normalisation not in NORMALISATIONS:
-            raise ValueError(f"normalisation {self.normalisation!r}: must be one of {NORMALISATIONS}")
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def c(self) -> float:
-        return float(self.n) if self.normalisation == "mean" else 1.0
-
-    @property
-    def M(self) -> np.ndarray:
-        """The (empirical) second-moment matrix of the inputs, Eq. (5.13), with the chosen normalisation."""
-        return self.X.T @ self.X / self.c
-
-    @property
-    def b(self) -> np.ndarray:
-        return self.X.T @ self.y / self.c
-
-    def xi(self, lam: np.ndarray) -> np.ndarray:
-        """ξ(λ) = ∫ x (λ·x − y) dp = M λ − b, for λ of shape (..., d)."""
-        return lam @ self.M - self.b
-
-    def risk(self, lam: np.ndarray) -> np.ndarray:
-        """F(λ) = (1/2c) Σ_i (λ·x_i − y_i)², for λ of shape (..., d)."""
-        r = lam @ self.X.T - self.y
-        return 0.5 * np.sum(r ** 2, axis=-1) / self.c
-
-    def min_norm(self) -> np.ndarray:
-        """The minimal-ℓ2-norm minimizer of the risk (Theorem 2.3), by the pseudo-inverse: X⁺ y."""
-        return np.linalg.pinv(self.X) @ self.y
-
-    def torch_moments(self, dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu"):
-        return (torch.as_tensor(self.M, dtype=dtype, device=device),
-                torch.as_tensor(self.b, dtype=dtype, device=device))
-
-
-def gaussian_regression(d: int, n: int, seed: int, x_std: float = 1.0,
-                        normalisation: str = "mean") -> Regression:
-    """Sec. 2.5: x ~ N(0, x_std² I_d), λ* ~ N(0, I_d), y = x^T λ* (noise-free), n samples."""
-    if d < 1 or n < 1:
-        raise ValueError(f"d = {d}, n = {n}: must be positive")
-    if not x_std > 0:
-        raise ValueError(f"x_std = {x_std}: must be positive")
-    rng = np.random.default_rng(seed)
-    lam_star = rng.standard_normal(d)
-    X = x_std * rng.standard_normal((n, d))
-    return Regression(X=X, y=X @ lam_star, lam_star=lam_star, normalisation=normalisation)
 
 
 # ------------------------------------------------------------------------------------------- network
@@ -200,14 +130,29 @@ class Trajectory:
 
 
 def train(net: MuPNet, data: Regression, tau: float, steps: int, every: int = 1,
-          snapshot_at: tuple[int, ...] = (), progress=None) -> Trajectory:
-    """Run ``steps`` GD steps of all networks (in place) on ``data``; record every ``every`` steps and at the end."""
+          snapshot_at: tuple[int, ...] = (), chunk_bytes: int | None = 2 ** 20) -> Trajectory:
+    """Run ``steps`` GD steps of all networks (in place) on ``data``; record every ``every`` steps and at the end.
+
+    On the CPU the repetitions are trained in chunks whose middle layers take about ``chunk_bytes`` (cache-sized
+    batches are several times faster than one large batch); the result does not depend on the chunking."""
     if tau <= 0 or steps < 0 or every < 1:
         raise ValueError(f"tau = {tau}, steps = {steps}, every = {every}: need tau > 0, steps >= 0, every >= 1")
+    per_net = net.m * net.m * net.W.element_size()
+    size = net.reps if (chunk_bytes is None or net.W.is_cuda) else max(1, chunk_bytes // per_net)
+    if size < net.reps:
+        parts = []
+        for i in range(0, net.reps, size):
+            sl = slice(i, i + size)
+            sub = MuPNet(net.U[sl], net.W[sl], net.V[sl], None if net.Z is None else net.Z[sl])
+            parts.append(train(sub, data, tau, steps, every, snapshot_at, chunk_bytes=None))
+        snaps = {k: MuPNet(*(torch.cat([getattr(p_.snapshots[k], f) for p_ in parts]) for f in ("U", "W", "V")),
+                           None if net.Z is None else torch.cat([p_.snapshots[k].Z for p_ in parts]))
+                 for k in snapshot_at if k <= steps}
+        return Trajectory(k=parts[0].k, lam=np.concatenate([p_.lam for p_ in parts], axis=1),
+                          v_msq=np.concatenate([p_.v_msq for p_ in parts], axis=1), snapshots=snaps)
     M, b = data.torch_moments(net.U.dtype, net.U.device)
     ks, lams, vs, snaps = [], [], [], {}
-    it = range(steps + 1) if progress is None else progress(range(steps + 1))
-    for k in it:
+    for k in range(steps + 1):
         if k in snapshot_at:
             snaps[k] = net.clone()
         record = k % every == 0 or k == steps

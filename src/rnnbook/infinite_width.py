@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, stats
+from scipy import integrate, special
 
-from .deep_linear import Regression
+from .regression import Regression
 
 
 def shift_matrix(N: int, d: int) -> np.ndarray:
@@ -173,9 +173,12 @@ class FlowSolution:
     nfev: int
 
 
-def gradient_flow(data: Regression, t_eval: np.ndarray, N: int, scale: float = 1.0,
+def gradient_flow(data: Regression, t_eval: np.ndarray, N: int, scale: float = 1.0, speed: float = 1.0,
                   rtol: float = 1e-10, atol: float = 1e-12) -> FlowSolution:
-    """The gradient flow (5.1) of ℰ (τ → 0 limit of (2.10)) from (5.5)-(5.6), truncated to N, by DOP853."""
+    """The gradient flow (5.1) of ℰ (τ → 0 limit of (2.10)) from (5.5)-(5.6), truncated to N, by DOP853.
+
+    With a predictor scale s the vector field is (2.10)'s with ξ at the scaled predictor (see the module
+    docstring); ``speed`` multiplies it (a change of the time variable, which leaves the path unchanged)."""
     d = data.d
     S = shift_matrix(N, d)
     M, b = data.M, data.b
@@ -184,7 +187,7 @@ def gradient_flow(data: Regression, t_eval: np.ndarray, N: int, scale: float = 1
         st = _unpack(z, N, d)
         xi = M @ predictor(st, S, scale) - b
         gA, gG, gB = energy_gradients(st, S, xi)
-        return -np.concatenate([gA.ravel(), gG.ravel(), gB])
+        return -speed * np.concatenate([gA.ravel(), gG.ravel(), gB])
 
     t_eval = np.asarray(t_eval, dtype=float)
     sol = integrate.solve_ivp(rhs, (0.0, float(t_eval[-1])), _pack(init_limit(N, d)), method="DOP853",
@@ -228,11 +231,21 @@ def v_entry_law(B: np.ndarray, dist: str = "gaussian"):
     """The law of an entry of V~^∞(k) = Σ_i Γ~_i B_i(k) when Γ~_1 = V~(0) has unit-variance law ``dist`` and
     Γ~_2, Γ~_3, ... are Gaussian (Remark (v) after Theorem 2.2): B_1 V~(0) + N(0, Σ_{i>=2} B_i²).
     Returns a frozen distribution with ``cdf`` and ``pdf`` (scipy)."""
+    from scipy import stats
+
     b1 = float(B[0])
     sigma = float(np.sqrt(np.sum(B[1:] ** 2)))
     if dist == "gaussian":
         return stats.norm(scale=float(np.hypot(b1, sigma)))
     return _ConvolvedLaw(b1, sigma, dist)
+
+
+def _Phi(u):
+    return special.ndtr(u)
+
+
+def _phi(u):
+    return np.exp(-0.5 * np.asarray(u) ** 2) / np.sqrt(2 * np.pi)
 
 
 class _ConvolvedLaw:
@@ -245,25 +258,76 @@ class _ConvolvedLaw:
 
     def _F(self, x):  # ∫ Φ((x - t)/σ) dt, an antiderivative used for the uniform case
         u = np.asarray(x) / self.sigma
-        return self.sigma * (u * stats.norm.cdf(u) + stats.norm.pdf(u))
+        return self.sigma * (u * _Phi(u) + _phi(u))
 
     def cdf(self, x):
         x = np.asarray(x, dtype=float)
         if self.dist == "rademacher":
-            return 0.5 * (stats.norm.cdf((x - self.b1) / self.sigma) + stats.norm.cdf((x + self.b1) / self.sigma))
+            return 0.5 * (_Phi((x - self.b1) / self.sigma) + _Phi((x + self.b1) / self.sigma))
         a = self.b1 * 3.0 ** 0.5
         if a == 0:
-            return stats.norm.cdf(x / self.sigma)
+            return _Phi(x / self.sigma)
         return (self._F(x + a) - self._F(x - a)) / (2 * a)
 
     def pdf(self, x):
         x = np.asarray(x, dtype=float)
         if self.dist == "rademacher":
-            return 0.5 * (stats.norm.pdf((x - self.b1) / self.sigma) + stats.norm.pdf((x + self.b1) / self.sigma)) / self.sigma
+            return 0.5 * (_phi((x - self.b1) / self.sigma) + _phi((x + self.b1) / self.sigma)) / self.sigma
         a = self.b1 * 3.0 ** 0.5
         if a == 0:
-            return stats.norm.pdf(x / self.sigma) / self.sigma
-        return (stats.norm.cdf((x + a) / self.sigma) - stats.norm.cdf((x - a) / self.sigma)) / (2 * a)
+            return _phi(x / self.sigma) / self.sigma
+        return (_Phi((x + a) / self.sigma) - _Phi((x - a) / self.sigma)) / (2 * a)
 
     def var(self) -> float:
         return self.b1 ** 2 + self.sigma ** 2
+
+
+def flow_to_convergence(data: Regression, N: int, t_end: float, scale: float = 1.0, speed: float = 1.0,
+                        points: int = 2000, tol: float = 1e-9, max_doublings: int = 4,
+                        rtol: float = 1e-11, atol: float = 1e-13) -> FlowSolution:
+    """:func:`gradient_flow` on [0, T], T = t_end doubled until ‖λ(T) − X⁺y‖ <= tol ‖X⁺y‖ (at most max_doublings
+    times); the time grid is uniform with ``points`` points plus a fine start (the plateau of small scales)."""
+    lam_hat = data.min_norm()
+    T = float(t_end)
+    for _ in range(max_doublings + 1):
+        t = np.unique(np.concatenate([np.linspace(0.0, T, points), np.geomspace(T * 1e-5, T, points)]))
+        sol = gradient_flow(data, t, N, scale=scale, speed=speed, rtol=rtol, atol=atol)
+        if np.linalg.norm(sol.lam[-1] - lam_hat) <= tol * np.linalg.norm(lam_hat):
+            break
+        T *= 2
+    return sol
+
+
+def _resample(path: np.ndarray, spacing: float) -> np.ndarray:
+    seg = np.linalg.norm(np.diff(path, axis=0), axis=1)
+    s = np.concatenate([[0.0], np.cumsum(seg)])
+    if s[-1] == 0:
+        return path[:1]
+    grid = np.linspace(0.0, s[-1], int(np.ceil(s[-1] / spacing)) + 1)
+    return np.stack([np.interp(grid, s, path[:, j]) for j in range(path.shape[1])], axis=1)
+
+
+def path_distance(P: np.ndarray, Q: np.ndarray, spacing: float) -> float:
+    """Hausdorff distance between two polygonal paths in R^d (time parametrisation ignored), after resampling both
+    by arc length with the given spacing (so the result is within ``spacing`` of the exact polyline distance)."""
+    from scipy.spatial.distance import directed_hausdorff
+
+    A, B = _resample(np.asarray(P, float), spacing), _resample(np.asarray(Q, float), spacing)
+    return float(max(directed_hausdorff(A, B)[0], directed_hausdorff(B, A)[0]))
+
+
+def plateau_fraction(t: np.ndarray, risk: np.ndarray, first: float = 0.9, last: float = 1e-4) -> float:
+    """Time for the risk to fall below ``first`` × its initial value, over the time to fall below ``last`` × it."""
+    r0 = risk[0]
+    if not np.any(risk < last * r0):
+        raise ValueError("the risk never falls below last * risk[0]: extend the run")
+    return float(t[np.argmax(risk < first * r0)] / t[np.argmax(risk < last * r0)])
+
+
+def deviation_profile(P: np.ndarray, Q: np.ndarray, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+    """For the path P resampled by arc length: (fraction of P's length travelled, distance to the path Q)."""
+    from scipy.spatial import cKDTree
+
+    A, B = _resample(np.asarray(P, float), spacing), _resample(np.asarray(Q, float), spacing)
+    dist, _ = cKDTree(B).query(A)
+    return np.linspace(0.0, 1.0, len(A)), dist

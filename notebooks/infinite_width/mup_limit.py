@@ -113,6 +113,14 @@ plotting.setup()
 torch.manual_seed(P.seed)
 device = "cuda" if (P.profile == "paper" and torch.cuda.is_available()) else "cpu"
 ledger = Ledger("infinite-width", P.profile)
+
+
+def width_axis(ax, widths) -> None:
+    """Label a logarithmic width axis with the widths themselves."""
+    ax.set_xticks(widths, [str(w) for w in widths])
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+
+
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
 
 # %% [markdown]
@@ -349,6 +357,9 @@ ledger.record(
 # batched, and the limit model with the truncation checked above.
 
 # %%
+if not np.all(np.isfinite(lim.lam)) or np.linalg.norm(lim.lam[-1] - data.min_norm()) > np.linalg.norm(data.min_norm()):
+    raise RuntimeError(f"GD on the limit model does not converge with inputs={P.inputs!r}, tau={P.tau}, "
+                       f"n={P.n}: see the step-size table above; use inputs='scaled' or a smaller tau")
 lam_hat = data.min_norm()
 M_eig = np.linalg.eigvalsh(data.M)
 print(f"eigenvalues of M: {np.round(M_eig, 4)}; ||X^+ y|| = {np.linalg.norm(lam_hat):.3f}, "
@@ -446,6 +457,7 @@ for fit, errs, lab, col in ((fit0, err0, "$k=0$", plotting.COLORS[0]), (fitK, er
 ax.loglog(ws, np.sqrt(P.d / ws), ":", color="gray", label=r"$\sqrt{d/m}$ (exact RMS at $k=0$)")
 ax.set(xlabel="width $m$ (neurons per hidden layer)", ylabel=r"$\|\lambda^m(k)-\lambda^\infty(k)\|_2$",
        title="Fig. 2.1B: distance of the predictor to the limit")
+width_axis(ax, P.widths)
 ax.legend(fontsize=7)
 plt.show()
 glue("slope0", fit0.slope, display=False)
@@ -539,6 +551,7 @@ for fit, lab, col in ((fitU, r"rows of $\tilde U$: $\|\tilde U^\top\tilde U/m-A^
 ax.loglog(ws, fitU.means[0] * (ws / ws[0]) ** -0.5, ":", color="gray", label=r"$m^{-1/2}$")
 ax.set(xlabel="width $m$", ylabel="relative error (dimensionless)",
        title=f"Theorem 2.2: moments of the weights at $k={P.steps}$")
+width_axis(ax, P.widths)
 ax.legend(fontsize=7)
 plt.show()
 glue("ks_p", float(ks.pvalue), display=False)
@@ -644,6 +657,7 @@ for fit, errs, lab, col in ((ng_fit0, ng_err0, "$k=0$", plotting.COLORS[0]), (ng
 ax.loglog(ws, fitK.means, ":", color="gray", label=f"Gaussian, $k={P.steps}$ (Fig. 2.1B)")
 ax.set(xlabel="width $m$ (neurons per hidden layer)", ylabel=r"$\|\lambda^m(k)-\lambda^\infty(k)\|_2$",
        title=f"Fig. 2.3B: rate with a {P.ng_init} initialization")
+width_axis(ax, P.widths)
 ax.legend(fontsize=7)
 plt.show()
 

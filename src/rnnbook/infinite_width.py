@@ -310,10 +310,10 @@ def _resample(path: np.ndarray, spacing: float) -> np.ndarray:
 def path_distance(P: np.ndarray, Q: np.ndarray, spacing: float) -> float:
     """Hausdorff distance between two polygonal paths in R^d (time parametrisation ignored), after resampling both
     by arc length with the given spacing (so the result is within ``spacing`` of the exact polyline distance)."""
-    from scipy.spatial.distance import directed_hausdorff
+    from scipy.spatial import cKDTree
 
     A, B = _resample(np.asarray(P, float), spacing), _resample(np.asarray(Q, float), spacing)
-    return float(max(directed_hausdorff(A, B)[0], directed_hausdorff(B, A)[0]))
+    return float(max(cKDTree(B).query(A)[0].max(), cKDTree(A).query(B)[0].max()))
 
 
 def plateau_fraction(t: np.ndarray, risk: np.ndarray, first: float = 0.9, last: float = 1e-4) -> float:

@@ -216,7 +216,7 @@ print(f"d = 1: a_k = {d1} for k = 0..5, versus d*k = {list(range(6))}")
 
 # %%
 exact_rows = []
-for K_ in (1, 2, 5, K_ex):
+for K_ in (1, 2, 3, 5, K_ex):
     Nk = iw.support_rows(P.d, K_)
     ref = iw.train(data, P.tau, K_, N=Nk)
     diffs = {dN: float(np.abs(iw.train(data, P.tau, K_, N=Nk + dN).lam - ref.lam).max()) for dN in (-1, 1, 50)}
@@ -224,11 +224,12 @@ for K_ in (1, 2, 5, K_ex):
 display(Markdown("| steps $k$ | $a_k$ | $N=a_k-1$ | $N=a_k+1$ | $N=a_k+50$ |\n|---|---|---|---|---|\n" + "\n".join(
     f"| {K_} | {Nk} | {df[-1]:.1e} | {df[1]:.1e} | {df[50]:.1e} |" for K_, Nk, df in exact_rows)))
 beyond_exact = all(df[1] == 0.0 and df[50] == 0.0 for _, _, df in exact_rows)
-below_differs = all(df[-1] > 0 for _, _, df in exact_rows)
+below_differs = all(df[-1] > 0 for K_, _, df in exact_rows if K_ <= 5)
 
 # %% [markdown]
 # (Largest $|\Delta\lambda|$ over the trajectory.) Beyond $a_k$ the trajectories agree to the last bit; one row less and
-# they differ. For long runs ($k=1000$ needs $a_k\approx 5500$ rows, a $5500\times5500$ matrix $G$) the paper notes
+# they differ, at first clearly and then by less and less: the last rows carry tiny coefficients, and after about
+# ten steps dropping one of them changes $\lambda$ by less than the float64 rounding. For long runs ($k=1000$ needs $a_k\approx 5500$ rows, a $5500\times5500$ matrix $G$) the paper notes
 # (footnote 5) that truncating below this size costs an error that "decays exponentially in the width".
 # We measure it against a truncation twice as large as the one used below:
 
@@ -271,10 +272,10 @@ ledger.record(
     paper_value="d*k rows",
     measured={"support_formula": "a_k = (d+1)k/2 + d (k even), (d+1)(k+1)/2 (k odd); b_k <= a_k",
               "formula_matches_run": bool(formula_ok), "steps_where_d*k_is_too_small": paper_fail,
-              "identical_beyond_a_k": bool(beyond_exact), "differs_at_a_k_minus_1": bool(below_differs),
+              "identical_beyond_a_k": bool(beyond_exact), "differs_at_a_k_minus_1_for_k<=5": bool(below_differs),
               "truncation_error_vs_N": {int(a): float(b) for a, b in zip(Ns, trunc_err)}},
     tolerance="exact (bit-identical trajectories beyond the support; integer row counts)",
-    verdict="reproduced" if (formula_ok and beyond_exact and below_differs and not paper_fail) else "partly-reproduced",
+    verdict="not-reproduced" if not beyond_exact else "partly-reproduced" if paper_fail else "reproduced",
     note=f"d = {P.d}. The exact support is a_k rows (about (d+1)k/2, half of d*k for large k), but a_k > d*k at k = 1, 2 "
          "(one row more, e.g. B(1) has d+1 non-zero entries), and for d = 1 at every k (a_k = k+1). Exactness beyond the "
          "support and the fast (at least exponential) decay of the truncation error hold.")

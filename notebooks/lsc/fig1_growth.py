@@ -113,8 +113,8 @@ plt.show()
 # %% [markdown]
 # **Figure 1.** The logarithm of the counts on a linear axis, i.e. the semi-log axes of Fig. 1b. In (i) and (ii)
 # the curves bend over (a power law looks like a logarithm here), in (iii) they are straight lines: exponential
-# growth. The shapes and magnitudes match the paper's panels (about $10^{18}$ at $T=10^4$ in (i), $10^{8}$ at
-# $\Delta l=100$ in (ii), $10^{240}$ in (iii)).
+# growth. At the sizes of the `book` profile ($T$ up to $10^4$, $\Delta l$ up to 100) the magnitudes match the paper's
+# panels: about $10^{18}$ at $T=10^4$ in (i), $10^{8}$ at $\Delta l=100$ in (ii), $10^{240}$ in (iii).
 #
 # ## The three regimes, derived with sympy
 #
@@ -327,7 +327,7 @@ plt.show()
 # **Figure 2.** Rows: $\rho=0.5$ and $\rho=1$; columns: the recurrence of the authors' code and of the text. The
 # derivatives do not depend on the inputs (the network is linear), so the six orange curves coincide. For $\rho=1$ the
 # derivative of the stacked network lies exactly on the paper's binomial (no shift is needed to see it, but the curves
-# overlap), while the Eq. (1) network's derivative $\binom{\Delta t-1}{L}$ is about a third of it at $t=0$ and vanishes
+# overlap), while the Eq. (1) network's derivative $\binom{\Delta t-1}{L}$ is a fraction of it at $t=0$ and vanishes
 # over the last $L$ steps. For $\rho=0.5$ the derivative of the summed output rises to 1 and stays there on both
 # graphs, as the paper says; the derivative of the last output alone is a bump far below 1 (a negative-binomial
 # probability), so the "constant 1" is a property of the summed derivative. The output grows without bound for

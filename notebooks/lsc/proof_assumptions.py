@@ -61,10 +61,10 @@ from rnnbook.params import Param, at_least, resolve
 
 SPEC = {
     "sizes": Param(list, [1, 2, 3], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6, 7, 8], at_least(1), "integers >= 1; matrix sizes n", item=int),
-    "pairs": Param(int, 300, 1000, 20000, at_least(10), ">= 10; random matrix pairs (A, B) per size"),
-    "combo_draws": Param(int, 300, 1000, 20000, at_least(1), ">= 1; random combinations of the candidate functions"),
+    "pairs": Param(int, 200, 1000, 20000, at_least(10), ">= 10; random matrix pairs (A, B) per size"),
+    "combo_draws": Param(int, 200, 1000, 20000, at_least(1), ">= 1; random combinations of the candidate functions"),
     "psd_sizes": Param(list, [2, 3], [2, 3, 5, 8], [2, 3, 5, 8, 16], at_least(1), "integers >= 1; sizes for the determinant", item=int),
-    "samples": Param(int, 128, 400, 1797, at_least(8), ">= 8; digit images (1,797 available)"),
+    "samples": Param(int, 96, 400, 1797, at_least(8), ">= 8; digit images (1,797 available)"),
     "lstm_width": Param(int, 8, 16, 42, at_least(1), ">= 1; LSTM width per layer (the paper's sl-MNIST LSTM: 42)"),
     "time_repeat": Param(int, 1, 2, 2, at_least(1), ">= 1; each time step repeated (the paper: 2)"),
     "lag0": Param(int, 10, 10, 10, at_least(1), ">= 1; decay is judged at lags >= lag0 time steps"),

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from scipy import stats
+from scipy import special
 from torch.func import jacrev, vmap
 
 
@@ -184,7 +184,7 @@ def lag_statistics(a: np.ndarray, t0: int | None = None) -> LagStatistics:
     r = np.clip(r, -1.0, 1.0)
     with np.errstate(divide="ignore"):
         tstat = r * np.sqrt((B - 2) / np.maximum(1 - r * r, 1e-300))
-    p = 2 * stats.t.sf(np.abs(tstat), B - 2)
+    p = 2 * special.stdtr(B - 2, -np.abs(tstat))
     return LagStatistics(t0, np.arange(A.shape[1]), cov, r, p, sd ** 2, A.mean(0))
 
 
@@ -198,5 +198,5 @@ def pairwise_significance(a: np.ndarray, t0: int, min_lag: int) -> tuple[np.ndar
     C = np.nan_to_num(C)
     s, t = np.triu_indices(C.shape[0], k=min_lag)
     r = np.clip(C[s, t], -1 + 1e-15, 1 - 1e-15)
-    p = 2 * stats.t.sf(np.abs(r) * np.sqrt((B - 2) / (1 - r * r)), B - 2)
+    p = 2 * special.stdtr(B - 2, -np.abs(r) * np.sqrt((B - 2) / (1 - r * r)))
     return C, float(np.mean(p < 0.05)) if p.size else 0.0, float(np.max(np.abs(r))) if r.size else 0.0

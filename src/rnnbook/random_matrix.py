@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 import sympy as sp
 import torch
-from scipy import integrate, special, stats
+from scipy import integrate, special
 
 Entries = Literal["gaussian", "uniform", "complex"]
 ENTRIES: tuple[Entries, ...] = ("gaussian", "uniform", "complex")
@@ -124,7 +124,7 @@ def ginibre_radius_moments(n: int) -> tuple[float, float]:
 
 def bonferroni_z(level: float, tests: int) -> float:
     """Two-sided critical |z| for a family of ``tests`` tests at family-wise level ``level``."""
-    return float(stats.norm.ppf(1 - level / (2 * tests)))
+    return float(special.ndtri(1 - level / (2 * tests)))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,146 @@
+"""Anti-norms and lower bounds: Herranz-Celotti & Rouat, App. D (Eqs. 36-39, Theorem 6 and the determinant).
+
+A lower bound on the parameter update would need a scalar function of matrices that is super-additive,
+f(A + B) >= f(A) + f(B), and super-multiplicative, f(AB) >= f(A) f(B). Theorem 6 says that only the zero
+function is both, for real or complex matrices; the paper then notes that on positive semi-definite (PSD)
+matrices the determinant is super-additive and multiplicative. This module tests candidate functions on
+random and special matrices (batched), searches random combinations of them for a counterexample, builds the
+matrix J with J J = -I used by the proof, and tests the determinant on PSD and on general matrices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+Fn = Callable[[torch.Tensor], torch.Tensor]
+
+
+def _sym(A: torch.Tensor) -> torch.Tensor:
+    return (A + A.transpose(-1, -2)) / 2
+
+
+def candidate_functions() -> dict[str, Fn]:
+    """Scalar functions of square real matrices (batched over leading axes) to try as anti-norms."""
+    n_of = lambda A: A.shape[-1]  # noqa: E731
+    return {
+        "det": torch.linalg.det,
+        "sign(det)|det|^(1/n)": lambda A: torch.sign(torch.linalg.det(A)) * torch.linalg.det(A).abs() ** (1 / n_of(A)),
+        "trace": lambda A: torch.diagonal(A, dim1=-2, dim2=-1).sum(-1),
+        "trace / n": lambda A: torch.diagonal(A, dim1=-2, dim2=-1).mean(-1),
+        "lambda_min((A+A^T)/2)": lambda A: torch.linalg.eigvalsh(_sym(A))[..., 0],
+        "sigma_min": lambda A: torch.linalg.svdvals(A)[..., -1],
+        "-sigma_max": lambda A: -torch.linalg.svdvals(A)[..., 0],
+        "min Re lambda": lambda A: torch.linalg.eigvals(A).real.amin(-1),
+        "max Re lambda": lambda A: torch.linalg.eigvals(A).real.amax(-1),
+        "sum of entries": lambda A: A.sum((-1, -2)),
+        "a_11": lambda A: A[..., 0, 0],
+        "min_i a_ii": lambda A: torch.diagonal(A, dim1=-2, dim2=-1).amin(-1),
+    }
+
+
+def test_matrices(n: int, pairs: int, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pairs (A, B) of n x n real matrices: the special matrices 0, I, -I, J (J J = -I, n even), 2I, and a
+    diagonal with mixed signs, all combined with each other, then ``pairs`` random Gaussian pairs."""
+    eye = torch.eye(n, dtype=torch.float64)
+    special = [torch.zeros(n, n, dtype=torch.float64), eye, -eye, 2 * eye,
+               torch.diag(torch.tensor([(-1.0) ** i for i in range(n)], dtype=torch.float64))]
+    if n % 2 == 0:
+        special.append(square_root_of_minus_identity(n))
+    sp = torch.stack(special)
+    A = torch.cat([sp.repeat_interleave(len(special), 0), torch.randn(pairs, n, n, dtype=torch.float64, generator=g)])
+    B = torch.cat([sp.repeat(len(special), 1, 1), torch.randn(pairs, n, n, dtype=torch.float64, generator=g)])
+    return A, B
+
+
+@dataclass(frozen=True)
+class PropertyTest:
+    name: str
+    n: int
+    pairs: int
+    super_additive_violations: int
+    super_multiplicative_violations: int
+    nonzero: bool
+
+    @property
+    def counterexample(self) -> bool:
+        """Both properties hold on every pair and the function is not identically zero: Theorem 6 fails."""
+        return self.super_additive_violations == 0 and self.super_multiplicative_violations == 0 and self.nonzero
+
+
+def check_properties(name: str, f: Fn, A: torch.Tensor, B: torch.Tensor, rtol: float = 1e-9) -> PropertyTest:
+    """Count the pairs that violate f(A+B) >= f(A) + f(B) and f(AB) >= f(A) f(B) (tolerance rtol * scale)."""
+    fA, fB, fS, fP = f(A), f(B), f(A + B), f(A @ B)
+    scale = 1 + fA.abs() + fB.abs() + fS.abs() + fP.abs() + (fA * fB).abs()
+    add = int((fS < fA + fB - rtol * scale).sum())
+    mul = int((fP < fA * fB - rtol * scale).sum())
+    nonzero = bool((torch.cat([fA, fB, fS, fP]).abs() > 1e-12).any())
+    return PropertyTest(name, A.shape[-1], A.shape[0], add, mul, nonzero)
+
+
+def random_combination_search(n: int, draws: int, A: torch.Tensor, B: torch.Tensor,
+                              g: torch.Generator) -> tuple[int, int]:
+    """f_c(A) = sum_i c_i phi_i(A) over the candidates phi_i, with c uniform on the unit sphere: how many of
+    ``draws`` combinations pass both properties on every pair? Returns (passed, draws)."""
+    feats = list(candidate_functions().values())
+    phi = {k: torch.stack([f(M) for f in feats], -1) for k, M in (("A", A), ("B", B), ("S", A + B), ("P", A @ B))}
+    c = torch.randn(draws, len(feats), dtype=torch.float64, generator=g)
+    c = c / c.norm(dim=-1, keepdim=True)
+    fA, fB, fS, fP = (phi[k] @ c.T for k in "ABSP")      # (pairs, draws)
+    scale = 1 + fA.abs() + fB.abs() + fS.abs() + fP.abs()
+    ok = ((fS >= fA + fB - 1e-9 * scale) & (fP >= fA * fB - 1e-9 * scale)).all(0)
+    return int(ok.sum()), draws
+
+
+def square_root_of_minus_identity(n: int) -> torch.Tensor:
+    """The proof's J for even n: +1 on the upper half of the anti-diagonal, -1 on the lower half; J J = -I."""
+    if n % 2:
+        raise ValueError(f"n = {n}: a real J with J J = -I exists only for even n (det(J)^2 = (-1)^n)")
+    J = torch.zeros(n, n, dtype=torch.float64)
+    for i in range(n):
+        J[i, n - 1 - i] = 1.0 if i < n // 2 else -1.0
+    return J
+
+
+def random_psd(S: int, n: int, g: torch.Generator, rank: int | None = None) -> torch.Tensor:
+    """S random PSD matrices X X^T / n with X of shape n x rank (rank n by default)."""
+    X = torch.randn(S, n, rank or n, dtype=torch.float64, generator=g)
+    return X @ X.transpose(-1, -2) / n
+
+
+@dataclass(frozen=True)
+class DeterminantTest:
+    family: str
+    n: int
+    pairs: int
+    super_additive_violations: int
+    multiplicative_max_log_error: float   # max | log|det AB| - log|det A| - log|det B| | (signs checked too)
+
+
+def determinant_test(family: str, A: torch.Tensor, B: torch.Tensor) -> DeterminantTest:
+    """det(A + B) >= det A + det B (super-additivity) and det(AB) = det A det B (multiplicativity, compared in
+    log|det| with ``slogdet``, robust to the tiny determinants of nearly singular products)."""
+    dA, dB, dS = torch.linalg.det(A), torch.linalg.det(B), torch.linalg.det(A + B)
+    scale = 1 + dA.abs() + dB.abs() + dS.abs()
+    viol = int((dS < dA + dB - 1e-10 * scale).sum())
+    (sA, lA), (sB, lB), (sP, lP) = (torch.linalg.slogdet(M) for M in (A, B, A @ B))
+    err = (lP - lA - lB).abs()
+    err = torch.where(sP == sA * sB, err, torch.full_like(err, float("inf")))
+    return DeterminantTest(family, A.shape[-1], A.shape[0], viol, float(err.max()))
+
+
+def identity_1x1_counterexample(samples: int, g: torch.Generator) -> PropertyTest:
+    """f(A) = a_11 on 1 x 1 real matrices (the identity on the reals) is additive and multiplicative."""
+    A = torch.randn(samples, 1, 1, dtype=torch.float64, generator=g)
+    B = torch.randn(samples, 1, 1, dtype=torch.float64, generator=g)
+    return check_properties("identity on 1x1", lambda M: M[..., 0, 0], A, B)
+
+
+def minkowski_margin(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """det(A+B)^(1/n) - det(A)^(1/n) - det(B)^(1/n) >= 0 on PSD matrices (Minkowski's determinant inequality,
+    which implies super-additivity of det there)."""
+    n = A.shape[-1]
+    r = lambda M: torch.linalg.det(M).clamp_min(0) ** (1 / n)  # noqa: E731
+    return r(A + B) - r(A) - r(B)

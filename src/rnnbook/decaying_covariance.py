@@ -1,0 +1,202 @@
+"""Decaying covariance of the transition-derivative norms of an LSTM: Herranz-Celotti & Rouat, App. A
+(Definition of Decaying Covariance) and App. I (Figs. S2-S3).
+
+The proof of Theorem 2 assumes that the norms a_k = ||dh_{t,l}/dh_{t-1,l}||_2 of the transition derivatives
+(h the concatenation of the LSTM's two states, h and c) have a covariance that decays to zero with the
+distance between k and k'. Fig. S2 checks it on a randomly initialized 2-layer LSTM: across a batch of data
+samples, the covariance, the Pearson correlation and its p-value of a_t with a_{t0}, as the lag t - t0 grows.
+
+* The data: the paper's sl-MNIST encodes each pixel x in [0, 1] as one spike at time
+  T(x) = tau log(x / (x - theta)) (none if x <= theta), theta = 0.2, tau = 50 ms, 50 steps of 1 ms
+  (:func:`spike_latency`, which applies to any image set, MNIST included). The stand-in used here is
+  scikit-learn's real 8x8 handwritten digits (1,797 images, 64 input channels), a light package.
+* The LSTM of App. H (Eq. 47), with the paper's initialization: input matrices Glorot uniform, recurrent
+  matrices orthogonal, zero biases; its transition Jacobians in closed form, batched over samples and time
+  (checked against ``torch.func.jacrev`` in the tests: the closed form is some 50 times faster), and their
+  spectral norms.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from scipy import special
+from torch.func import jacrev, vmap
+
+
+def spike_latency(x: np.ndarray, theta: float = 0.2, tau: float = 50.0, steps: int = 50,
+                  dt: float = 1.0) -> np.ndarray:
+    """sl encoding: x (N, C) in [0, 1] -> spikes (N, steps, C), one spike per channel at
+    floor(T(x) / dt) with T(x) = tau log(x / (x - theta)) for x > theta, and none otherwise or if T >= steps dt."""
+    x = np.asarray(x, dtype=float)
+    N, C = x.shape
+    out = np.zeros((N, steps, C), dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(x > theta, tau * np.log(x / (x - theta)), np.inf)
+    k = np.floor(t / dt)
+    n_idx, c_idx = np.nonzero(k < steps)
+    out[n_idx, k[n_idx, c_idx].astype(int), c_idx] = 1.0
+    return out
+
+
+def load_sl_digits(n_samples: int, seed: int, steps: int = 50, time_repeat: int = 1) -> np.ndarray:
+    """The stand-in for sl-MNIST: scikit-learn's 8x8 digits (pixel values 0..16 rescaled to [0, 1]), a random
+    subset of ``n_samples`` images, spike-latency encoded; each time step repeated ``time_repeat`` times
+    (the paper repeats twice). Shape (n_samples, steps * time_repeat, 64)."""
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data / 16.0
+    rng = np.random.default_rng(seed)
+    idx = rng.choice(len(X), size=min(n_samples, len(X)), replace=False)
+    return np.repeat(spike_latency(X[idx], steps=steps), time_repeat, axis=1)
+
+
+@dataclass
+class LSTMLayer:
+    """One LSTM layer (Eq. 47): gates i, f, o, candidate c~ stacked in that order in W (4n, n_in), U (4n, n), b (4n)."""
+
+    W: torch.Tensor
+    U: torch.Tensor
+    b: torch.Tensor
+
+    @property
+    def width(self) -> int:
+        return self.U.shape[1]
+
+
+def init_lstm(n_in: int, widths: list[int], g: torch.Generator) -> list[LSTMLayer]:
+    """The paper's LSTM initialization (App. H): each W_j Glorot uniform, each U_j orthogonal, zero biases."""
+    layers = []
+    for n in widths:
+        lim = math.sqrt(6.0 / (n_in + n))
+        W = (2 * torch.rand(4 * n, n_in, generator=g) - 1) * lim
+        Q, R = torch.linalg.qr(torch.randn(4, n, n, generator=g))
+        U = (Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)).reshape(4 * n, n)
+        layers.append(LSTMLayer(W, U, torch.zeros(4 * n)))
+        n_in = n
+    return layers
+
+
+def lstm_step(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """One step of Eq. (47) for one sample: state s = (h, c) of size 2n -> next state (h', c')."""
+    n = layer.width
+    h, c = s[:n], s[n:]
+    z = layer.W @ x + layer.U @ h + layer.b
+    i, f, o = torch.sigmoid(z[:n]), torch.sigmoid(z[n:2 * n]), torch.sigmoid(z[2 * n:3 * n])
+    c_new = f * c + i * torch.tanh(z[3 * n:])
+    return torch.cat([o * torch.tanh(c_new), c_new])
+
+
+def run_lstm(layers: list[LSTMLayer], x: torch.Tensor) -> list[torch.Tensor]:
+    """States of every layer: x (B, T, n_in) -> [(B, T+1, 2 n_l)], entry t the state after t inputs (t = 0: zeros)."""
+    states = []
+    inp = x
+    for layer in layers:
+        B, T, _ = inp.shape
+        s = torch.zeros(B, 2 * layer.width, dtype=inp.dtype)
+        seq = [s]
+        step = vmap(lambda xx, ss: lstm_step(layer, xx, ss))
+        for t in range(T):
+            s = step(inp[:, t], s)
+            seq.append(s)
+        S = torch.stack(seq, 1)
+        states.append(S)
+        inp = S[:, 1:, :layer.width]
+    return states
+
+
+def transition_jacobians(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """d s_t / d s_{t-1} of :func:`lstm_step` in closed form, batched: x (..., n_in), s (..., 2n) -> (..., 2n, 2n).
+
+    With z = W x + U h + b, gates i, f, o = sigmoid, u = tanh(z_c), c' = f c + i u, h' = o tanh(c'):
+    dc'/dh = diag(c f(1-f)) U_f + diag(u i(1-i)) U_i + diag(i(1-u^2)) U_c, dc'/dc = diag(f),
+    dh'/dh = diag(tanh(c') o(1-o)) U_o + diag(o(1-tanh^2 c')) dc'/dh, dh'/dc = diag(o(1-tanh^2 c') f)."""
+    n = layer.width
+    h, c = s[..., :n], s[..., n:]
+    z = x @ layer.W.T + h @ layer.U.T + layer.b
+    i, f, o = torch.sigmoid(z[..., :n]), torch.sigmoid(z[..., n:2 * n]), torch.sigmoid(z[..., 2 * n:3 * n])
+    u = torch.tanh(z[..., 3 * n:])
+    tc = torch.tanh(f * c + i * u)
+    Ui, Uf, Uo, Uc = (layer.U[k * n:(k + 1) * n] for k in range(4))
+    col = lambda v: v.unsqueeze(-1)  # noqa: E731  (row scaling: diag(v) @ M)
+    dc_dh = col(c * f * (1 - f)) * Uf + col(u * i * (1 - i)) * Ui + col(i * (1 - u * u)) * Uc
+    dc_dc = torch.diag_embed(f)
+    g = o * (1 - tc * tc)
+    dh_dh = col(tc * o * (1 - o)) * Uo + col(g) * dc_dh
+    dh_dc = torch.diag_embed(g * f)
+    return torch.cat([torch.cat([dh_dh, dh_dc], -1), torch.cat([dc_dh, dc_dc], -1)], -2)
+
+
+def transition_jacobians_autograd(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """The same Jacobians by ``torch.func.jacrev`` of :func:`lstm_step`, vmapped over the leading axis."""
+    return vmap(jacrev(lambda xx, ss: lstm_step(layer, xx, ss), argnums=1))(x, s)
+
+
+def transition_norms(layers: list[LSTMLayer], x: torch.Tensor) -> list[torch.Tensor]:
+    """a_{t,l} = ||d s_{t,l} / d s_{t-1,l}||_2 for every sample, time step t = 1..T and layer: [(B, T)].
+    Spectral norms from the top eigenvalue of J^T J (``eigvalsh``, batched)."""
+    states = run_lstm(layers, x)
+    out = []
+    inp = x
+    for layer, S in zip(layers, states):
+        jac = transition_jacobians(layer, inp, S[:, :-1])
+        gram = jac.transpose(-1, -2) @ jac
+        out.append(torch.linalg.eigvalsh(gram)[..., -1].clamp_min(0).sqrt())
+        inp = S[:, 1:, :layer.width]
+    return out
+
+
+@dataclass(frozen=True)
+class LagStatistics:
+    """Covariance, Pearson correlation and two-sided p-value of a_t with a_{t0}, across samples, at t = t0 + lag."""
+
+    t0: int
+    lags: np.ndarray
+    cov: np.ndarray
+    corr: np.ndarray
+    p: np.ndarray
+    var_a: np.ndarray       # Var a_t across samples, per t >= t0
+    mean_a: np.ndarray
+
+
+def first_varying_step(a: np.ndarray, rel_tol: float = 1e-6) -> int:
+    """The first time step at which a_t varies across samples (before it, no input has reached the network)."""
+    sd = a.std(0)
+    idx = np.nonzero(sd > rel_tol * max(float(np.abs(a).max()), 1e-30))[0]
+    return int(idx[0]) if idx.size else 0
+
+
+def lag_statistics(a: np.ndarray, t0: int | None = None) -> LagStatistics:
+    """The statistics of Fig. S2 for norms a of shape (B, T): with respect to the step t0 (default: the
+    first step at which a varies across samples), numpy covariance, Pearson r and its p-value (t-test, B - 2 dof)."""
+    a = np.asarray(a, dtype=float)
+    t0 = first_varying_step(a) if t0 is None else t0
+    A = a[:, t0:]
+    B = A.shape[0]
+    C = A - A.mean(0)
+    cov = (C * C[:, :1]).sum(0) / (B - 1)
+    sd = C.std(0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(sd > 0, cov / (sd * sd[0]), 0.0)
+    r = np.clip(r, -1.0, 1.0)
+    with np.errstate(divide="ignore"):
+        tstat = r * np.sqrt((B - 2) / np.maximum(1 - r * r, 1e-300))
+    p = 2 * special.stdtr(B - 2, -np.abs(tstat))
+    return LagStatistics(t0, np.arange(A.shape[1]), cov, r, p, sd ** 2, A.mean(0))
+
+
+def pairwise_significance(a: np.ndarray, t0: int, min_lag: int) -> tuple[np.ndarray, float, float]:
+    """Pearson correlations Corr(a_s, a_t) across samples for all s, t >= t0, and, over the pairs with
+    |t - s| >= min_lag, the fraction significant at 5% (two-sided t-test) and the largest |r|.
+    Returns (C, fraction, max_abs_r)."""
+    A = np.asarray(a, dtype=float)[:, t0:]
+    B = A.shape[0]
+    C = np.corrcoef(A.T)
+    C = np.nan_to_num(C)
+    s, t = np.triu_indices(C.shape[0], k=min_lag)
+    r = np.clip(C[s, t], -1 + 1e-15, 1 - 1e-15)
+    p = 2 * special.stdtr(B - 2, -np.abs(r) * np.sqrt((B - 2) / (1 - r * r)))
+    return C, float(np.mean(p < 0.05)) if p.size else 0.0, float(np.max(np.abs(r))) if r.size else 0.0

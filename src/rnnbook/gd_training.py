@@ -10,7 +10,7 @@ quadratic function of L whose coefficients are *sufficient statistics* of the da
 with R = sum_{i,t} z_{it} z_{it}^T over the lag vectors z_{it} = (x_{i,t}, x_{i,t-1}, ..., x_{i,t-T+1}) and
 M the number of scalar outputs. :func:`lag_stats` computes them once (all samples and times at once);
 afterwards a gradient step costs nothing that grows with the number of sequences. The gradient of the
-RNN parameters is dMSE/dL pulled back through Eq. (9) (:func:`rnn_impulse_grad`): backpropagation
+RNN parameters is dMSE/dL pulled back through Eq. (9) (:func:`rnn_impulse_and_grad`): backpropagation
 through time of the impulse response, summed over all time lags in one matrix product.
 
 Both models get the same learning rate, as in the paper; all functions accept leading batch axes

@@ -66,7 +66,7 @@ from scipy import stats
 
 from rnnbook import delay_sweep, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, in_open_unit, positive, resolve
+from rnnbook.params import Param, ParameterError, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -89,7 +89,6 @@ SPEC = {
 P = resolve(SPEC, profile, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, T=T, n_x=n_x, n_train=n_train, n_test=n_test,
             snr_db=snr_db, teacher_hidden=teacher_hidden, n_student=n_student, delays=delays, seeds=seeds, lr=lr,
             steps=steps, seed=seed)
-from rnnbook.params import ParameterError
 if P.delays[0] != 0 or P.delays != sorted(P.delays) or P.delays[-1] >= P.T:
     raise ParameterError(f"parameter 'delays' = {P.delays!r}: must be increasing, start at 0 and stay below T = {P.T}")
 plotting.setup()

@@ -102,7 +102,7 @@ ax.plot(t[sl], Y[sl, 0], color=plotting.COLORS[0], lw=1.2, label="BOLD (output)"
 for k in range(X.shape[1]):
     on = np.nonzero(X[sl, k])[0]
     ax.plot(t[sl][on], np.full(len(on), Y[sl].min() - 0.3 - 0.25 * k), "|", ms=8, mew=2,
-            color=plotting.COLORS[(k + 1) % 6], label=f"onsets, stimulus kind {k + 1}")
+            color=plotting.COLORS[(1, 2, 3, 4, 5, 7)[k % 6]], label=f"onsets, stimulus kind {k + 1}")
 ax.set(xlabel="time (minutes)", ylabel="BOLD (% signal change)",
        title="nitime's event-related fMRI recording: the first 10 minutes")
 ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))

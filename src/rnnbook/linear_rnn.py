@@ -12,19 +12,25 @@ Params = dict[str, Tensor]
 
 
 def init_params(n: int, n_x: int, n_y: int, nu_W: float, nu_F: float, nu_C: float,
-                seed: int, dtype: torch.dtype = torch.float64) -> Params:
-    """Eq. (4): W_ij ~ N(0, nu_W), F_ij ~ N(0, nu_F), C_ki ~ N(0, nu_C), i.i.d., drawn from ``seed``."""
+                seed: int, dtype: torch.dtype = torch.float64, batch: int | None = None) -> Params:
+    """Eq. (4): W_ij ~ N(0, nu_W), F_ij ~ N(0, nu_F), C_ki ~ N(0, nu_C), i.i.d., drawn from ``seed``.
+
+    With ``batch = B`` every tensor gets a leading axis of ``B`` independent draws (one generator).
+    """
     for name, value in (("n", n), ("n_x", n_x), ("n_y", n_y)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} = {value!r}: must be a positive integer")
     for name, value in (("nu_W", nu_W), ("nu_F", nu_F), ("nu_C", nu_C)):
         if not value > 0:
             raise ValueError(f"{name} = {value!r}: must be a positive variance")
+    if batch is not None and (not isinstance(batch, int) or batch < 1):
+        raise ValueError(f"batch = {batch!r}: must be a positive integer or None")
     g = torch.Generator().manual_seed(seed)
+    b = () if batch is None else (batch,)
     return {
-        "W": torch.randn(n, n, generator=g, dtype=dtype) * nu_W ** 0.5,
-        "F": torch.randn(n, n_x, generator=g, dtype=dtype) * nu_F ** 0.5,
-        "C": torch.randn(n_y, n, generator=g, dtype=dtype) * nu_C ** 0.5,
+        "W": torch.randn(*b, n, n, generator=g, dtype=dtype) * nu_W ** 0.5,
+        "F": torch.randn(*b, n, n_x, generator=g, dtype=dtype) * nu_F ** 0.5,
+        "C": torch.randn(*b, n_y, n, generator=g, dtype=dtype) * nu_C ** 0.5,
     }
 
 
@@ -41,11 +47,12 @@ def forward(params: Params, x: Tensor) -> Tensor:
 
 
 def impulse_response(params: Params, T: int) -> Tensor:
-    """Eq. (9): L_j = C W^j F / n^{(j+1)/2}, j = 0..T-1; shape ``(T, n_y, n_x)``."""
+    """Eq. (9): L_j = C W^j F / n^{(j+1)/2}, j = 0..T-1; shape ``(..., T, n_y, n_x)`` for parameters
+    with leading batch axes ``...`` (``W`` of shape ``(..., n, n)``)."""
     W, F, C = params["W"], params["F"], params["C"]
-    n = W.shape[0]
+    n = W.shape[-1]
     out, v = [], F / n ** 0.5
     for _ in range(T):
         out.append(C @ v)
         v = W @ v / n ** 0.5
-    return torch.stack(out)
+    return torch.stack(out, dim=-3)

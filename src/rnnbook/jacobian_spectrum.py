@@ -74,26 +74,32 @@ def jacobian_moments(model: str, hp: HP, N: int, T: int, K: int, seed: int, orth
     J = torch.eye(N, dtype=dtype).expand(K, N, N).clone()
     m1, m2 = [], []
     for t in range(burn_in + T):
-        if not tied and t > 0:
+        if not tied and t >= burn_in:
             w = draw()
         x = np.sqrt(R) * torch.randn(K, 1, N, generator=gen, dtype=dtype)
         vx = (torch.bmm(x, w.V.transpose(1, 2)) if tied
               else sv * torch.sqrt((x ** 2).mean(-1, keepdim=True)) * torch.randn(K, 1, N, generator=gen, dtype=dtype))
-        e = torch.bmm(h, w.W.transpose(1, 2)) + vx + w.b.unsqueeze(1)
+        if tied or t >= burn_in:
+            e = torch.bmm(h, w.W.transpose(1, 2)) + vx + w.b.unsqueeze(1)
+        else:  # untied burn-in: a fresh W acts on h like N(0, sigma_w^2 |h|^2/N) per unit, no matrix needed
+            wh = sw * torch.sqrt((h ** 2).mean(-1, keepdim=True)) * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+            e = wh + vx + mu + sb * torch.randn(K, 1, N, generator=gen, dtype=dtype)
         if model == "minimal":                                       # Eq. (5)
             u = torch.sigmoid(e)
             h_new = u * h + (1 - u) * x
-            a = (u * (1 - u) * (h - x))[:, 0]                        # sigma'(e) (h^{t-1} - x~^t)
-            Jt = torch.diag_embed(u[:, 0]) + a.unsqueeze(-1) * w.W   # Eq. (10)
         else:                                                        # Eq. (1)
             h_new = torch.tanh(e)
-            Jt = (1 - h_new[:, 0] ** 2).unsqueeze(-1) * w.W           # D_{phi'(e)} W
-        h = h_new
         if t >= burn_in:
+            if model == "minimal":
+                a = (u * (1 - u) * (h - x))[:, 0]                    # sigma'(e) (h^{t-1} - x~^t)
+                Jt = torch.diag_embed(u[:, 0]) + a.unsqueeze(-1) * w.W   # Eq. (10)
+            else:
+                Jt = (1 - h_new[:, 0] ** 2).unsqueeze(-1) * w.W       # D_{phi'(e)} W
             J = torch.bmm(Jt, J)
             M = torch.bmm(J, J.transpose(1, 2))
             m1.append(torch.diagonal(M, dim1=1, dim2=2).sum(-1) / N)
             m2.append((M * M).sum((1, 2)) / N)
+        h = h_new
     return SpectrumMoments(torch.stack(m1, 1).numpy(), torch.stack(m2, 1).numpy())
 
 

@@ -152,6 +152,19 @@ def vanilla_covariance_map(q11, q12, q22, Sigma12, hp: HP, phi=np.tanh) -> tuple
             hp.sw2 * e22 + base)
 
 
+def vanilla_trajectory(Sigmas, hp: HP, q0=None, c0: float = 0.0) -> dict[str, Array]:
+    """Iterate Eq. (2) from pre-activations e^0 with variance q0 (default q*) and correlation c0 along the input
+    similarities ``Sigmas`` (one per step t = 1..T). Returns c^t and q^t (time axis last)."""
+    q0 = vanilla_qstar(hp) if q0 is None else np.asarray(q0, float)
+    q11, q12, q22 = q0, c0 * q0, q0
+    cs, qs = [], []
+    for S in Sigmas:
+        q11, q12, q22 = vanilla_covariance_map(q11, q12, q22, S, hp)
+        cs.append(q12 / np.sqrt(q11 * q22))
+        qs.append(0.5 * (q11 + q22))
+    return {"c": np.stack(cs, -1), "q": np.stack(qs, -1)}
+
+
 def vanilla_q_map(q, hp: HP) -> Array:
     """Diagonal of Eq. (2): q^t = sigma_w^2 E tanh^2(sqrt(q^{t-1}) z + mu_b) + sigma_v^2 R + sigma_b^2."""
     return hp.sw2 * gauss1(lambda u: np.tanh(u) ** 2, hp.mu_b, q) + hp.sv2 * hp.R + hp.sb2

@@ -68,6 +68,7 @@ class InitSpec:
     sigma_b: float = 0.0
     tied: bool = True
     orthogonal: bool = False
+    h0_var: float = 0.0   # second moment of a fixed random initial state h^0 (0: h^0 = 0); not trained
     label: str = ""
 
 
@@ -123,6 +124,7 @@ class GridRNN:
         K = len(self.specs)
         if self.kind == "minimal":
             self.params["Wx"] = torch.randn(K, N, M, generator=gen) * np.sqrt(self.input_scale2 / M)
+        self.h0 = torch.stack([np.sqrt(s.h0_var) * torch.randn(N, generator=gen) for s in self.specs])  # (K, N)
         self.params["C"] = torch.randn(K, N, self.n_classes, generator=gen) / np.sqrt(N)
         self.params["d"] = torch.zeros(K, 1, self.n_classes)
         for p in self.params.values():
@@ -152,7 +154,7 @@ class GridRNN:
         if S > self.steps:
             raise ValueError(f"sequence of {S} steps, networks built for {self.steps}")
         order = self.tied_idx + self.untied_idx
-        h = torch.zeros(self.K, B, self.N)
+        h = self.h0[order].unsqueeze(1).expand(self.K, B, self.N)
         if self.kind == "minimal":
             # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind (see _cell_weights)
             xt_all = torch.tanh(torch.einsum("sbm,knm->skbn", x, self.params["Wx"][order])).unbind(0)
@@ -227,3 +229,56 @@ def steps_to_reach(steps: list[int], acc: np.ndarray, threshold: float) -> np.nd
         if hit.size:
             out[k] = steps[hit[0]]
     return out
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2 helpers
+def trainability_grid(kind: str, specs: list[InitSpec], Ts: list[int], X: torch.Tensor, Y: torch.Tensor, N: int,
+                      batch: int, steps: int, lr: float, seed: int, sigma_x: float = 1.0, input_scale2: float = 1.0,
+                      n_eval: int = 512, progress=lambda it, **kw: it) -> np.ndarray:
+    """Train the K networks of ``specs`` on the MNIST-then-noise task for every depth T in ``Ts`` (one batched
+    run per T) and return the final training accuracy, shape (len(Ts), K), measured on ``n_eval`` training
+    images with fresh noise."""
+    out = []
+    for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
+        gen = torch.Generator().manual_seed(seed + 1000 * i)
+        net = GridRNN(kind, specs, N, X.shape[1], T + 1, seed=seed + 1000 * i + 1, input_scale2=input_scale2)
+
+        def make_batch(step: int, T=T, gen=gen):
+            idx = torch.randint(0, len(X), (batch,), generator=gen)
+            return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
+
+        Xe, Ye = X[:n_eval], Y[:n_eval]
+        eval_gen = torch.Generator().manual_seed(seed + 999)
+        res = train(net, make_batch, steps, lr,
+                    eval_fn=lambda net, T=T: losses_and_accuracy(net.forward(mnist_then_noise(Xe, T, sigma_x, eval_gen)), Ye))
+        out.append(res.accuracy[-1])
+    return np.array(out)
+
+
+def depth_boundary(acc: np.ndarray, Ts: list[int], threshold: float) -> np.ndarray:
+    """The largest T of the grid up to which a network is trainable (accuracy >= threshold at that T and every
+    smaller one); 0 if not even at the smallest T. acc: (len(Ts), K)."""
+    ok = np.cumprod(acc >= threshold, axis=0).astype(bool)
+    Ts = np.asarray(Ts)
+    return np.array([Ts[ok[:, k]].max() if ok[:, k].any() else 0 for k in range(acc.shape[1])])
+
+
+def tau_rule_agreement(acc: np.ndarray, Ts: list[int], tau: np.ndarray, threshold: float,
+                       multiples=np.geomspace(0.25, 64, 49)) -> tuple[float, float]:
+    """How well "trainable iff T <= k tau" describes the grid: the fraction of (T, network) cells it classifies
+    correctly, for the best single multiple k (one constant for the whole grid, as the paper overlays one
+    multiple of tau). Returns (agreement, k)."""
+    trainable = acc >= threshold
+    Tcol = np.asarray(Ts, float)[:, None]
+    best = (-1.0, float("nan"))
+    for k in multiples:
+        agree = float(np.mean((Tcol <= k * np.asarray(tau)[None, :]) == trainable))
+        if agree > best[0]:
+            best = (agree, float(k))
+    return best
+
+
+def constant_rule_agreement(acc: np.ndarray, Ts: list[int], threshold: float) -> tuple[float, float]:
+    """The baseline that ignores tau: "trainable iff T <= T0" with the best T0 (including 'never' and 'always')."""
+    return tau_rule_agreement(acc, Ts, np.ones(acc.shape[1]), threshold,
+                              multiples=np.concatenate([[0.0], np.asarray(Ts, float), [np.inf]]))

@@ -42,7 +42,7 @@
 # :::
 #
 # **What this chapter does.** It samples untied minimalRNNs (and vanilla RNNs) at their fixed point, multiplies
-# their exact Jacobians ({mod}`rnnbook.jacobian_spectrum`) and measures the first two moments of the spectrum of
+# their exact Jacobians (`rnnbook.jacobian_spectrum`) and measures the first two moments of the spectrum of
 # $\mathbf J\mathbf J^\top$ over $T$, for Gaussian and orthogonal $\mathbf W$, against Eq. (12). It then checks Algorithm 1
 # symbolically and numerically, and measures the gradient norms of real (tied) networks built with it.
 
@@ -82,6 +82,8 @@ SPEC = {
 P = resolve(SPEC, profile, N_jac=N_jac, K_jac=K_jac, T_jac=T_jac, N_grad=N_grad, K_grad=K_grad, T_grad=T_grad,
             seed=seed)
 plotting.setup()
+if P.profile != "paper":  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
+    torch.set_num_threads(1)
 ledger = Ledger("mean-field", P.profile)
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
 
@@ -212,7 +214,7 @@ ledger.record(
 # $N$, run them to their fixed point, and multiply the exact Jacobians (10) step by step, recording
 # $m_1(T)=\mathrm{tr}(\mathbf J\mathbf J^\top)/N$ and the variance $m_2-m_1^2$ with $m_2=\mathrm{tr}((\mathbf J\mathbf J^\top)^2)/N$,
 # for Gaussian and for orthogonal $\mathbf W$. Besides the printed Eq. (12) we show what a term-by-term trace
-# expansion of **one** step gives in the wide limit (derived in {func}`rnnbook.mean_field.minimal_one_step_moments`),
+# expansion of **one** step gives in the wide limit (derived in `rnnbook.mean_field.minimal_one_step_moments`),
 #
 # $$\mathrm{var}_1=\mathrm{Var}(u^2)+2\sigma_w^2(Q^*+R)\,\mathbb E[\sigma^2\sigma'^2]+\sigma_w^4\,\mathbb E[\sigma'^4]\,\mathbb E[(h-\tilde x)^4]-\mu_2^2-s_1\mu_2^2,$$
 #

@@ -47,8 +47,8 @@
 # every $\Sigma_{12}$, while the divergence at $\mu_b=0$ appears only for $\Sigma_{12}=1$.
 #
 # **What this chapter does.** It evaluates the maps by Gauss-Hermite quadrature (vectorised over the
-# hyperparameter grids, {mod}`rnnbook.mean_field`), derives (4), (8) and (9) with sympy from the maps
-# ({mod}`rnnbook.mean_field_derivations`) and compares them with the printed ones, and repeats the Monte Carlo
+# hyperparameter grids, `rnnbook.mean_field`), derives (4), (8) and (9) with sympy from the maps
+# (`rnnbook.mean_field_derivations`) and compares them with the printed ones, and repeats the Monte Carlo
 # of Fig. 1 at CPU scale with untied and tied weights.
 
 # %% tags=["parameters"]
@@ -91,6 +91,8 @@ SPEC = {
 P = resolve(SPEC, profile, N_untied=N_untied, K_untied=K_untied, N_tied=N_tied, K_tied=K_tied, T_steps=T_steps,
             mu_b_mc=mu_b_mc, n_theory=n_theory, seed=seed)
 plotting.setup()
+if P.profile != "paper":  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
+    torch.set_num_threads(1)
 ledger = Ledger("mean-field", P.profile)
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
 
@@ -110,7 +112,7 @@ display(Math(r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2} e^{-\mathbf z^
 # so the exponent lacks its factor $\tfrac12$ (a typo: with it the mass is 1, and everything below uses the
 # normalised Gaussian, $\int\mathcal D_{\mathbf q}\mathbf z\,f(\mathbf z)=\mathbb E f(\mathbf z)$, $\mathbf z\sim\mathcal N(\mu_b\mathbf 1,\mathbf q)$).
 #
-# We iterate Eq. (2) by quadrature and simulate vanilla RNNs ({mod}`rnnbook.vanilla_rnn`) with the same
+# We iterate Eq. (2) by quadrature and simulate vanilla RNNs (`rnnbook.vanilla_rnn`) with the same
 # hyperparameters: two input sequences with $\Sigma_{12}=0$ (independent inputs), started from
 # pre-activations with variance $q^*$ and correlation $c^0=0.95$. With *untied* weights a fresh $W$ at every
 # step makes the pre-activation pairs $(W\mathbf h_1,W\mathbf h_2)_i$ independent over $i$ with covariance

@@ -40,13 +40,14 @@
 # :::
 #
 # **What this chapter does.** It runs the three experiments scaled down to a 2-core CPU, training whole
-# hyperparameter grids at once as batched networks ({class}`rnnbook.trainability.GridRNN`), with Adam throughout,
+# hyperparameter grids at once as batched networks (`rnnbook.trainability.GridRNN`), with Adam throughout,
 # on the real MNIST and on the Jane Austen word corpus standing in for Penn Treebank
-# ({func}`rnnbook.datasets.word_corpus`). The verdicts are about the *shape* of each result.
+# (`rnnbook.datasets.word_corpus`). The verdicts are about the *shape* of each result.
 
 # %% tags=["parameters"]
 profile = "book"
 pool = None
+n_images = None
 Ts_fig2 = None
 steps_vanilla = None
 steps_minimal = None
@@ -78,6 +79,7 @@ from rnnbook.params import Param, at_least, positive, resolve
 
 SPEC = {
     "pool": Param(int, 4, 2, 1, lambda v: v in (1, 2, 4, 7), "1, 2, 4 or 7: average-pooling of the 28x28 image"),
+    "n_images": Param(int, 5000, 60000, 60000, lambda v: 100 <= v <= 60000, "100 to 60000 training images"),
     "Ts_fig2": Param(list, [1, 3], [2, 4, 8, 16, 32], [10, 20, 50, 100, 200, 500, 1000], at_least(1),
                      "depths T >= 1, increasing", item=int),
     "steps_vanilla": Param(int, 10, 150, 1000, at_least(1), ">= 1; training steps of the vanilla RNNs (Fig. 2)"),
@@ -94,12 +96,14 @@ SPEC = {
     "lm_novels": Param(int, 1, 6, 6, lambda v: 1 <= v <= 6, "1 to 6: how many Austen novels form the corpus"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(SPEC, profile, pool=pool, Ts_fig2=Ts_fig2, steps_vanilla=steps_vanilla, steps_minimal=steps_minimal,
+P = resolve(SPEC, profile, pool=pool, n_images=n_images, Ts_fig2=Ts_fig2, steps_vanilla=steps_vanilla, steps_minimal=steps_minimal,
             width=width, batch=batch, lr=lr, steps_fig3=steps_fig3, width_fig3=width_fig3, T_fig3=T_fig3, vocab=vocab,
             lm_steps=lm_steps, lm_hidden_lstm=lm_hidden_lstm, lm_novels=lm_novels, seed=seed)
 if sorted(set(P.Ts_fig2)) != P.Ts_fig2:
     raise ValueError(f"parameter 'Ts_fig2' = {P.Ts_fig2!r}: must be strictly increasing")
 plotting.setup()
+if P.profile != "paper":  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
+    torch.set_num_threads(1)
 torch.manual_seed(P.seed)
 ledger = Ledger("mean-field", P.profile)
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
@@ -116,7 +120,7 @@ display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v 
 # theory curve is $\tau$ for $\Sigma_{12}=0$.
 
 # %%
-X, Y = tr.mnist_arrays("train", pool=P.pool)
+X, Y = tr.mnist_arrays("train", pool=P.pool, n=P.n_images)
 X = tr.standardise(X, float(X.mean()), float(X.std()))
 R_min = 0.46
 v_in = minimal_rnn.input_map_scale(R_min)
@@ -254,7 +258,7 @@ ledger.record(
 # off-critical minimalRNN uses $\mu_b=0$. Test accuracy on 300 test images.
 
 # %%
-Xtr, Ytr = tr.mnist_arrays("train")
+Xtr, Ytr = tr.mnist_arrays("train", n=P.n_images)
 Xte, Yte = tr.mnist_arrays("test", n=300)
 m_, s_ = float(Xtr.mean()), float(Xtr.std())
 Xtr, Xte = tr.standardise(Xtr, m_, s_), tr.standardise(Xte, m_, s_)

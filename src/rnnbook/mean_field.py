@@ -187,7 +187,7 @@ def vanilla_cstar(Sigma12, hp: HP, qstar=None) -> Array:
     """The stable fixed point c* in [0, 1] of :func:`vanilla_c_map` (bisection; c* = 1 when it is stable)."""
     qs = vanilla_qstar(hp) if qstar is None else qstar
     shape = np.broadcast_shapes(np.shape(Sigma12), np.shape(qs), *(np.shape(getattr(hp, f.name)) for f in fields(hp)))
-    return _bisect(lambda c: vanilla_c_map(c, Sigma12, hp, qs) - c, np.zeros(shape), np.ones(shape), iters=48)
+    return _bisect(lambda c: vanilla_c_map(c, Sigma12, hp, qs) - c, np.zeros(shape), np.ones(shape), iters=36)
 
 
 def vanilla_chi(c, hp: HP, qstar=None) -> Array:
@@ -250,7 +250,7 @@ def minimal_fixed_point(hp: HP) -> tuple[Array, Array]:
         return num / den - Q / hp.R
 
     R = np.broadcast_to(hp.R, np.broadcast_shapes(*(np.shape(getattr(hp, f.name)) for f in fields(hp))))
-    Q = _bisect(F, np.zeros_like(R), R.copy())
+    Q = _bisect(F, np.zeros_like(R), R.copy(), iters=52)
     return Q, hp.sw2 * Q + hp.sv2 * hp.R + hp.sb2
 
 
@@ -307,7 +307,7 @@ def minimal_cstar(Sigma12, hp: HP, qstar=None) -> Array:
     qs = minimal_fixed_point(hp)[1] if qstar is None else qstar
     shape = np.broadcast_shapes(np.shape(Sigma12), np.shape(qs), *(np.shape(getattr(hp, f.name)) for f in fields(hp)))
     return _bisect(lambda c: minimal_c_map(c, Sigma12, Sigma12, hp, qs) - c, np.zeros(shape), np.ones(shape),
-                   iters=48)
+                   iters=36)
 
 
 def minimal_chi(c, Sigma12, hp: HP, qstar=None, printed: bool = False) -> Array:

@@ -233,6 +233,15 @@ def test_boundary_and_rules():
     assert ag0 < 1.0
 
 
+def test_spearman_against_scipy():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 4, 12), rng.normal(size=12)
+    assert abs(tr.spearman(a, b) - spearmanr(a, b).statistic) < 1e-12
+    assert np.isnan(tr.spearman(np.ones(3), [1, 2, 3]))
+
+
 def test_language_model_parameter_counts_and_minimal_layer():
     for cell in lm.CELLS:
         model = lm.LanguageModel(cell, 50, 8, 12)

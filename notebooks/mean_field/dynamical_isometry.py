@@ -134,6 +134,8 @@ cb = fig.colorbar(im, ax=axes[0], ticks=[0, 1, 2])
 cb.ax.set_yticklabels([r"$\sigma_v^2<0$", "unstable $Q^*$", "stable $Q^*$"])
 axes[0].set(yscale="log", xlabel=r"bias mean $\mu_b$", ylabel=r"prescribed $q^*$",
             title=f"Algorithm 1 over $(q^*,\\mu_b)$, $R={R_alg}$")
+axes[0].grid(False)
+axes[1].grid(False)
 chi_plot = np.where(feas, chi1_bis, np.nan)
 im2 = axes[1].pcolormesh(mu_grid, qs_grid, chi_plot, cmap="coolwarm", vmin=0.8, vmax=1.2, shading="nearest")
 fig.colorbar(im2, ax=axes[1], label=r"$\chi_1$ at the fixed point the map settles at")

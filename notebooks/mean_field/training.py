@@ -71,7 +71,6 @@ import torch
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
-from scipy.stats import spearmanr
 
 from rnnbook import datasets, language_model as lm, mean_field as mf, minimal_rnn, plotting, trainability as tr
 from rnnbook.ledger import Ledger
@@ -167,6 +166,7 @@ for j, (name, (kind, hps, xs, xlabel)) in enumerate(sweeps.items()):
         a = acc[(name, wt)]
         xi = np.arange(len(xs))
         im = ax.pcolormesh(xi, np.arange(len(Ts)), a, cmap="inferno", vmin=0.1, vmax=1.0, shading="nearest")
+        ax.grid(False)
         # tau on the same log-depth axis (index coordinates, interpolated in log T)
         logT = np.log(Ts)
         y_tau = np.interp(np.log(np.clip(tau[name], 1e-3, 1e6)), logT, np.arange(len(Ts)),
@@ -205,7 +205,7 @@ for model in ("vanilla", "minimal"):
         ag, k = tr.tau_rule_agreement(a, P.Ts_fig2, t_, threshold)
         ag0, T0 = tr.constant_rule_agreement(a, P.Ts_fig2, threshold)
         depth = tr.depth_boundary(a, P.Ts_fig2, threshold)
-        rho = float(spearmanr(t_, depth).statistic) if np.ptp(depth) > 0 and np.ptp(t_) > 0 else float("nan")
+        rho = tr.spearman(t_, depth)
         wide = float(np.mean(a[-1] >= threshold))
         res2[(model, wt)] = {"agreement_tau_rule": round(ag, 3), "k": round(k, 2), "agreement_constant_rule": round(ag0, 3),
                              "T0": T0, "spearman_tau_vs_depth": round(rho, 3), "fraction_trainable_at_T_max": round(wide, 3)}

@@ -282,3 +282,20 @@ def constant_rule_agreement(acc: np.ndarray, Ts: list[int], threshold: float) ->
     """The baseline that ignores tau: "trainable iff T <= T0" with the best T0 (including 'never' and 'always')."""
     return tau_rule_agreement(acc, Ts, np.ones(acc.shape[1]), threshold,
                               multiples=np.concatenate([[0.0], np.asarray(Ts, float), [np.inf]]))
+
+
+def spearman(a, b) -> float:
+    """Spearman rank correlation with average ranks for ties (nan if either input is constant)."""
+    def ranks(x):
+        x = np.asarray(x, float)
+        order = np.argsort(x, kind="mergesort")
+        r = np.empty(len(x))
+        r[order] = np.arange(len(x), dtype=float)
+        for v in np.unique(x):  # average the ranks of ties
+            r[x == v] = r[x == v].mean()
+        return r
+
+    ra, rb = ranks(a), ranks(b)
+    if np.ptp(ra) == 0 or np.ptp(rb) == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])

@@ -77,9 +77,13 @@ def _r_unserialize(raw: bytes):
     return rdata.conversion.convert(rdata.parser.parse_data(raw, expand_altrep=True))
 
 
-@lru_cache(maxsize=1)
-def austen_novels() -> dict[str, list[str]]:
-    """The six novels as lists of text lines, from R's lazy-load database (``Rdata.rdx`` index + ``Rdata.rdb``)."""
+@lru_cache(maxsize=4)
+def austen_novels(names: tuple[str, ...] = AUSTEN_NOVELS) -> dict[str, list[str]]:
+    """The novels ``names`` (default: all six) as lists of text lines, from R's lazy-load database
+    (``Rdata.rdx`` index + ``Rdata.rdb``); only the requested ones are decoded."""
+    unknown = set(names) - set(AUSTEN_NOVELS)
+    if unknown or not names:
+        raise ValueError(f"names = {names!r}: must be a non-empty tuple of {AUSTEN_NOVELS}")
     import warnings
 
     folder = austen_data_dir()
@@ -89,13 +93,15 @@ def austen_novels() -> dict[str, list[str]]:
         db = (folder / "Rdata.rdb").read_bytes()
         out = {}
         for name, (offset, length) in index["variables"].items():
+            if str(name) not in names:
+                continue
             blob = db[int(offset): int(offset) + int(length)]
             size = struct.unpack(">I", blob[:4])[0]  # R's lazy-load records: 4-byte length + zlib stream
             raw = zlib.decompress(blob[4:])
             if len(raw) != size:
                 raise ValueError(f"corrupt lazy-load record {name!r}")
             out[str(name)] = [str(line) for line in _r_unserialize(raw)]
-    return {name: out[name] for name in AUSTEN_NOVELS}
+    return {name: out[name] for name in names}
 
 
 _NUMBER = re.compile(r"^\d[\d,.]*$")
@@ -140,9 +146,12 @@ def build_corpus(lines_per_doc: dict[str, list[str]], vocab_size: int, split=(0.
 
 
 @lru_cache(maxsize=2)
-def word_corpus(vocab_size: int = 10_000) -> WordCorpus:
-    """The Jane Austen stand-in for Penn Treebank: ~0.7M tokens, 80/10/10 split within each novel."""
-    return build_corpus(austen_novels(), vocab_size, name="Jane Austen novels (stand-in for Penn Treebank)")
+def word_corpus(vocab_size: int = 10_000, novels: tuple[str, ...] = AUSTEN_NOVELS) -> WordCorpus:
+    """The Jane Austen stand-in for Penn Treebank: ~0.7M tokens, 80/10/10 split within each novel
+    (``novels``: a subset of the six, for quick runs)."""
+    name = "Jane Austen novels (stand-in for Penn Treebank)" if novels == AUSTEN_NOVELS else \
+        f"Jane Austen: {', '.join(novels)} (stand-in for Penn Treebank)"
+    return build_corpus(austen_novels(tuple(novels)), vocab_size, name=name)
 
 
 def ptb(folder: str | Path) -> WordCorpus:

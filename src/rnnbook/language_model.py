@@ -1,0 +1,169 @@
+"""Word-level language models with a minimalRNN, GRU or LSTM cell at equal parameter count (Chen et al. 2018,
+Sec. 5, Table 1), in the set-up of Zaremba et al. (2014): embedding -> one recurrent layer -> softmax over the
+vocabulary, truncated back-propagation through ``bptt`` steps with the state carried across batches.
+
+The minimalRNN cell is Eq. (5) with Phi(x) = tanh(W_x x) (footnote 2); GRU and LSTM are torch's. The hidden
+sizes are chosen so that every model has (as nearly as possible) the same total number of parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from .trainability import flush_denormals
+
+CELLS = ("minimalRNN", "GRU", "LSTM")
+
+
+class MinimalRNNLayer(nn.Module):
+    """The minimalRNN over a sequence (T, B, d): x~ = tanh(W_x x), e = W h + V x~ + b, u = sigma(e),
+    h = u h + (1 - u) x~ (Eq. 5)."""
+
+    def __init__(self, d: int, N: int) -> None:
+        super().__init__()
+        self.N = N
+        self.Wx = nn.Linear(d, N, bias=False)
+        self.W = nn.Linear(N, N, bias=False)
+        self.V = nn.Linear(N, N, bias=True)  # the bias of V is b
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        xt = torch.tanh(self.Wx(x))          # Phi(x^t) for all steps at once
+        vx = self.V(xt).unbind(0)
+        xs = xt.unbind(0)
+        h = h[0]
+        out = []
+        for t in range(x.shape[0]):
+            u = torch.sigmoid(self.W(h) + vx[t])
+            h = u * h + (1 - u) * xs[t]
+            out.append(h)
+        return torch.stack(out), h.unsqueeze(0)
+
+
+def cell_parameters(cell: str, d: int, N: int) -> int:
+    """Parameters of the recurrent layer (torch's GRU/LSTM have two bias vectors per gate)."""
+    if cell == "minimalRNN":
+        return N * d + 2 * N * N + N
+    gates = {"GRU": 3, "LSTM": 4}[cell]
+    return gates * (N * d + N * N + 2 * N)
+
+
+def total_parameters(cell: str, vocab: int, d: int, N: int) -> int:
+    """Embedding (vocab x d) + recurrent layer + softmax layer (N x vocab + vocab)."""
+    return vocab * d + cell_parameters(cell, d, N) + N * vocab + vocab
+
+
+def matched_hidden_size(cell: str, vocab: int, d: int, target: int) -> int:
+    """The hidden size N whose total parameter count is closest to ``target``."""
+    best = min(range(1, 4 * d + 2048), key=lambda N: abs(total_parameters(cell, vocab, d, N) - target))
+    return best
+
+
+class LanguageModel(nn.Module):
+    def __init__(self, cell: str, vocab: int, d: int, N: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        if cell not in CELLS:
+            raise ValueError(f"cell = {cell!r}: must be one of {CELLS}")
+        self.cell, self.N = cell, N
+        self.emb = nn.Embedding(vocab, d)
+        self.rnn = {"minimalRNN": lambda: MinimalRNNLayer(d, N), "GRU": lambda: nn.GRU(d, N),
+                    "LSTM": lambda: nn.LSTM(d, N)}[cell]()
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(N, vocab)
+        init = 1.0 / math.sqrt(N)
+        for name, p in self.named_parameters():  # torch's RNN default, for every model alike
+            if name.startswith("rnn."):
+                nn.init.uniform_(p, -init, init)
+        nn.init.uniform_(self.emb.weight, -0.1, 0.1)
+        nn.init.uniform_(self.out.weight, -0.1, 0.1)
+        nn.init.zeros_(self.out.bias)
+
+    def init_state(self, B: int):
+        z = torch.zeros(1, B, self.N)
+        return (z, z.clone()) if self.cell == "LSTM" else z
+
+    def forward(self, tokens: torch.Tensor, state):
+        y, state = self.rnn(self.drop(self.emb(tokens)), state)
+        return self.out(self.drop(y)), state
+
+
+def detach(state):
+    return tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
+
+
+def batchify(ids: np.ndarray, B: int) -> torch.Tensor:
+    """The token stream as B parallel columns (T_total, B), as in Zaremba et al."""
+    n = len(ids) // B
+    return torch.from_numpy(ids[: n * B].reshape(B, n).T.copy())
+
+
+@dataclass
+class LMResult:
+    cell: str
+    hidden: int
+    parameters: int
+    train_curve: list[tuple[int, float]]   # (step, train perplexity over the last steps)
+    valid_ppl: float
+    test_ppl: float
+    seconds: float
+
+
+def evaluate(model: LanguageModel, data: torch.Tensor, bptt: int) -> float:
+    """Perplexity exp(mean cross-entropy) over a batchified split."""
+    model.eval()
+    state = model.init_state(data.shape[1])
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for i in range(0, data.shape[0] - 1, bptt):
+            x, y = data[i: i + bptt], data[i + 1: i + 1 + bptt]
+            x = x[: len(y)]
+            logits, state = model(x, state)
+            total += nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
+                                                 reduction="sum").item()
+            count += y.numel()
+    model.train()
+    return math.exp(total / count)
+
+
+def train_language_model(cell: str, corpus, d: int, N: int, steps: int, batch: int, bptt: int, lr: float,
+                         seed: int, clip: float = 5.0, eval_tokens: int | None = None, log_every: int = 50) -> LMResult:
+    """Adam with gradient-norm clipping for ``steps`` truncated-BPTT updates; the training stream wraps
+    around. Validation and test perplexity on (the first ``eval_tokens`` tokens of) the held-out splits."""
+    import time
+
+    torch.manual_seed(seed)
+    V = corpus.vocab_size
+    model = LanguageModel(cell, V, d, N)
+    train = batchify(corpus.train, batch)
+    ev_b = 10
+    valid = batchify(corpus.valid[:eval_tokens] if eval_tokens else corpus.valid, ev_b)
+    test = batchify(corpus.test[:eval_tokens] if eval_tokens else corpus.test, ev_b)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    state = model.init_state(batch)
+    t0 = time.perf_counter()
+    curve, run, n_run = [], 0.0, 0
+    pos = 0
+    with flush_denormals():
+        for step in range(steps):
+            if pos + bptt + 1 > train.shape[0]:
+                pos, state = 0, model.init_state(batch)
+            x, y = train[pos: pos + bptt], train[pos + 1: pos + 1 + bptt]
+            pos += bptt
+            state = detach(state)
+            logits, state = model(x, state)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, V), y.reshape(-1))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), clip)
+            opt.step()
+            run, n_run = run + loss.item(), n_run + 1
+            if (step + 1) % log_every == 0 or step + 1 == steps:
+                curve.append((step + 1, math.exp(run / n_run)))
+                run, n_run = 0.0, 0
+        valid_ppl, test_ppl = evaluate(model, valid, bptt), evaluate(model, test, bptt)
+    n_params = sum(p.numel() for p in model.parameters())
+    return LMResult(cell, N, n_params, curve, valid_ppl, test_ppl, time.perf_counter() - t0)

@@ -360,8 +360,13 @@ ledger.record(
               "two_binomial_SE": {k: round(v, 3) for k, v in tol_orth.items()}},
     tolerance=f"mean-accuracy difference (orthogonal - Gaussian, critical) above 2 binomial standard errors of a "
               f"difference of two accuracies on {n_test} test images for vanilla, within them for the minimalRNN",
-    verdict="reproduced" if ok_orth else "not-reproduced",
-    note="Same runs as the Fig. 3 speed claim; one seed (seed-to-seed spread not measured).")
+    # One seed can show the vanilla effect but cannot establish "no impact" for the minimalRNN, so this claim
+    # is at most partly reproduced here.
+    verdict="partly-reproduced" if d_orth["vanilla"] > tol_orth["vanilla"] else "not-reproduced",
+    note="Same runs as the Fig. 3 speed claim; one seed (seed-to-seed spread not measured). The vanilla half is "
+         "tested by significance; the minimalRNN half ('no impact') is only consistent with the data (difference "
+         f"within 2 SE: {ok_orth}), which one seed cannot establish. The 2-SE rule replaced a fixed 0.05 after a first "
+         "look at the results (the minimalRNN difference was 0.054 there), so the verdict is capped at partly-reproduced.")
 display(Markdown(f"Fig. 3 runs: {t_fig3:.0f} s."))
 
 # %% [markdown]

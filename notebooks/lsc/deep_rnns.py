@@ -123,6 +123,7 @@ P = resolve(SPEC, profile, seeds=seeds, tasks=tasks, kinds=kinds, depths=depths,
 if len(P.lr_diff) != 3 or len(P.lr_alif) != 3:
     raise ValueError("parameters 'lr_diff' and 'lr_alif' need 3 values each (sl-MNIST, SHD, PTB)")
 patience = 10 if P.profile == "paper" else 2
+torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
@@ -159,27 +160,27 @@ def build(kind, depth, task, seed):
     return lm.make_rnn(kind, depth, task.n_in, net_width(kind), task.n_out, seed)
 
 
+def train_one(t, k, d, c, s, lr):
+    """One run of Fig. 3 (its source is part of the cache key)."""
+    task = task_data[t]
+    model = build(k, d, task, s)
+    rep = None
+    if c != "none":
+        rep = E.pretrain_seq(model, task, float(c), False, P.pre_steps, P.pre_batch, 2, s)
+    res = E.train_seq(model, task, E.TrainConfig(lr=lr, batch=32, max_steps=P.steps, eval_every=P.eval_every,
+                                                 patience=patience, seed=s))
+    res["pretrain"] = E.report_summary(rep)
+    return res
+
+
 runs = {}
 grid = [(t, k, d, c, s) for t in P.tasks for k in P.kinds for d in P.depths for c in conditions(k) for s in range(P.seeds)]
 for t, k, d, c, s in plotting.progress(grid, desc="Fig. 3 runs"):
-    task = task_data[t]
-    ti = E.TASKS.index(t)
-    lr = (P.lr_diff if k in lm.DIFFERENTIABLE else P.lr_alif)[ti]
+    lr = (P.lr_diff if k in lm.DIFFERENTIABLE else P.lr_alif)[E.TASKS.index(t)]
     params = dict(task=t, task_args=TASK_ARGS[t], n=(P.n_train, P.n_val, P.n_test), kind=k, depth=d, cond=c, seed=s,
                   width=net_width(k), emb=P.width, lr=lr, steps=P.steps, eval_every=P.eval_every, patience=patience,
                   pre_steps=P.pre_steps, pre_batch=P.pre_batch)
-
-    def run(t=t, k=k, d=d, c=c, s=s, lr=lr, task=task):
-        model = build(k, d, task, s)
-        rep = None
-        if c != "none":
-            rep = E.pretrain_seq(model, task, float(c), False, P.pre_steps, P.pre_batch, 2, s)
-        res = E.train_seq(model, task, E.TrainConfig(lr=lr, batch=32, max_steps=P.steps, eval_every=P.eval_every,
-                                                     patience=patience, seed=s))
-        res["pretrain"] = E.report_summary(rep)
-        return res
-
-    runs[(t, k, d, c, s)] = E.cached("rnn", params, run)
+    runs[(t, k, d, c, s)] = E.cached("rnn", params, lambda: train_one(t, k, d, c, s, lr), code=train_one)
 
 # %%
 def perf(t, k, d, c):

@@ -76,6 +76,7 @@ SPEC = {
 P = resolve(SPEC, profile, seeds=seeds, acts=acts, lrs=lrs, depth=depth, width=width, n_train=n_train,
             n_val=n_val, n_test=n_test, steps=steps, eval_every=eval_every, patience=patience,
             pre_steps=pre_steps, pre_batch=pre_batch)
+torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
@@ -93,28 +94,33 @@ INITS = ("glorot", "he", "glorot+lsc")
 base = dict(depth=P.depth, width=P.width, n_train=P.n_train, n_val=P.n_val, n_test=P.n_test, steps=P.steps,
             eval_every=P.eval_every, patience=P.patience, pre_steps=P.pre_steps, pre_batch=P.pre_batch, batch=32)
 results, pre_reports = {}, {}
+
+
+def train_one(act, init, lr, seed, pre_model):
+    """One run of Fig. 2 (its source is part of the cache key)."""
+    if init == "glorot+lsc":
+        model = lm.FFN(784, P.width, P.depth, act=act, init="glorot", seed=seed)
+        model.load_state_dict(pre_model.state_dict())
+    else:
+        model = lm.FFN(784, P.width, P.depth, act=act, init=init, seed=seed)
+    res = E.train_ffn(model, data, E.TrainConfig(lr=lr, max_steps=P.steps, eval_every=P.eval_every,
+                                                 patience=P.patience, seed=seed))
+    if init == "glorot+lsc":
+        res["pretrain"] = pre_reports[(act, seed)]
+    return res
+
+
 jobs = [(a, s) for a in P.acts for s in range(P.seeds)]
 for act, seed in plotting.progress(jobs, desc="Fig. 2 runs"):
     key = lambda init, lr: dict(base, act=act, init=init, lr=lr, seed=seed)  # noqa: E731
-    need_lsc = not all(E.is_cached("ffn", key("glorot+lsc", lr)) for lr in P.lrs)
     pre_model = None
-    if need_lsc:
+    if not all(E.is_cached("ffn", key("glorot+lsc", lr), code=train_one) for lr in P.lrs):
         pre_model = lm.FFN(784, P.width, P.depth, act=act, init="glorot", seed=seed)
         pre_reports[(act, seed)] = E.report_summary(E.pretrain_ffn(pre_model, data, P.pre_steps, P.pre_batch, seed))
     for init in INITS:
         for lr in P.lrs:
-            def run(init=init, lr=lr):
-                if init == "glorot+lsc":
-                    model = lm.FFN(784, P.width, P.depth, act=act, init="glorot", seed=seed)
-                    model.load_state_dict(pre_model.state_dict())
-                else:
-                    model = lm.FFN(784, P.width, P.depth, act=act, init=init, seed=seed)
-                res = E.train_ffn(model, data, E.TrainConfig(lr=lr, max_steps=P.steps, eval_every=P.eval_every,
-                                                             patience=P.patience, seed=seed))
-                if init == "glorot+lsc":
-                    res["pretrain"] = pre_reports[(act, seed)]
-                return res
-            results[(act, init, lr, seed)] = E.cached("ffn", key(init, lr), run)
+            results[(act, init, lr, seed)] = E.cached(
+                "ffn", key(init, lr), lambda: train_one(act, init, lr, seed, pre_model), code=train_one)
 
 # %%
 acc = {(a, i, lr): np.array([results[(a, i, lr, s)]["test_acc"] for s in range(P.seeds)])

@@ -98,6 +98,7 @@ SPEC = {
 P = resolve(SPEC, profile, seed=seed, width=width, n_steps=n_steps, side=side, batch=batch, n_times=n_times,
             max_steps=max_steps, kinds=kinds, lru_width=lru_width, lru_depths=lru_depths, lru_T=lru_T)
 torch.manual_seed(P.seed)
+torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
 display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
@@ -311,7 +312,7 @@ ledger.record(
 # width `lru_width`, tied output) on windows of the word-level corpus.
 
 # %%
-corpus = datasets.word_corpus(10_000)
+corpus = lsc_data.word_corpus(10_000)
 windows = lsc_data.lm_windows(corpus.train, P.lru_T, n=P.batch, seed=P.seed)
 lru_rows, lru_meas = [], {}
 for depth in P.lru_depths:

@@ -276,3 +276,16 @@ def lm_windows(tokens: np.ndarray, T: int, n: int | None = None, seed: int = 0) 
     if n is not None and n < m:
         w = w[np.sort(np.random.default_rng(seed).choice(m, n, replace=False))]
     return torch.from_numpy(w)
+
+
+def word_corpus(vocab_size: int = 10_000) -> "datasets.WordCorpus":
+    """``datasets.word_corpus`` (the Jane Austen stand-in for PTB), cached as arrays in the build folder: building
+    it tokenises 0.7M words, which several chapters would otherwise repeat."""
+    path = _cache_file("word-corpus", {"vocab": vocab_size, "version": 1})
+    if path.exists():
+        z = np.load(path, allow_pickle=False)
+        return datasets.WordCorpus(z["train"], z["valid"], z["test"], tuple(str(w) for w in z["vocab"]), str(z["name"]))
+    c = datasets.word_corpus(vocab_size)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, train=c.train, valid=c.valid, test=c.test, vocab=np.array(c.vocab), name=np.array(c.name))
+    return c

@@ -39,15 +39,28 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
-def run_key(params: dict) -> str:
-    blob = json.dumps(params, sort_keys=True, default=str) + code_hash()
+def _fn_source(fn: Callable | None) -> str:
+    """The source of the function that produces a run (defined in a chapter), so that editing it invalidates."""
+    if fn is None:
+        return ""
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        code = fn.__code__
+        return repr((code.co_code, code.co_consts, code.co_names))
+
+
+def run_key(params: dict, fn: Callable | None = None) -> str:
+    blob = json.dumps(params, sort_keys=True, default=str) + code_hash() + _fn_source(fn)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def cached(name: str, params: dict, fn: Callable[[], dict], folder: Path | None = None) -> dict:
-    """``fn()`` (a JSON-able dict of raw results), or its stored result when the parameters and code are unchanged."""
+def cached(name: str, params: dict, fn: Callable[[], dict], code: Callable | None = None,
+           folder: Path | None = None) -> dict:
+    """``fn()`` (a JSON-able dict of raw results), or its stored result when the parameters and the code are
+    unchanged: the key hashes ``params``, the LSC modules and the source of ``code`` (default: ``fn``)."""
     folder = folder or build_dir() / "lsc_runs"
-    path = folder / f"{name}-{run_key(params)}.json"
+    path = folder / f"{name}-{run_key(params, code or fn)}.json"
     if path.exists():
         return json.loads(path.read_text())["result"]
     result = fn()
@@ -56,9 +69,9 @@ def cached(name: str, params: dict, fn: Callable[[], dict], folder: Path | None 
     return result
 
 
-def is_cached(name: str, params: dict, folder: Path | None = None) -> bool:
+def is_cached(name: str, params: dict, code: Callable | None = None, folder: Path | None = None) -> bool:
     folder = folder or build_dir() / "lsc_runs"
-    return (folder / f"{name}-{run_key(params)}.json").exists()
+    return (folder / f"{name}-{run_key(params, code)}.json").exists()
 
 
 # ---- generic training loop ------------------------------------------------------------------------------------
@@ -323,9 +336,8 @@ def build_task(name: str, n_train: int, n_val: int, n_test: int, T: int, seed: i
             sp[s] = d
         return SeqTask(name, "classify", n_channels, 20, sp["train"], sp["val"], sp["test"], T * repeat)
     if name == "ptb-standin":
-        from . import datasets
 
-        c = datasets.word_corpus(vocab)
+        c = lsc_data.word_corpus(vocab)
         w = {s: lsc_data.lm_windows(getattr(c, part), T, n=n, seed=seed)
              for s, part, n in (("train", "train", n_train), ("val", "valid", n_val), ("test", "test", n_test))}
         return SeqTask(name, "lm", vocab, c.vocab_size, w["train"], w["val"], w["test"], T)

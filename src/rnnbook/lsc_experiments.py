@@ -336,7 +336,6 @@ def build_task(name: str, n_train: int, n_val: int, n_test: int, T: int, seed: i
             sp[s] = d
         return SeqTask(name, "classify", n_channels, 20, sp["train"], sp["val"], sp["test"], T * repeat)
     if name == "ptb-standin":
-
         c = lsc_data.word_corpus(vocab)
         w = {s: lsc_data.lm_windows(getattr(c, part), T, n=n, seed=seed)
              for s, part, n in (("train", "train", n_train), ("val", "valid", n_val), ("test", "test", n_test))}

@@ -70,16 +70,16 @@ SPEC = {
     "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", item=int),
     "width": Param(int, 16, 48, 128, at_least(2), ">= 2; model width (and LRU state size)"),
     "vocab": Param(int, 300, 2000, 10000, at_least(10), ">= 10 words"),
-    "T": Param(int, 8, 24, 100, at_least(2), ">= 2; words per training sequence"),
+    "T": Param(int, 8, 20, 100, at_least(2), ">= 2; words per training sequence"),
     "batch": Param(int, 8, 16, 32, at_least(1), ">= 1"),
     "n_train": Param(int, 200, 4000, 9000, at_least(10), ">= 10 training windows"),
     "n_val": Param(int, 32, 300, 700, at_least(10), ">= 10 validation windows"),
     "n_test": Param(int, 32, 400, 800, at_least(10), ">= 10 test windows"),
-    "steps": Param(int, 6, 120, 20000, at_least(1), ">= 1; maximal training steps"),
-    "eval_every": Param(int, 3, 40, 500, at_least(1), ">= 1; steps between validations (patience: 2 at smoke/book, 10 at paper)"),
+    "steps": Param(int, 6, 100, 20000, at_least(1), ">= 1; maximal training steps"),
+    "eval_every": Param(int, 3, 25, 500, at_least(1), ">= 1; steps between validations (patience: 2 at smoke/book, 10 at paper)"),
     "lr": Param(float, 1e-2, 1e-2, 1e-2, positive, "> 0"),
     "clip": Param(float, 1.0, 1.0, 1.0, positive, "> 0; gradient-norm clipping threshold of the '+ clip' runs"),
-    "pre_steps": Param(int, 3, 30, 1000, at_least(1), ">= 1; step budget of the LSC pre-training"),
+    "pre_steps": Param(int, 3, 25, 1000, at_least(1), ">= 1; step budget of the LSC pre-training"),
     "pre_batch": Param(int, 4, 8, 32, at_least(1), ">= 1"),
 }
 P = resolve(SPEC, profile, seeds=seeds, depths=depths, width=width, vocab=vocab, T=T, batch=batch, n_train=n_train,
@@ -123,7 +123,7 @@ for d, s, c in plotting.progress(jobs, desc="Table I runs"):
         if CONDS[c] is not None:
             target, unbalanced = CONDS[c]
             pre[(d, s, c)] = E.report_summary(E.pretrain_seq(model0, task, target, unbalanced, P.pre_steps,
-                                                             P.pre_batch, 4, s))
+                                                             P.pre_batch, 2, s))
     for cl, key in keys.items():
         runs[(d, s, c, cl)] = E.cached("lru", key, lambda: train_one(d, s, c, cl, model0), code=train_one)
 

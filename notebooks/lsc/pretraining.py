@@ -127,10 +127,13 @@ x0 = slm.dense(np.arange(P.batch))
 bench = []
 for kind in ("gru", "lstm"):
     model = lm.make_rnn(kind, 2, slm.n_channels, P.width, 10, seed=P.seed)
-    t0 = time.perf_counter()
-    trs = model.lsc_jacobians(x0, n_times=P.n_times, generator=torch.Generator().manual_seed(1))
-    rad_b = lsc.radii_by_group(trs)
-    t_batched = time.perf_counter() - t0
+    t_batched = float("inf")
+    with torch.no_grad():
+        for _ in range(3):  # best of 3 (the first call also traces the vmap)
+            t0 = time.perf_counter()
+            trs = model.lsc_jacobians(x0, n_times=P.n_times, generator=torch.Generator().manual_seed(1))
+            rad_b = lsc.radii_by_group(trs)
+            t_batched = min(t_batched, time.perf_counter() - t0)
     # the per-sample loop, on the same points
     with torch.no_grad():
         _, tr = model(x0, trace=True)
@@ -229,6 +232,7 @@ ledger.record(
 if alif_kinds:
     alif_half = [conv[(k, 0.5)] for k in alif_kinds]
     alif_one = [conv[(k, 1.0)] for k in alif_kinds]
+    fail_half, fail_one = len(alif_half) - sum(alif_half), len(alif_one) - sum(alif_one)
     ledger.record(
         "lsc.pretrain.alif-half", "Fig. 3",
         "With the non-differentiable ALIF+ and ALIF+- networks it was often impossible to converge to rho_t = 0.5.",
@@ -236,8 +240,10 @@ if alif_kinds:
         measured=f"rho_t = 0.5: {sum(alif_half)} of {len(alif_half)} ALIF networks converged within {P.max_steps} steps; "
                  f"rho_t = 1: {sum(alif_one)} of {len(alif_one)}; final mean radii at 0.5: "
                  + ", ".join(f"{lm.RNN_LABELS[k]} {runs[(k, 0.5)][0].mean_radius:.2f}" for k in alif_kinds),
-        tolerance="reproduced if most ALIF networks fail at 0.5",
-        verdict="reproduced" if sum(alif_half) <= len(alif_half) / 2 else "not-reproduced",
+        tolerance="reproduced if at least half of the ALIF networks fail at 0.5 and more fail at 0.5 than at 1; "
+                  "partly if some fail at 0.5",
+        verdict="reproduced" if (fail_half >= len(alif_half) / 2 and fail_half > fail_one) else
+                ("partly-reproduced" if fail_half else "not-reproduced"),
         note="2 layers, surrogate gradient = fast-sigmoid derivative (gamma = 0.5, omega = 1), Tab. S1 time constants "
              "(tau_y = 0.1 as printed, tau_theta = 100). Failing within our budget is weaker evidence than the paper's "
              "'impossible': a larger budget might converge.")

@@ -125,11 +125,33 @@ class Cell(nn.Module):
     def initial_state(self, batch: int, dtype=torch.float32) -> Tensor:
         return torch.zeros(batch, self.state_size, dtype=dtype)
 
-    def step(self, h: Tensor, u: Tensor) -> Tensor:  # pragma: no cover - abstract
+    def step(self, h: Tensor, u: Tensor) -> Tensor:
+        """One step of Eq. (1). Default: ``rec(h, inp(u))``; a cell defines either ``step`` or ``inp`` and ``rec``."""
+        return self.rec(h, self.inp(u))
+
+    def inp(self, u: Tensor) -> Tensor:
+        """The part of the step that only sees the input (computed for all time steps at once in ``sequence``)."""
+        return u
+
+    def rec(self, h: Tensor, a: Tensor) -> Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def out(self, h: Tensor, u: Tensor) -> Tensor:
         return h
+
+    def sequence(self, h0: Tensor, U: Tensor) -> tuple[Tensor, Tensor]:
+        """Run the layer over a whole input sequence U (B, T, m): returns the states (B, T, n) and the outputs
+        passed up (B, T, m'). Same result as stepping, with the input part batched over time."""
+        if type(self).rec is Cell.rec:  # the cell defines only step()
+            A, step = U, self.step
+        else:
+            A, step = self.inp(U), self.rec
+        h, hs = h0, []
+        for t in range(U.shape[1]):
+            h = step(h, A[:, t])
+            hs.append(h)
+        H = torch.stack(hs, 1)
+        return H, self.out(H, U)
 
     @torch.no_grad()
     def lsc_scale(self, kind: str, kappa: float) -> None:
@@ -171,28 +193,22 @@ class StackedRNN(nn.Module):
         return x if self.encoder is None else self.encoder(x)
 
     def forward(self, x: Tensor, trace: bool = False):
+        """Layer by layer over the whole sequence (exact, since layer l reads layer l-1 at the same time step)."""
         u_seq = self.encode(x)
-        B, T = u_seq.shape[:2]
-        hs = [c.initial_state(B, u_seq.dtype) for c in self.cells]
-        H0 = [h.clone() for h in hs]
-        Hs: list[list[Tensor]] = [[] for _ in self.cells]
-        Us: list[list[Tensor]] = [[] for _ in self.cells]
-        outs = []
-        for t in range(T):
-            u = u_seq[:, t]
-            for l, cell in enumerate(self.cells):
-                if trace:
-                    Us[l].append(u)
-                hs[l] = cell.step(hs[l], u)
-                if trace:
-                    Hs[l].append(hs[l])
-                u = cell.out(hs[l], u)
-            outs.append(u)
-        top = torch.stack(outs, 1)
-        y = self.decoder(top) if self.decoder is not None else self.readout(top)
+        B = u_seq.shape[0]
+        Hs, Us, H0 = [], [], []
+        for cell in self.cells:
+            h0 = cell.initial_state(B, u_seq.dtype)
+            H, out = cell.sequence(h0, u_seq)
+            if trace:
+                Hs.append(H)
+                Us.append(u_seq)
+                H0.append(h0)
+            u_seq = out
+        y = self.decoder(u_seq) if self.decoder is not None else self.readout(u_seq)
         if not trace:
             return y
-        return y, Trace([torch.stack(h, 1) for h in Hs], [torch.stack(u, 1) for u in Us], H0)
+        return y, Trace(Hs, Us, H0)
 
     # ---- the LSC interface ------------------------------------------------------------------------------------
     def lsc_jacobians(self, x: Tensor, n_times: int | None = None, generator: torch.Generator | None = None,

@@ -92,8 +92,11 @@ class SimpleRNNCell(Cell):
         self.W_rec = nn.Parameter(orthogonal(n, g))
         self.b = nn.Parameter(glorot_uniform(1, n, g)[0] * math.sqrt((1 + n) / (2 * n)))  # Keras: a = sqrt(3/n)
 
-    def step(self, h: Tensor, u: Tensor) -> Tensor:
-        return self.ACTS[self.act_name](F.linear(h, self.W_rec) + F.linear(u, self.W_in) + self.b)
+    def inp(self, u: Tensor) -> Tensor:
+        return F.linear(u, self.W_in, self.b)
+
+    def rec(self, h: Tensor, a: Tensor) -> Tensor:
+        return self.ACTS[self.act_name](F.linear(h, self.W_rec) + a)
 
 
 class GRUCell(Cell):
@@ -109,9 +112,11 @@ class GRUCell(Cell):
         self.U = stacked([orthogonal(n, g) for _ in range(3)], 3)
         self.b = nn.Parameter(torch.zeros(3 * n))
 
-    def step(self, h: Tensor, u: Tensor) -> Tensor:
+    def inp(self, u: Tensor) -> Tensor:
+        return F.linear(u, self.W, self.b)
+
+    def rec(self, h: Tensor, wx: Tensor) -> Tensor:
         n = self.n
-        wx = F.linear(u, self.W, self.b)
         Uz, Ur, Uh = self.U[:n], self.U[n:2 * n], self.U[2 * n:]
         z = torch.sigmoid(wx[..., :n] + F.linear(h, Uz))
         r = torch.sigmoid(wx[..., n:2 * n] + F.linear(h, Ur))
@@ -132,10 +137,13 @@ class LSTMCell(Cell):
         self.U = stacked([orthogonal(n, g) for _ in range(4)], 4)
         self.b = nn.Parameter(torch.zeros(4 * n))
 
-    def step(self, state: Tensor, u: Tensor) -> Tensor:
+    def inp(self, u: Tensor) -> Tensor:
+        return F.linear(u, self.W, self.b)
+
+    def rec(self, state: Tensor, wx: Tensor) -> Tensor:
         n = self.n
         c, h = state[..., :n], state[..., n:]
-        a = F.linear(u, self.W, self.b) + F.linear(h, self.U)
+        a = wx + F.linear(h, self.U)
         i, f, o = torch.sigmoid(a[..., :n]), torch.sigmoid(a[..., n:2 * n]), torch.sigmoid(a[..., 2 * n:3 * n])
         c_new = f * c + i * torch.tanh(a[..., 3 * n:])
         return torch.cat([c_new, o * torch.tanh(c_new)], -1)
@@ -172,11 +180,14 @@ class ALIFCell(Cell):
     def spikes(self, state: Tensor) -> Tensor:
         return spike(state[..., :self.n] - state[..., self.n:], self.gamma, self.omega)
 
-    def step(self, state: Tensor, u: Tensor) -> Tensor:
+    def inp(self, u: Tensor) -> Tensor:
+        return F.linear(u, self.W_in) + self.b_y
+
+    def rec(self, state: Tensor, a: Tensor) -> Tensor:
         y, th = state[..., :self.n], state[..., self.n:]
         x = self.spikes(state)
         a_y, a_th = torch.exp(-1 / self.tau_y.clamp_min(1e-3)), torch.exp(-1 / self.tau_th.clamp_min(1e-3))
-        y_new = a_y * y + F.linear(x, self.W_rec) + F.linear(u, self.W_in) + self.b_y - th * x
+        y_new = a_y * y + F.linear(x, self.W_rec) + a - th * x
         th_new = a_th * th + self.b_th + self.beta * x
         return torch.cat([y_new, th_new], -1)
 
@@ -238,6 +249,26 @@ class LRUCell(Cell):
         z = self.drop(F.gelu(y))
         z = self.drop(F.glu(self.glu(z), -1))
         return s_in + z
+
+    def sequence(self, h0: Tensor, S: Tensor) -> tuple[Tensor, Tensor]:
+        """The whole sequence at once: the input maps are batched over time, only the diagonal recurrence
+        ``x_k = Lambda x_{k-1} + gamma B u_k`` is stepped (one exterior-dropout mask for the layer norm and the skip)."""
+        nh = self.n_h
+        s_in = self.ext(S)
+        u = self.norm(s_in)
+        r, th, gam = self.radius(), self.theta, torch.exp(self.gamma_log)
+        lr, li = r * torch.cos(th), r * torch.sin(th)
+        bu_r, bu_i = gam * F.linear(u, self.B_re), gam * F.linear(u, self.B_im)
+        xr, xi = h0[..., :nh], h0[..., nh:]
+        hr, hi = [], []
+        for t in range(S.shape[1]):
+            xr, xi = lr * xr - li * xi + bu_r[:, t], li * xr + lr * xi + bu_i[:, t]
+            hr.append(xr)
+            hi.append(xi)
+        Hr, Hi = torch.stack(hr, 1), torch.stack(hi, 1)
+        y = F.linear(Hr, self.C_re) - F.linear(Hi, self.C_im) + self.D * u
+        z = self.drop(F.glu(self.glu(self.drop(F.gelu(y))), -1))
+        return torch.cat([Hr, Hi], -1), s_in + z
 
     @torch.no_grad()
     def lsc_scale(self, kind: str, kappa: float) -> None:

@@ -96,21 +96,21 @@ SPEC = {
     "width": Param(int, 8, 32, 128, at_least(4), ">= 4; width of the simple RNNs and ALIF (GRU x 53/128, LSTM x 42/128, as Tab. S1)"),
     "T_slmnist": Param(int, 5, 10, 50, at_least(2), ">= 2; time bins of sl-MNIST"),
     "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),
-    "T_shd": Param(int, 8, 20, 100, at_least(2), ">= 2; time bins of the SHD stand-in (over 1 s)"),
+    "T_shd": Param(int, 8, 16, 100, at_least(2), ">= 2; time bins of the SHD stand-in (over 1 s)"),
     "shd_channels": Param(int, 16, 32, 128, at_least(2), ">= 2; channels of the ear model"),
     "shd_rates": Param(list, [160], [130, 170, 210], [130, 160, 190, 220], at_least(80), "eSpeak speaking rates (words/min, >= 80)", item=int),
     "shd_pitches": Param(list, [50], [40, 60], [35, 50, 65], lambda v: 0 <= v <= 99, "eSpeak pitches, 0..99", item=int),
     "T_ptb": Param(int, 5, 10, 100, at_least(2), ">= 2; words per sequence"),
     "vocab": Param(int, 500, 2000, 10000, at_least(10), ">= 10; vocabulary of the word-level stand-in"),
     "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10 training sequences per task"),
-    "n_val": Param(int, 32, 200, 5000, at_least(10), ">= 10"),
-    "n_test": Param(int, 50, 400, 10000, at_least(10), ">= 10"),
-    "steps": Param(int, 6, 80, 20000, at_least(1), ">= 1; maximal training steps (batch 32)"),
+    "n_val": Param(int, 32, 128, 5000, at_least(10), ">= 10"),
+    "n_test": Param(int, 50, 256, 10000, at_least(10), ">= 10"),
+    "steps": Param(int, 6, 60, 20000, at_least(1), ">= 1; maximal training steps (batch 32)"),
     "eval_every": Param(int, 3, 20, 500, at_least(1), ">= 1; steps between validations (patience: 2 at smoke/book, 10 at paper)"),
     "lr_diff": Param(list, [1e-2, 3.16e-3, 3.16e-3], [1e-2, 3.16e-3, 3.16e-3], [1e-2, 1e-3, 3.16e-4], positive,
                      "3 positive learning rates (sl-MNIST, SHD, PTB) for the differentiable networks", item=float),
     "lr_alif": Param(list, [3.16e-3] * 3, [3.16e-3] * 3, [1e-3] * 3, positive, "3 positive learning rates for ALIF", item=float),
-    "pre_steps": Param(int, 3, 20, 1000, at_least(1), ">= 1; step budget of the LSC pre-training"),
+    "pre_steps": Param(int, 3, 15, 1000, at_least(1), ">= 1; step budget of the LSC pre-training"),
     "pre_batch": Param(int, 4, 8, 32, at_least(1), ">= 1"),
     "gru_depth": Param(int, 3, 7, 7, at_least(2), ">= 2; depth of the GRU of Fig. 1c"),
     "gru_width": Param(int, 8, 32, 117, at_least(2), ">= 2"),
@@ -134,8 +134,8 @@ display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v 
 # Widths follow Tab. S1's ratios (comparable parameter counts): the simple RNNs and ALIF get `width`, the GRU
 # 53/128 of it and the LSTM 42/128; the width stays that of depth 2 when the depth grows. On the word-level task the
 # input is an embedding of dimension `width` and the output is tied to it (App. G). Conditions: no pre-training
-# (`none`), $\rho_t=0.5$ and $\rho_t=1$ for the differentiable networks; `none` and $\rho_t=1$ (and $0.5$, to check
-# the caption's convergence claim) for ALIF.
+# (`none`), $\rho_t=0.5$ and $\rho_t=1$ for the differentiable networks; `none` and $\rho_t=1$ for ALIF (the paper
+# only sets 1 for the spiking networks; their convergence at 0.5 is checked in the pre-training chapter).
 
 # %%
 TASK_ARGS = {
@@ -151,7 +151,8 @@ def net_width(kind):
 
 
 def conditions(kind):
-    return ["none", 0.5, 1.0]
+    """Fig. 3: none, 0.5 and 1 for the differentiable networks; none and 1 for ALIF (Sec. II-E)."""
+    return ["none", 0.5, 1.0] if kind in lm.DIFFERENTIABLE else ["none", 1.0]
 
 
 def build(kind, depth, task, seed):
@@ -195,7 +196,7 @@ for ax, t in zip(axes[0], P.tasks):
     for j, (d, c) in enumerate([(d, c) for d in P.depths for c in ("none", 0.5, 1.0)]):
         vals, errs = [], []
         for k in P.kinds:
-            v = [E.score(runs[(t, k, d, c, s)], task_data[t].kind) for s in range(P.seeds)]
+            v = [E.score(runs[(t, k, d, c, s)], task_data[t].kind) for s in range(P.seeds)] if c in conditions(k) else [np.nan]
             vals.append(abs(np.mean(v)))
             errs.append(np.std(v))
         off = (j - 2.5) * 0.13
@@ -223,9 +224,12 @@ for t in P.tasks:
         for d in P.depths:
             cells = []
             for c in ("none", 0.5, 1.0):
+                if c not in conditions(k):
+                    cells.append("-")
+                    continue
                 v = [E.score(runs[(t, k, d, c, s)], task_data[t].kind) for s in range(P.seeds)]
                 cells.append(f"{abs(np.mean(v)):.3f} ± {np.std(v):.3f}" if task_data[t].kind == "classify" else f"{abs(np.mean(v)):.0f} ± {np.std(v):.0f}")
-            conv = [runs[(t, k, d, c, s)]["pretrain"]["converged"] for c in (0.5, 1.0) for s in range(P.seeds)]
+            conv = [runs[(t, k, d, c, s)]["pretrain"]["converged"] for c in (0.5, 1.0) if c in conditions(k) for s in range(P.seeds)]
             rows.append(f"| {t} | {lm.RNN_LABELS[k]} | {d} | " + " | ".join(cells) + f" | {sum(conv)}/{len(conv)} |")
 display(Markdown("| task | network | L | none | $\\rho_t=0.5$ | $\\rho_t=1$ | pre-trainings converged |\n|---|---|---|---|---|---|---|\n"
                  + "\n".join(rows)))
@@ -244,7 +248,7 @@ display(Markdown("| depth | $\\rho_t=0.5$ beats $\\rho_t=1$ | $\\rho_t=0.5$ beat
                  + "\n".join(f"| {d} | {rate[('half>one', d)]:.0%} | {rate[('half>none', d)]:.0%} | {rate[('one>none-alif', d)]:.0%} |" for d in P.depths)))
 n_pairs = len(P.tasks) * len(diff)
 conv_all = [runs[key]["pretrain"]["converged"] for key in runs if key[3] != "none" and key[1] in lm.DIFFERENTIABLE]
-conv_alif = {c: [runs[key]["pretrain"]["converged"] for key in runs if key[3] == c and key[1] not in lm.DIFFERENTIABLE] for c in (0.5, 1.0)}
+conv_alif = [runs[key]["pretrain"]["converged"] for key in runs if key[3] == 1.0 and key[1] not in lm.DIFFERENTIABLE]
 scale = (f"Scaled down: widths {P.width} (simple RNNs, ALIF), {net_width('gru')} (GRU), {net_width('lstm')} (LSTM) instead of "
          f"Tab. S1's; {P.n_train} training sequences per task; at most {P.steps} steps of batch 32 with early stopping "
          f"(patience {patience} validations); {P.seeds} seed(s) (paper: 4); sl-MNIST pooled to {P.side}x{P.side} with "
@@ -281,7 +285,7 @@ if alif:
         "lsc.fig3.alif-deeper", "Fig. 3",
         "For the ALIF networks, the deeper the network, the more favorable it was to pre-train to rho_t = 1.",
         measured="rho_t = 1 beats no pre-training: " + "; ".join(f"depth {d}: {rate[('one>none-alif', d)]:.0%} of {len(P.tasks) * len(alif)}" for d in P.depths)
-                 + f"; ALIF pre-trainings converged: rho_t = 1: {sum(conv_alif[1.0])}/{len(conv_alif[1.0])}, rho_t = 0.5: {sum(conv_alif[0.5])}/{len(conv_alif[0.5])}",
+                 + f"; ALIF pre-trainings to rho_t = 1 converged: {sum(conv_alif)}/{len(conv_alif)}",
         tolerance="reproduced if the rate is higher at the largest depth than at the smallest",
         verdict="reproduced" if ok else "not-reproduced", note=scale)
 

@@ -68,9 +68,9 @@ from rnnbook.params import Param, at_least, positive, resolve
 SPEC = {
     "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1"),
     "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", item=int),
-    "width": Param(int, 16, 48, 128, at_least(2), ">= 2; model width (and LRU state size)"),
+    "width": Param(int, 16, 32, 128, at_least(2), ">= 2; model width (and LRU state size)"),
     "vocab": Param(int, 300, 2000, 10000, at_least(10), ">= 10 words"),
-    "T": Param(int, 8, 20, 100, at_least(2), ">= 2; words per training sequence"),
+    "T": Param(int, 8, 16, 100, at_least(2), ">= 2; words per training sequence"),
     "batch": Param(int, 8, 16, 32, at_least(1), ">= 1"),
     "n_train": Param(int, 200, 4000, 9000, at_least(10), ">= 10 training windows"),
     "n_val": Param(int, 32, 300, 700, at_least(10), ">= 10 validation windows"),
@@ -80,7 +80,7 @@ SPEC = {
     "lr": Param(float, 1e-2, 1e-2, 1e-2, positive, "> 0"),
     "clip": Param(float, 1.0, 1.0, 1.0, positive, "> 0; gradient-norm clipping threshold of the '+ clip' runs"),
     "pre_steps": Param(int, 3, 25, 1000, at_least(1), ">= 1; step budget of the LSC pre-training"),
-    "pre_batch": Param(int, 4, 8, 32, at_least(1), ">= 1"),
+    "pre_batch": Param(int, 4, 4, 32, at_least(1), ">= 1"),
 }
 P = resolve(SPEC, profile, seeds=seeds, depths=depths, width=width, vocab=vocab, T=T, batch=batch, n_train=n_train,
             n_val=n_val, n_test=n_test, steps=steps, eval_every=eval_every, lr=lr, clip=clip, pre_steps=pre_steps,

@@ -165,7 +165,7 @@ glue("bench_speedup", float(min(tl / tb for _, tb, tl, *_ in bench)), display=Fa
 # The two computations agree to float precision, and the batched one is at least
 # {glue:text}`bench_speedup:.0f` times faster here (the per-sample loop includes its own eigenvalue calls). The
 # script `benchmarks/lsc_radius.py` times the same comparison at the sizes the book's experiments use; on the
-# build machine (2 cores, one thread) it measured speed-ups of 28x (GRU, 2x32), 34x (LSTM, 5x24) and 13x
+# build machine (2 cores shared with other jobs, one thread) it measured speed-ups of 29x (GRU, 2x32), 32x (LSTM, 5x24) and 12x
 # (LRU, 3x64).
 #
 # ## Pre-training the six RNNs of App. H

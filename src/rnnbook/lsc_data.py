@@ -108,7 +108,8 @@ def sl_mnist(split: str, n: int | None = None, side: int = 28, n_steps: int = 50
 
 WORDS = {"en": ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
          "de": ("null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun")}
-SPEAKERS = ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5")
+# eSpeak voice variants used as speakers; f2, f3, f5 and whisper add random noise (not reproducible), so they are left out
+SPEAKERS = ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "klatt", "klatt3", "f4", "croak")
 
 
 class _ESpeak:
@@ -155,6 +156,26 @@ class _ESpeak:
         return np.concatenate(self.buf) if self.buf else np.zeros(1, np.float32)
 
 
+def _synthesize_here(items: list[tuple[str, str, int, int]]) -> tuple[int, list[np.ndarray]]:
+    es = _ESpeak.get()
+    return es.rate, [es.say(*item) for item in items]
+
+
+def synthesize(items: list[tuple[str, str, int, int]]) -> tuple[int, list[np.ndarray]]:
+    """Synthesise (word, voice, rate, pitch) items in a fresh Python process: eSpeak's output depends on what the
+    same process synthesised before, so a fresh process makes the result depend on ``items`` alone."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "items.json", Path(tmp) / "waves.npz"
+        src.write_text(json.dumps(items))
+        subprocess.run([sys.executable, "-m", "rnnbook.lsc_data", str(src), str(dst)], check=True)
+        z = np.load(dst)
+        return int(z["rate"]), [z[f"w{i}"] for i in range(len(items))]
+
+
 def erb_space(lo: float, hi: float, n: int) -> np.ndarray:
     """n centre frequencies equally spaced on the ERB-rate scale (Glasberg & Moore) between lo and hi Hz."""
     erb = lambda f: 21.4 * np.log10(1 + 0.00437 * f)  # noqa: E731
@@ -176,7 +197,10 @@ def cochlea_drive(wave: np.ndarray, sr: int, n_channels: int, gain: float = 2.0)
     for k in range(n_channels):
         lo, c, hi = cf[k], cf[k + 1], cf[k + 2]
         fb[k] = np.clip(np.minimum((freqs - lo) / (c - lo), (hi - freqs) / (hi - c)), 0, None)
-    return gain * np.cbrt(power @ fb.T / max(power.max(), 1e-12))
+    # einsum without BLAS: the same bits whatever the number of threads (the spikes below are threshold crossings,
+    # so a last-bit difference from a threaded matrix product could move a spike)
+    band = np.einsum("tf,cf->tc", power, fb, optimize=False)
+    return np.round(gain * np.cbrt(band / max(power.max(), 1e-12)), 9)
 
 
 def lif_spikes(drives: list[np.ndarray], bin_ms: float, n_steps: int, tau_ms: float = 5.0,
@@ -218,7 +242,7 @@ def spoken_digits(split: str, n_channels: int = 64, n_steps: int = 50, bin_ms: f
         raise ValueError(f"split = {split!r}: must be 'train', 'val' or 'test'")
     spk = {"train": SPEAKERS[:9], "val": SPEAKERS[9:10], "test": SPEAKERS[10:]}[split]
     params = dict(split=split, n_channels=n_channels, n_steps=n_steps, bin_ms=bin_ms, rates=list(rates),
-                  pitches=list(pitches), seed=seed, version=1)
+                  pitches=list(pitches), seed=seed, version=3)
     path = _cache_file("spoken-digits", params)
     if path.exists():
         z = np.load(path)
@@ -226,18 +250,20 @@ def spoken_digits(split: str, n_channels: int = 64, n_steps: int = 50, bin_ms: f
         times = [z["times"][offs[i]:offs[i + 1]] for i in range(len(offs) - 1)]
         chans = [z["chans"][offs[i]:offs[i + 1]] for i in range(len(offs) - 1)]
         return SpikeDataset(times, chans, z["labels"], n_steps, n_channels, 20, repeat)
-    es = _ESpeak.get()
     rng = np.random.default_rng([seed, len(split)])
-    drives, labels = [], []
+    items, labels = [], []
     for lang_i, lang in enumerate(("en", "de")):
         for digit, word in enumerate(WORDS[lang]):
             for s in spk:
                 for r in rates:
                     for p in pitches:
-                        wave = es.say(word, f"{lang}+{s}", r, p)
-                        delay = np.zeros(int(rng.integers(0, es.rate // 10)), np.float32)
-                        drives.append(cochlea_drive(np.concatenate([delay, wave]), es.rate, n_channels))
+                        items.append((word, f"{lang}+{s}", r, p))
                         labels.append(10 * lang_i + digit)
+    sr, waves = synthesize(items)
+    drives = []
+    for wave in waves:
+        delay = np.zeros(int(rng.integers(0, sr // 10)), np.float32)
+        drives.append(cochlea_drive(np.concatenate([delay, wave]), sr, n_channels))
     spikes = lif_spikes(drives, bin_ms, n_steps)
     times, chans = [t for t, _ in spikes], [c for _, c in spikes]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -289,3 +315,11 @@ def word_corpus(vocab_size: int = 10_000) -> "datasets.WordCorpus":
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, train=c.train, valid=c.valid, test=c.test, vocab=np.array(c.vocab), name=np.array(c.name))
     return c
+
+
+if __name__ == "__main__":  # python -m rnnbook.lsc_data ITEMS.json OUT.npz: the fresh process of synthesize()
+    import sys
+
+    _items = [tuple(x) for x in json.loads(Path(sys.argv[1]).read_text())]
+    _rate, _waves = _synthesize_here(_items)
+    np.savez(sys.argv[2], rate=_rate, **{f"w{i}": w for i, w in enumerate(_waves)})

@@ -112,7 +112,7 @@ def test_multiplier_alone_follows_the_clipped_ratio():
         w *= min(max(0.5 / w, 0.85), 1.15)
         v *= min(max(0.5 / v, 0.85), 1.15)
     assert rep.converged
-    assert abs(float(net.cells[0].w) - w) < 1e-5 and abs(float(net.cells[0].v) - v) < 1e-5
+    assert abs(float(net.cells[0].w.detach()) - w) < 1e-5 and abs(float(net.cells[0].v.detach()) - v) < 1e-5
     # the step count, by an independent simulation of the three criteria on the four radii (w, v per layer)
     w, v, stds, k = 0.2, 3.0, [], 0
     while True:

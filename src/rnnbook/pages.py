@@ -121,7 +121,7 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
         f"| Python | {platform.python_version()} |",
         f"| platform | {platform.platform()} |",
         f"| CPU cores | {os.cpu_count()} |",
-        f"| torch threads per chapter | {os.environ.get('OMP_NUM_THREADS', torch.get_num_threads())} |",
+        f"| threads per chapter (OMP_NUM_THREADS) | {timings.get('threads_per_chapter', '—')} |",
         f"| CUDA available | {torch.cuda.is_available()} |",
         *[f"| {p} | {_version(p)} |" for p in PACKAGES], "",
     ]

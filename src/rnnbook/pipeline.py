@@ -241,7 +241,9 @@ def build(root: Path, profile: str, jobs: int | None = None, html: bool = True, 
     wall = time.perf_counter() - t0
     claims = ledger.collect(build_dir / "claims")
     (build_dir / "claims.json").write_text(json.dumps(claims, indent=1))
-    timings = {"profile": profile, "wall_seconds": wall, "jobs": jobs or os.cpu_count(),
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(results) or 1))
+    timings = {"profile": profile, "wall_seconds": wall, "jobs": workers,
+               "threads_per_chapter": max(1, (os.cpu_count() or 1) // workers),
                "chapters": {r["chapter"]: {"seconds": r["seconds"]} for r in results}}
     (build_dir / "timings.json").write_text(json.dumps(timings, indent=1))
     log(f"{len(claims)} claim(s) -> {build_dir / 'claims.json'}")

@@ -41,3 +41,9 @@ def test_bad_values_name_the_parameter(name, value, pattern):
 def test_unknown_name():
     with pytest.raises(ParameterError, match=r"unknown parameter 'width'.*nu_W, widths, seeds"):
         resolve(SPEC, "book", width=3)
+
+
+def test_describe_lists_every_resolved_parameter():
+    from rnnbook.params import describe
+    text = describe(resolve(SPEC, "smoke", seeds=3))
+    assert text.startswith("Profile **smoke**") and "`seeds=3`" in text and "`widths=[8]`" in text

@@ -66,7 +66,7 @@ from scipy import stats
 
 from rnnbook import delay_sweep, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, ParameterError, at_least, in_open_unit, positive, resolve
+from rnnbook.params import describe, Param, ParameterError, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -93,7 +93,7 @@ if P.delays[0] != 0 or P.delays != sorted(P.delays) or P.delays[-1] >= P.T:
     raise ParameterError(f"parameter 'delays' = {P.delays!r}: must be increasing, start at 0 and stay below T = {P.T}")
 plotting.setup()
 ledger = Ledger("implicit-bias", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %%
 sweep = delay_sweep.run_delay_sweep(delays=P.delays, seeds=P.seeds, n=P.n_student, n_teacher=P.teacher_hidden,

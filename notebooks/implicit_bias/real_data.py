@@ -69,7 +69,7 @@ from myst_nb import glue
 
 from rnnbook import decoding, fmri_standin, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, in_open_unit, positive, resolve
+from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "T": Param(int, 15, 15, 15, at_least(2), ">= 2 time steps per sequence"),
@@ -88,7 +88,7 @@ P = resolve(SPEC, profile, T=T, folds=folds, limited_fraction=limited_fraction, 
             nu_F=nu_F, nu_C=nu_C, lr=lr, steps=steps, seed=seed)
 plotting.setup()
 ledger = Ledger("implicit-bias", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The stand-in recording

@@ -58,7 +58,7 @@ from myst_nb import glue
 
 from rnnbook import linear_rnn, ntk, plotting, scale_factors as sf
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, in_open_unit, positive, resolve
+from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1, the stable regime"),
@@ -78,7 +78,7 @@ P = resolve(SPEC, profile, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, T=T, n_x=n_x, n_y=n_
 plotting.setup()
 torch.manual_seed(P.seed)
 ledger = Ledger("implicit-bias", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Deriving $\rho_j$ from the variance recursions

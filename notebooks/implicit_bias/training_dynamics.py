@@ -71,7 +71,7 @@ from myst_nb import glue
 
 from rnnbook import gd_training as gt, kernel_regime as kr, plotting, teacher_tasks
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, in_open_unit, positive, resolve
+from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -97,7 +97,7 @@ P = resolve(SPEC, profile, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, T=T, n_train=n_train
 plotting.setup()
 torch.manual_seed(P.seed)
 ledger = Ledger("implicit-bias", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Figs. 1 and 2: a student RNN and its scaled convolution

@@ -56,7 +56,7 @@ from myst_nb import glue
 
 from rnnbook import infinite_width as iw, plotting, regression as dl
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "d": Param(int, 10, 10, 10, at_least(1), ">= 1; input dimension (the paper: 10)"),
@@ -79,7 +79,7 @@ if 1.0 not in P.scales:
     raise ParameterError(f"parameter 'scales' = {P.scales!r}: must contain 1.0 (the unscaled model of Theorem 2.3)")
 plotting.setup()
 ledger = Ledger("infinite-width", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Data, loss and the scale

@@ -79,7 +79,7 @@ from myst_nb import glue
 
 from rnnbook import deep_linear as dl, infinite_width as iw, mup_symbolic as ms, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 from rnnbook.rates import power_law_fit
 
 SPEC = {
@@ -121,7 +121,7 @@ def width_axis(ax, widths) -> None:
     ax.xaxis.set_minor_formatter(plt.NullFormatter())
 
 
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Why the red factors: the scale-free dynamics (2.5)

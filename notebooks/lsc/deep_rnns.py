@@ -85,7 +85,7 @@ from myst_nb import glue
 
 from rnnbook import lsc, lsc_data, lsc_experiments as E, lsc_models as lm, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1"),
@@ -126,7 +126,7 @@ patience = 10 if P.profile == "paper" else 2
 torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The grid
@@ -358,7 +358,9 @@ glue("growth_one", growth[1.0], display=False)
 
 # %%
 ok_half = growth[0.5] <= 1.0
-ok_one = growth[1.0] > 1.0
+# Growth must be sustained: the last quarter's mean at least twice the first quarter's. (A bare "> 1" cannot tell
+# growth from a flat curve with noise; this rule was tightened at review, after the first book run gave 1.18.)
+ok_one = growth[1.0] >= 2.0
 ledger.record(
     "lsc.fig1c.gru", "Fig. 1c",
     "A deep GRU pre-trained to rho = 1 shows a gradient that grows backwards in time (additive explosion, within the "
@@ -366,12 +368,12 @@ ledger.record(
     paper_value="growth for rho = 1, constant bound for rho = 0.5",
     measured=f"growth factor G(last quarter)/G(first quarter) over {P.T_grad} steps: rho_t = 0.5: {growth[0.5]:.3g}, "
              f"rho_t = 1: {growth[1.0]:.3g}; pre-training converged: 0.5: {g_reports[0.5].converged}, 1: {g_reports[1.0].converged}",
-    tolerance="reproduced if the factor is <= 1 for rho = 0.5 and > 1 for rho = 1",
+    tolerance="reproduced if the factor is <= 1 for rho = 0.5 and >= 2 (sustained growth) for rho = 1; partly if one of the two holds",
     verdict="reproduced" if ok_half and ok_one else ("partly-reproduced" if ok_half or ok_one else "not-reproduced"),
     note=f"GRU of depth {P.gru_depth} (paper: 7) and width {P.gru_width}; SHD replaced by the eSpeak spoken-digits stand-in "
          f"({P.shd_channels} channels, {P.T_grad} bins of {1000 / P.T_grad:.0f} ms); gradient norms estimated with 4 random "
          "projections of the last layer's state; the bound constants are fitted, as in the paper. The rho = 1 curve rises "
-         "over the first steps back and then flattens; the growth factor is close to 1, so this verdict is fragile.")
+         "over the first steps back and then flattens; the growth factor is close to 1. The rho = 1 threshold was tightened from > 1 to >= 2 at review (the first book run measured 1.18), since > 1 cannot separate growth from a flat curve.")
 
 # %% [markdown]
 # ## Verdicts

@@ -54,7 +54,7 @@ from myst_nb import glue
 
 from rnnbook import lsc, lsc_experiments as E, lsc_models as lm, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 PAPER_LRS = [1e-2, 3.16e-3, 1e-3, 3.16e-4, 1e-4, 3.16e-5, 1e-5]
 SPEC = {
@@ -79,7 +79,7 @@ P = resolve(SPEC, profile, seeds=seeds, acts=acts, lrs=lrs, depth=depth, width=w
 torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The runs

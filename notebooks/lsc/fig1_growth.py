@@ -65,7 +65,7 @@ from myst_nb import glue
 
 from rnnbook import lsc_bounds as lb, path_growth as pg, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "T_max": Param(int, 1000, 10000, 10000, at_least(200), ">= 200; largest T of panels (i) and (iii)"),
@@ -85,7 +85,7 @@ P = resolve(SPEC, profile, T_max=T_max, dl_max=dl_max, dl_fixed=dl_fixed, T_fixe
             input_std=input_std, seed=seed)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Fig. 1b with exact integers

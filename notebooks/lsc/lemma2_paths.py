@@ -50,7 +50,7 @@ from myst_nb import glue
 
 from rnnbook import gradient_paths as gp, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, resolve
+from rnnbook.params import describe, Param, at_least, resolve
 
 SPEC = {
     "T_max": Param(int, 12, 40, 80, at_least(1), ">= 1; brute force of the identity for T = 1..T_max"),
@@ -62,7 +62,7 @@ SPEC = {
 P = resolve(SPEC, profile, T_max=T_max, dl_max=dl_max, enum_max=enum_max, T_graph=T_graph, L_graph=L_graph)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The identity, with sympy

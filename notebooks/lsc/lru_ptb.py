@@ -63,7 +63,7 @@ from myst_nb import glue
 
 from rnnbook import lsc, lsc_experiments as E, lsc_models as lm, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1"),
@@ -89,7 +89,7 @@ patience = 10 if P.profile == "paper" else 2
 torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %%
 task = E.build_task("ptb-standin", P.n_train, P.n_val, P.n_test, T=P.T, vocab=P.vocab)

@@ -79,7 +79,7 @@ from myst_nb import glue
 
 from rnnbook import lsc, lsc_data, lsc_models as lm, datasets, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
@@ -101,7 +101,7 @@ torch.manual_seed(P.seed)
 torch.set_num_threads(1)  # the models are small: one thread is the fastest (and leaves the other core free)
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The transition derivatives, batched

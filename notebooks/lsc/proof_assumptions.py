@@ -57,7 +57,7 @@ from myst_nb import glue
 
 from rnnbook import antinorms as an, decaying_covariance as dc, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, resolve
+from rnnbook.params import describe, Param, at_least, resolve
 
 SPEC = {
     "sizes": Param(list, [1, 2, 3], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6, 7, 8], at_least(1), "integers >= 1; matrix sizes n", item=int),
@@ -75,7 +75,7 @@ P = resolve(SPEC, profile, sizes=sizes, pairs=pairs, combo_draws=combo_draws, ps
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
 gen = torch.Generator().manual_seed(P.seed)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Searching for a counterexample to Theorem 6

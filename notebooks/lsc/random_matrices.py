@@ -68,7 +68,7 @@ from myst_nb import glue
 
 from rnnbook import initializations as ini, plotting, random_matrix as rm
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, in_open_unit, resolve
+from rnnbook.params import describe, Param, at_least, in_open_unit, resolve
 
 SPEC = {
     "ns": Param(list, [2, 4, 8, 16, 32], [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256],
@@ -102,7 +102,7 @@ def log_ticks(ax, ticks):
     ax.xaxis.set_minor_locator(plt.NullLocator())
 
 
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Monte Carlo of the spectral radius

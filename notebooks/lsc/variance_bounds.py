@@ -69,7 +69,7 @@ from myst_nb import glue
 
 from rnnbook import gradient_paths as gp, lsc_bounds as lb, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, in_open_unit, positive, resolve
+from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "width": Param(int, 8, 16, 32, at_least(2), ">= 2; width n of every layer"),
@@ -90,7 +90,7 @@ P = resolve(SPEC, profile, width=width, seeds=seeds, Ts=Ts, Ls=Ls, conventions=c
 plotting.setup()
 ledger = Ledger("lsc", P.profile)
 gen = torch.Generator().manual_seed(P.seed)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The experiment

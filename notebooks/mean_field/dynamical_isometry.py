@@ -68,7 +68,7 @@ from myst_nb import glue
 
 from rnnbook import jacobian_spectrum as js, mean_field as mf, mean_field_derivations as mfd, plotting
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, resolve
+from rnnbook.params import describe, Param, at_least, resolve
 
 SPEC = {
     "N_jac": Param(int, 96, 256, 1024, at_least(16), ">= 16; width of the networks whose Jacobians are multiplied"),
@@ -85,7 +85,7 @@ plotting.setup()
 if P.profile != "paper":  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
     torch.set_num_threads(1)
 ledger = Ledger("mean-field", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Algorithm 1, symbolically

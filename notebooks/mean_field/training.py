@@ -74,7 +74,7 @@ from myst_nb import glue
 
 from rnnbook import datasets, language_model as lm, mean_field as mf, minimal_rnn, plotting, trainability as tr
 from rnnbook.ledger import Ledger
-from rnnbook.params import Param, at_least, positive, resolve
+from rnnbook.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "pool": Param(int, 4, 2, 1, lambda v: v in (1, 2, 4, 7), "1, 2, 4 or 7: average-pooling of the 28x28 image"),
@@ -105,7 +105,7 @@ if P.profile != "paper":  # small batched networks: one thread is fastest (the p
     torch.set_num_threads(1)
 torch.manual_seed(P.seed)
 ledger = Ledger("mean-field", P.profile)
-display(Markdown(f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")))
+display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Fig. 2: the trainable depth follows $\tau$

@@ -92,6 +92,11 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
     return SimpleNamespace(**out)
 
 
+def describe(P: SimpleNamespace) -> str:
+    """The resolved parameters of a chapter as one Markdown line (shown under its parameters cell)."""
+    return f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")
+
+
 def positive(x: Any) -> bool:
     return x > 0
 

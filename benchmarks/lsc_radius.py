@@ -12,7 +12,8 @@ import time
 
 import torch
 
-from rnnbook import lsc, lsc_models as lm
+from rnnbook.lsc import pretrain as lsc
+from rnnbook.lsc import models as lm
 
 
 def per_sample_radii(model, x, n_times, seed):

@@ -64,9 +64,10 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 from scipy import stats
 
-from rnnbook import delay_sweep, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, ParameterError, at_least, in_open_unit, positive, resolve
+from rnnbook.implicit_bias import delay_sweep
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, ParameterError, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),

@@ -74,10 +74,15 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import conv_models, init_statistics, linear_rnn, ntk, plotting, stability
-from rnnbook import scale_factors as sf
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.implicit_bias import conv_models
+from rnnbook.implicit_bias import init_statistics
+from rnnbook.implicit_bias import linear_rnn
+from rnnbook.implicit_bias import ntk
+from rnnbook import plotting
+from rnnbook.implicit_bias import stability
+from rnnbook.implicit_bias import scale_factors as sf
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),

@@ -30,9 +30,9 @@
 # | $y$, limited data | **0.4257** | 0.4234 | 0.3918 |
 #
 # **The stand-in.** The S1 recording is not available offline (the loader for it, for a reader who has the
-# file, is `rnnbook.s1_macaque.load_s1`, kept apart from the stand-in). This chapter uses a real neural
+# file, is `rnnbook.implicit_bias.s1_macaque.load_s1`, kept apart from the stand-in). This chapter uses a real neural
 # recording that ships with the PyPI package `nitime`: an event-related fMRI experiment
-# (`rnnbook.fmri_standin`), BOLD signal of motion-sensitive voxels near area MT sampled every 2 s for 3,360
+# (`rnnbook.implicit_bias.fmri_standin`), BOLD signal of motion-sensitive voxels near area MT sampled every 2 s for 3,360
 # volumes while 6 kinds of motion stimuli were shown, 96 times each. It is framed as the paper frames S1: one
 # signal (BOLD) predicted from the recent past of others (the 6 stimulus channels), $T=15$ (30 s, long enough
 # for the haemodynamic response, and the window nitime's own example uses), "limited data" being the
@@ -67,9 +67,11 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import decoding, fmri_standin, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.implicit_bias import decoding
+from rnnbook.implicit_bias import fmri_standin
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "T": Param(int, 15, 15, 15, at_least(2), ">= 2 time steps per sequence"),
@@ -230,7 +232,7 @@ ledger.record(
     verdict=verdict,
     note="STAND-IN DATA: nitime's event-related fMRI recording (BOLD of area MT from 6 stimulus channels, TR 2 s, "
          "3,360 volumes) replaces the macaque S1 recording, which is not available offline (loader kept in "
-         f"rnnbook.s1_macaque). {P.folds} contiguous test folds; limited = {P.limited_fraction:.4f} of the recording; "
+         f"rnnbook.implicit_bias.s1_macaque). {P.folds} contiguous test folds; limited = {P.limited_fraction:.4f} of the recording; "
          f"RNN n = {P.n_student} (paper 1000); full-batch GD, lr = {P.lr}, {P.steps} steps (paper: mini-batch 128, "
          "lr 1e-4). The finding is checked, not the paper's R^2 values.")
 

@@ -56,9 +56,12 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import linear_rnn, ntk, plotting, scale_factors as sf
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.implicit_bias import linear_rnn
+from rnnbook.implicit_bias import ntk
+from rnnbook import plotting
+from rnnbook.implicit_bias import scale_factors as sf
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1, the stable regime"),

@@ -69,9 +69,12 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import gd_training as gt, kernel_regime as kr, plotting, teacher_tasks
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.implicit_bias import gd_training as gt
+from rnnbook.implicit_bias import kernel_regime as kr
+from rnnbook import plotting
+from rnnbook.implicit_bias import teacher_tasks
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),

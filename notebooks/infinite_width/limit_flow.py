@@ -54,9 +54,11 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import infinite_width as iw, plotting, regression as dl
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook.infinite_width import limit as iw
+from rnnbook import plotting
+from rnnbook.infinite_width import regression as dl
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "d": Param(int, 10, 10, 10, at_least(1), ">= 1; input dimension (the paper: 10)"),
@@ -75,7 +77,7 @@ SPEC = {
 P = resolve(SPEC, profile, d=d, n=n, inputs=inputs, scales=scales, t_end=t_end, trunc=trunc,
             gd_check_time=gd_check_time, draws=draws, data_seed=data_seed)
 if 1.0 not in P.scales:
-    from rnnbook.params import ParameterError
+    from rnnbook.book.params import ParameterError
     raise ParameterError(f"parameter 'scales' = {P.scales!r}: must contain 1.0 (the unscaled model of Theorem 2.3)")
 plotting.setup()
 ledger = Ledger("infinite-width", P.profile)

@@ -77,10 +77,13 @@ from scipy import stats
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import deep_linear as dl, infinite_width as iw, mup_symbolic as ms, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
-from rnnbook.rates import power_law_fit
+from rnnbook.infinite_width import deep_linear as dl
+from rnnbook.infinite_width import limit as iw
+from rnnbook.infinite_width import mup_symbolic as ms
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
+from rnnbook.stats import power_law_fit
 
 SPEC = {
     "d": Param(int, 10, 10, 10, at_least(1), ">= 1; input dimension (the paper: 10)"),

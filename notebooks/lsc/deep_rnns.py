@@ -42,7 +42,7 @@
 #   unseen for testing, as SHD's test speakers are unseen), several speaking rates and pitches, and a small ear
 #   model (band-pass filters on the ERB scale, compression, one leaky integrate-and-fire neuron per channel).
 #   Synthetic speech is cleaner and less varied than real speakers, so the stand-in is easier than SHD.
-#   `rnnbook.lsc_data.shd` reads the real files for a reader who has them.
+#   `rnnbook.lsc.tasks.shd` reads the real files for a reader who has them.
 # * **PTB** is replaced by the word-level Jane Austen corpus of `rnnbook.datasets.word_corpus`, tokenised like PTB.
 # ```
 
@@ -83,9 +83,13 @@ import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import lsc, lsc_data, lsc_experiments as E, lsc_models as lm, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook.lsc import pretrain as lsc
+from rnnbook.lsc import tasks as lsc_data
+from rnnbook.lsc import experiments as E
+from rnnbook.lsc import models as lm
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1"),

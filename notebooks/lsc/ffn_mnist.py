@@ -52,9 +52,12 @@ import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import lsc, lsc_experiments as E, lsc_models as lm, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook.lsc import pretrain as lsc
+from rnnbook.lsc import experiments as E
+from rnnbook.lsc import models as lm
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 PAPER_LRS = [1e-2, 3.16e-3, 1e-3, 3.16e-4, 1e-4, 3.16e-5, 1e-5]
 SPEC = {

@@ -63,9 +63,11 @@ from math import comb
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import lsc_bounds as lb, path_growth as pg, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook.lsc import bounds as lb
+from rnnbook.lsc import path_growth as pg
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "T_max": Param(int, 1000, 10000, 10000, at_least(200), ">= 200; largest T of panels (i) and (iii)"),

@@ -48,9 +48,10 @@ from math import comb
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import gradient_paths as gp, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, resolve
+from rnnbook.lsc import gradient_paths as gp
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, resolve
 
 SPEC = {
     "T_max": Param(int, 12, 40, 80, at_least(1), ">= 1; brute force of the identity for T = 1..T_max"),

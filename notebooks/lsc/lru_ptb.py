@@ -61,9 +61,12 @@ import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import lsc, lsc_experiments as E, lsc_models as lm, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook.lsc import pretrain as lsc
+from rnnbook.lsc import experiments as E
+from rnnbook.lsc import models as lm
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1"),

@@ -77,9 +77,13 @@ import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import lsc, lsc_data, lsc_models as lm, datasets, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook.lsc import pretrain as lsc
+from rnnbook.lsc import tasks as lsc_data
+from rnnbook.lsc import models as lm
+from rnnbook import datasets
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),

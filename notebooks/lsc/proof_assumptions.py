@@ -55,9 +55,11 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import antinorms as an, decaying_covariance as dc, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, resolve
+from rnnbook.lsc import antinorms as an
+from rnnbook.lsc import decaying_covariance as dc
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, resolve
 
 SPEC = {
     "sizes": Param(list, [1, 2, 3], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6, 7, 8], at_least(1), "integers >= 1; matrix sizes n", item=int),

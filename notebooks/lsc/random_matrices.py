@@ -66,9 +66,11 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import initializations as ini, plotting, random_matrix as rm
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, in_open_unit, resolve
+from rnnbook.lsc import initializations as ini
+from rnnbook import plotting
+from rnnbook.lsc import random_matrix as rm
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, in_open_unit, resolve
 
 SPEC = {
     "ns": Param(list, [2, 4, 8, 16, 32], [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256],

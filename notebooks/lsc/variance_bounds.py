@@ -67,9 +67,11 @@ from math import comb
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import gradient_paths as gp, lsc_bounds as lb, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.lsc import gradient_paths as gp
+from rnnbook.lsc import bounds as lb
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
 
 SPEC = {
     "width": Param(int, 8, 16, 32, at_least(2), ">= 2; width n of every layer"),

@@ -42,7 +42,7 @@
 # :::
 #
 # **What this chapter does.** It samples untied minimalRNNs (and vanilla RNNs) at their fixed point, multiplies
-# their exact Jacobians (`rnnbook.jacobian_spectrum`) and measures the first two moments of the spectrum of
+# their exact Jacobians (`rnnbook.mean_field.jacobian_spectrum`) and measures the first two moments of the spectrum of
 # $\mathbf J\mathbf J^\top$ over $T$, for Gaussian and orthogonal $\mathbf W$, against Eq. (12). It then checks Algorithm 1
 # symbolically and numerically, and measures the gradient norms of real (tied) networks built with it.
 
@@ -66,9 +66,12 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import jacobian_spectrum as js, mean_field as mf, mean_field_derivations as mfd, plotting
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, resolve
+from rnnbook.mean_field import jacobian_spectrum as js
+from rnnbook.mean_field import theory as mf
+from rnnbook.mean_field import derivations as mfd
+from rnnbook import plotting
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, resolve
 
 SPEC = {
     "N_jac": Param(int, 96, 256, 1024, at_least(16), ">= 16; width of the networks whose Jacobians are multiplied"),

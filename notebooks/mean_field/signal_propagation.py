@@ -48,7 +48,7 @@
 #
 # **What this chapter does.** It evaluates the maps by Gauss-Hermite quadrature (vectorised over the
 # hyperparameter grids, `rnnbook.mean_field`), derives (4), (8) and (9) with sympy from the maps
-# (`rnnbook.mean_field_derivations`) and compares them with the printed ones, and repeats the Monte Carlo
+# (`rnnbook.mean_field.derivations`) and compares them with the printed ones, and repeats the Monte Carlo
 # of Fig. 1 at CPU scale with untied and tied weights.
 
 # %% tags=["parameters"]
@@ -72,9 +72,13 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook import mean_field as mf, mean_field_derivations as mfd, minimal_rnn, plotting, vanilla_rnn
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, resolve
+from rnnbook.mean_field import theory as mf
+from rnnbook.mean_field import derivations as mfd
+from rnnbook.mean_field import minimal_rnn
+from rnnbook import plotting
+from rnnbook.mean_field import vanilla_rnn
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, resolve
 
 SPEC = {
     "N_untied": Param(int, 256, 1024, 8192, at_least(16), ">= 16; width of the untied-weight Monte Carlo"),
@@ -112,7 +116,7 @@ display(Math(r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2} e^{-\mathbf z^
 # so the exponent lacks its factor $\tfrac12$ (a typo: with it the mass is 1, and everything below uses the
 # normalised Gaussian, $\int\mathcal D_{\mathbf q}\mathbf z\,f(\mathbf z)=\mathbb E f(\mathbf z)$, $\mathbf z\sim\mathcal N(\mu_b\mathbf 1,\mathbf q)$).
 #
-# We iterate Eq. (2) by quadrature and simulate vanilla RNNs (`rnnbook.vanilla_rnn`) with the same
+# We iterate Eq. (2) by quadrature and simulate vanilla RNNs (`rnnbook.mean_field.vanilla_rnn`) with the same
 # hyperparameters: two input sequences with $\Sigma_{12}=0$ (independent inputs), started from
 # pre-activations with variance $q^*$ and correlation $c^0=0.95$. With *untied* weights a fresh $W$ at every
 # step makes the pre-activation pairs $(W\mathbf h_1,W\mathbf h_2)_i$ independent over $i$ with covariance

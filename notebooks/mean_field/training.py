@@ -40,7 +40,7 @@
 # :::
 #
 # **What this chapter does.** It runs the three experiments scaled down to a 2-core CPU, training whole
-# hyperparameter grids at once as batched networks (`rnnbook.trainability.GridRNN`), with Adam throughout,
+# hyperparameter grids at once as batched networks (`rnnbook.mean_field.trainability.GridRNN`), with Adam throughout,
 # on the real MNIST and on the Jane Austen word corpus standing in for Penn Treebank
 # (`rnnbook.datasets.word_corpus`). The verdicts are about the *shape* of each result.
 
@@ -72,9 +72,14 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook import datasets, language_model as lm, mean_field as mf, minimal_rnn, plotting, trainability as tr
-from rnnbook.ledger import Ledger
-from rnnbook.params import describe, Param, at_least, positive, resolve
+from rnnbook import datasets
+from rnnbook.mean_field import language_model as lm
+from rnnbook.mean_field import theory as mf
+from rnnbook.mean_field import minimal_rnn
+from rnnbook import plotting
+from rnnbook.mean_field import trainability as tr
+from rnnbook.book.ledger import Ledger
+from rnnbook.book.params import describe, Param, at_least, positive, resolve
 
 SPEC = {
     "pool": Param(int, 4, 2, 1, lambda v: v in (1, 2, 4, 7), "1, 2, 4 or 7: average-pooling of the 28x28 image"),

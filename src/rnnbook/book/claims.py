@@ -1,0 +1,242 @@
+"""Claims declared before they are measured (CONVENTIONS.md, *The claim ledger*).
+
+Each chapter ``notebooks/<part>/<name>.py`` has a data file beside it, ``<name>.claims.yaml``, that
+declares every claim the chapter checks: id, source, statement, the paper's value, the tolerance and
+the *rule* that turns the measured values into a verdict, written down before anything runs::
+
+    paper: lsc
+    claims:
+      - id: lsc.lemma2.identity
+        source: Lemma 2
+        statement: (1/T) sum_t sum_{t'<=t} sum_c 1 = (1/T) binom(T + Delta l + 2, T).
+        paper_value: (1/T) binom(T+Delta_l+2, T)
+        tolerance: exact (symbolic and integer)
+        constants: {}                       # numbers the rule may use, e.g. {tol: 0.05}
+        rule:                               # first condition that holds gives the verdict
+          - reproduced: proven and mismatches == 0
+          - otherwise: not-reproduced
+        measured: "{mismatches} mismatches in {pairs} pairs"   # how the values are shown
+        note: ""                                               # may use {values} too
+        trained: ok_rate >= 0.5             # training claims: the trained-or-not gate
+
+The chapter passes only the measured values (``ledger.check("lsc.lemma2.identity", proven=True,
+mismatches=0, pairs=40)``); :func:`decide` applies the declared rule. A rule is a Python expression
+over the measured values, the ``constants`` and ``profile``, limited to arithmetic, comparisons,
+``and``/``or``/``not``, literals, comprehensions and a few pure functions (:data:`FUNCTIONS`).
+A claim whose declared ``trained`` gate fails is ``inconclusive``, whatever its rule says.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+PAPERS = ("lsc", "implicit-bias", "mean-field", "infinite-width", "synthesis")
+VERDICTS = ("reproduced", "partly-reproduced", "not-reproduced", "inconclusive", "not-attempted")
+FUNCTIONS = {"abs": abs, "min": min, "max": max, "all": all, "any": any, "len": len, "sum": sum,
+             "round": round, "float": float, "int": int, "bool": bool, "isfinite": math.isfinite,
+             "sorted": sorted, "set": set}
+_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
+          ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.FloorDiv, ast.Compare,
+          ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
+          ast.Name, ast.Load, ast.Store, ast.Constant, ast.Call, ast.List, ast.Tuple, ast.Subscript,
+          ast.Slice, ast.IfExp, ast.GeneratorExp, ast.ListComp, ast.comprehension, ast.Dict)
+
+
+class ClaimError(ValueError):
+    """A claims file or a measurement does not match its declaration."""
+
+
+def compile_rule(expr: str, where: str) -> Any:
+    """Parse one rule expression, refusing anything but the small expression language."""
+    try:
+        tree = ast.parse(str(expr), mode="eval")
+    except SyntaxError as e:
+        raise ClaimError(f"{where}: rule {expr!r} is not an expression ({e.msg})") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            raise ClaimError(f"{where}: rule {expr!r} uses {type(node).__name__}, which rules may not")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
+                                               and node.func.id in FUNCTIONS):
+            raise ClaimError(f"{where}: rule {expr!r} calls a function outside {sorted(FUNCTIONS)}")
+    return compile(tree, where, "eval")
+
+
+def evaluate(expr: str, names: Mapping[str, Any], where: str = "rule") -> Any:
+    """Evaluate a rule expression over ``names`` (measured values, constants, profile)."""
+    code = compile_rule(expr, where)
+    missing = sorted(n for n in code.co_names if n not in names and n not in FUNCTIONS)
+    comp = {n.id for n in ast.walk(ast.parse(str(expr), mode="eval"))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    missing = [n for n in missing if n not in comp]
+    if missing:
+        raise ClaimError(f"{where}: rule {expr!r} needs {', '.join(missing)}, which was not measured")
+    return eval(code, {"__builtins__": {}, **FUNCTIONS}, dict(names))
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One declared claim: what is checked, against what, and the rule that decides it."""
+
+    id: str
+    paper: str
+    source: str
+    statement: str
+    rule: tuple[tuple[str, str], ...]
+    paper_value: Any = None
+    tolerance: Any = None
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    measured: str | None = None
+    note: str = ""
+    trained: str | None = None
+    chapter: str = ""
+
+    def rule_text(self) -> str:
+        """The rule as one line of text (shown in the claim box)."""
+        parts = [f"{v} if {c}" if c != "otherwise" else f"otherwise {v}" for v, c in self.rule]
+        return "; ".join(parts)
+
+
+def _rule(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
+    if isinstance(raw, str) and raw in VERDICTS:  # a fixed verdict, e.g. not-attempted
+        return ((raw, "otherwise"),)
+    if not isinstance(raw, list) or not raw:
+        raise ClaimError(f"{where}: 'rule' must be a list of '<verdict>: <condition>' entries")
+    out = []
+    for entry in raw:
+        if not isinstance(entry, dict) or len(entry) != 1:
+            raise ClaimError(f"{where}: rule entry {entry!r} must be one '<verdict>: <condition>'")
+        (key, cond), = entry.items()
+        if key == "otherwise":
+            key, cond = cond, "otherwise"
+        if key not in VERDICTS:
+            raise ClaimError(f"{where}: rule verdict {key!r} must be one of {VERDICTS}")
+        if cond != "otherwise":
+            compile_rule(cond, where)
+        out.append((key, str(cond)))
+    if out[-1][1] != "otherwise":
+        raise ClaimError(f"{where}: the last rule entry must be 'otherwise: <verdict>'")
+    return tuple(out)
+
+
+_KEYS = {"id", "source", "statement", "paper_value", "tolerance", "constants", "rule", "measured",
+         "note", "trained"}
+
+
+def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
+    """Read and validate one chapter's claims file; returns the declarations by id, in file order."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError:
+        raise ClaimError(f"no claims file {path}: every chapter declares its claims there") from None
+    if not isinstance(data, dict) or data.get("paper") not in PAPERS:
+        raise ClaimError(f"{path}: needs 'paper:' (one of {PAPERS}) and a 'claims:' list")
+    out: dict[str, Declaration] = {}
+    for raw in data.get("claims") or []:
+        where = f"{path.name}: claim {raw.get('id')!r}" if isinstance(raw, dict) else str(path)
+        if not isinstance(raw, dict):
+            raise ClaimError(f"{where}: each claim is a mapping")
+        unknown = set(raw) - _KEYS
+        if unknown:
+            raise ClaimError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+        for key in ("id", "source", "statement", "rule"):
+            if not raw.get(key):
+                raise ClaimError(f"{where}: {key!r} must be given")
+        if raw["id"] in out:
+            raise ClaimError(f"{where}: declared twice")
+        if not str(raw["id"]).startswith(data["paper"].split("-")[0] + "."):
+            raise ClaimError(f"{where}: the id must start with the paper's short name")
+        if raw.get("trained") is not None:
+            compile_rule(raw["trained"], where)
+        out[raw["id"]] = Declaration(
+            id=raw["id"], paper=data["paper"], source=str(raw["source"]),
+            statement=str(raw["statement"]).strip(), rule=_rule(raw["rule"], where),
+            paper_value=raw.get("paper_value"), tolerance=raw.get("tolerance"),
+            constants=dict(raw.get("constants") or {}), measured=raw.get("measured"),
+            note=str(raw.get("note") or "").strip(), trained=raw.get("trained"), chapter=chapter)
+    return out
+
+
+def repo_root() -> Path:
+    """The repository: ``RNNBOOK_ROOT`` (the pipeline sets it), else the nearest folder above the
+    working directory that holds ``_toc.yml``."""
+    if os.environ.get("RNNBOOK_ROOT"):
+        return Path(os.environ["RNNBOOK_ROOT"])
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").exists():
+            return folder
+    return here
+
+
+def claims_file(chapter: str, root: Path | None = None) -> Path:
+    """``notebooks/<chapter>.claims.yaml`` for a chapter named like ``lsc/lemma2_paths``."""
+    chapter = chapter.removeprefix("notebooks/")
+    return (root or repo_root()) / "notebooks" / f"{chapter}.claims.yaml"
+
+
+def all_declared(root: Path) -> dict[str, Declaration]:
+    """Every claim declared beside any chapter under ``root/notebooks``."""
+    out: dict[str, Declaration] = {}
+    for path in sorted((Path(root) / "notebooks").rglob("*.claims.yaml")):
+        chapter = str(path.relative_to(root)).removesuffix(".claims.yaml")
+        for cid, d in load(path, chapter).items():
+            if cid in out:
+                raise ClaimError(f"claim {cid} is declared in {out[cid].chapter} and in {chapter}")
+            out[cid] = d
+    return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    measured: Any
+    note: str
+    trained: dict | None
+
+
+class _Fmt(dict):
+    def __missing__(self, key: str) -> str:
+        raise ClaimError(f"the display template needs {{{key}}}, which was not measured")
+
+
+def _show(template: str, names: Mapping[str, Any], where: str) -> str:
+    try:
+        return template.format_map(_Fmt(names))
+    except ClaimError as e:
+        raise ClaimError(f"{where}: {e}") from None
+
+
+def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
+    """Apply the declared gate and rule to the measured ``values``."""
+    clash = set(values) & set(d.constants)
+    if clash:
+        raise ClaimError(f"claim {d.id}: {sorted(clash)} are declared constants, not measurements")
+    names = {**d.constants, **values, "profile": profile}
+    trained = None
+    if d.trained is not None:
+        ok = bool(evaluate(d.trained, names, f"claim {d.id} (trained)"))
+        trained = {"rule": d.trained, "passed": ok}
+    verdict = None
+    if trained is not None and not trained["passed"]:
+        verdict = "inconclusive"
+    else:
+        for v, cond in d.rule:
+            if cond == "otherwise" or evaluate(cond, names, f"claim {d.id}"):
+                verdict = v
+                break
+    if d.measured is not None:
+        measured = _show(d.measured, names, f"claim {d.id}")
+    elif "measured" in values:
+        measured = values["measured"]
+    else:
+        measured = dict(values) or None
+    note = _show(d.note, names, f"claim {d.id}") if d.note else ""
+    return Decision(verdict=verdict, measured=measured, note=note, trained=trained)

@@ -1,0 +1,49 @@
+"""Command line: ``python -m rnnbook build --profile book`` and ``python -m rnnbook chapter NB -p NAME VALUE``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from .params import PROFILES, ParameterError
+from .pipeline import BuildError, build, run_chapter
+
+
+def _value(text: str):
+    """Parameter values are read as YAML: 0.5 -> float, 3 -> int, [1, 2] -> list, abc -> str."""
+    return yaml.safe_load(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rnnbook", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="execute every chapter at a profile and render the book")
+    b.add_argument("--profile", default="book", choices=PROFILES)
+    b.add_argument("--jobs", type=int, default=None, help="chapters run in parallel (default: one per core)")
+    b.add_argument("--no-html", action="store_true", help="execute and collect claims, but do not render")
+    b.add_argument("--root", type=Path, default=Path("."))
+    c = sub.add_parser("chapter", help="re-run one chapter with new parameters into _build/runs/")
+    c.add_argument("name", help="chapter, e.g. implicit_bias/rho_j")
+    c.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    c.add_argument("--profile", default=None, choices=PROFILES)
+    c.add_argument("--root", type=Path, default=Path("."))
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "build":
+            build(args.root, args.profile, args.jobs, html=not args.no_html)
+        else:
+            overrides = {k: _value(v) for k, v in args.parameter}
+            if args.profile:
+                overrides["profile"] = args.profile
+            run_chapter(args.root, args.name, overrides)
+    except (BuildError, ParameterError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

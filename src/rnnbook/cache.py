@@ -1,0 +1,14 @@
+"""Where the book keeps what it computes: the git-ignored build folder (CONVENTIONS.md, *Pipeline*).
+
+Every room writes its caches below :func:`build_dir`, so nothing is written outside ``_build/``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def build_dir() -> Path:
+    """The build folder: ``RNNBOOK_BUILD_DIR`` if set (the pipeline sets it), else ``./_build``."""
+    return Path(os.environ.get("RNNBOOK_BUILD_DIR", "_build")).resolve()

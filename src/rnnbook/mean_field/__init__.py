@@ -1,0 +1,17 @@
+"""Chen, Pennington & Schoenholz, *Dynamical Isometry and a Mean Field Theory of RNNs* (ICML 2018).
+
+Sec. 3: the covariance maps, fixed points, chi and the timescale tau of the vanilla RNN (Eqs. 1-4) and
+the minimalRNN (Eqs. 5-9), and the critical initialization of Algorithm 1, in
+:mod:`~rnnbook.mean_field.theory`; their linearisations derived with sympy in
+:mod:`~rnnbook.mean_field.derivations`; the batched networks in :mod:`~rnnbook.mean_field.vanilla_rnn`
+and :mod:`~rnnbook.mean_field.minimal_rnn`; the spectrum of J J^T (Sec. 3.2.2, Eqs. 10-13) in
+:mod:`~rnnbook.mean_field.jacobian_spectrum`. Secs. 4-5: the trainability grid and the speed test of
+Figs. 2-3 (:mod:`~rnnbook.mean_field.trainability`) and the language models of Table 1
+(:mod:`~rnnbook.mean_field.language_model`).
+"""
+
+from . import derivations, jacobian_spectrum, language_model, minimal_rnn, theory, trainability, vanilla_rnn
+from .theory import HP, algorithm1
+
+__all__ = ["derivations", "jacobian_spectrum", "language_model", "minimal_rnn", "theory",
+           "trainability", "vanilla_rnn", "HP", "algorithm1"]

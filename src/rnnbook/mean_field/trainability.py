@@ -1,0 +1,301 @@
+"""Training many small RNNs at once: the trainability grid (Fig. 2) and the critical-initialization speed test
+(Fig. 3) of Chen, Pennington & Schoenholz (2018), Sec. 4.
+
+:class:`GridRNN` holds K vanilla RNNs (Eq. 1) or K minimalRNNs (Eq. 5), each with its own initialization
+hyperparameters, as batched tensors with a leading axis over the networks, so that one forward/backward pass
+trains the whole hyperparameter grid. Networks can have *tied* weights (one W, V, b for all steps) or
+*untied* weights (a separate W_t, V_t, b_t for each step t; the approximation of the mean field theory).
+The minimalRNN reads its inputs through Phi(x) = tanh(W_x x) (footnote 2), shared over steps. A linear
+readout of the last hidden state gives the class logits. Adam updates each entry independently, so one
+optimizer over the stacked parameters is K independent trainings.
+
+Tasks: :func:`mnist_then_noise` (Sec. 4.1: the image, then T Gaussian noise inputs) and
+:func:`sequential_mnist` (Sec. 4.2: the pixels in T chunks of 784/T).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from rnnbook import datasets
+
+
+# ---------------------------------------------------------------------------------------------------- data
+def mnist_arrays(split: str, pool: int = 1, n: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """MNIST images as float32 (n, 784/pool^2), pixels/255 average-pooled by ``pool`` (1, 2, 4 or 7), and labels."""
+    if 28 % pool:
+        raise ValueError(f"pool = {pool!r}: must divide 28")
+    images, labels = datasets.mnist(split)
+    if n is not None:
+        images, labels = images[:n], labels[:n]
+    x = images.astype(np.float32) / 255.0
+    if pool > 1:
+        x = x.reshape(len(x), 28 // pool, pool, 28 // pool, pool).mean((2, 4))
+    return torch.from_numpy(x.reshape(len(x), -1).copy()), torch.from_numpy(labels.astype(np.int64))
+
+
+def standardise(x: torch.Tensor, mean: float, std: float) -> torch.Tensor:
+    return (x - mean) / std
+
+
+def mnist_then_noise(images: torch.Tensor, T: int, sigma_x: float, gen: torch.Generator) -> torch.Tensor:
+    """Sec. 4.1: the flattened image as the input at t = 0, then T inputs x^t ~ N(0, sigma_x^2) (fresh for
+    each example): a sequence (T + 1, B, M)."""
+    noise = sigma_x * torch.randn(T, *images.shape, generator=gen, dtype=images.dtype)
+    return torch.cat([images.unsqueeze(0), noise], 0)
+
+
+def sequential_mnist(images: torch.Tensor, T: int) -> torch.Tensor:
+    """Sec. 4.2: the 784 pixels (row-major) unrolled into T inputs of 784/T pixels: (T, B, 784/T)."""
+    if 784 % T:
+        raise ValueError(f"T = {T!r}: must divide 784")
+    return images.reshape(images.shape[0], T, 784 // T).transpose(0, 1)
+
+
+# ------------------------------------------------------------------------------------------------ networks
+@dataclass
+class InitSpec:
+    """Initialization of one network: W ~ N(0, sigma_w^2/N) (or sigma_w x orthogonal), V ~ N(0, sigma_v^2/fan_in),
+    b ~ N(mu_b, sigma_b^2); ``tied`` weights or not."""
+
+    sigma_w: float
+    sigma_v: float
+    mu_b: float = 0.0
+    sigma_b: float = 0.0
+    tied: bool = True
+    orthogonal: bool = False
+    h0_var: float = 0.0   # second moment of a fixed random initial state h^0 (0: h^0 = 0); not trained
+    label: str = ""
+
+
+def _init_matrix(n_out: int, n_in: int, scale: float, orthogonal: bool, gen: torch.Generator) -> torch.Tensor:
+    if orthogonal:
+        if n_out != n_in:
+            raise ValueError("orthogonal initialization needs a square matrix")
+        A = torch.randn(n_out, n_in, generator=gen, dtype=torch.float64)
+        Qm, Rm = torch.linalg.qr(A)
+        return (Qm * torch.sign(torch.diagonal(Rm))).float() * scale
+    return torch.randn(n_out, n_in, generator=gen) * (scale / np.sqrt(n_in))
+
+
+@dataclass
+class GridRNN:
+    """K RNNs of one kind (``"vanilla"`` or ``"minimal"``) trained together; see the module docstring."""
+
+    kind: str
+    specs: list[InitSpec]
+    N: int
+    M: int
+    steps: int                 # sequence length (number of inputs); untied networks get one cell per step
+    n_classes: int = 10
+    seed: int = 0
+    input_scale2: float = 1.0  # minimalRNN: W_x ~ N(0, input_scale2/M)
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("vanilla", "minimal"):
+            raise ValueError(f"kind = {self.kind!r}: must be 'vanilla' or 'minimal'")
+        gen = torch.Generator().manual_seed(int(self.seed))
+        N, M, S = self.N, self.M, self.steps
+        n_in = M if self.kind == "vanilla" else N
+        self.tied_idx = [k for k, s in enumerate(self.specs) if s.tied]
+        self.untied_idx = [k for k, s in enumerate(self.specs) if not s.tied]
+        # the order in which the forward pass stacks the networks -> position of network k
+        order = self.tied_idx + self.untied_idx
+        self.perm = torch.tensor([order.index(k) for k in range(len(self.specs))])
+
+        def cell_params(s: InitSpec, n_copies: int):
+            W = torch.stack([_init_matrix(N, N, s.sigma_w, s.orthogonal, gen) for _ in range(n_copies)])
+            V = torch.stack([_init_matrix(N, n_in, s.sigma_v, False, gen) for _ in range(n_copies)])
+            b = s.mu_b + s.sigma_b * torch.randn(n_copies, N, generator=gen)
+            return W, V, b
+
+        for group, idx, copies in (("tied", self.tied_idx, 1), ("untied", self.untied_idx, S)):
+            if not idx:
+                continue
+            Ws, Vs, bs = zip(*(cell_params(self.specs[k], copies) for k in idx))
+            self.params[f"W_{group}"] = torch.stack(Ws).squeeze(1) if copies == 1 else torch.stack(Ws)
+            self.params[f"V_{group}"] = torch.stack(Vs).squeeze(1) if copies == 1 else torch.stack(Vs)
+            self.params[f"b_{group}"] = torch.stack(bs).squeeze(1) if copies == 1 else torch.stack(bs)
+        K = len(self.specs)
+        if self.kind == "minimal":
+            self.params["Wx"] = torch.randn(K, N, M, generator=gen) * np.sqrt(self.input_scale2 / M)
+        self.h0 = torch.stack([np.sqrt(s.h0_var) * torch.randn(N, generator=gen) for s in self.specs])  # (K, N)
+        self.params["C"] = torch.randn(K, N, self.n_classes, generator=gen) / np.sqrt(N)
+        self.params["d"] = torch.zeros(K, 1, self.n_classes)
+        for p in self.params.values():
+            p.requires_grad_(True)
+
+    @property
+    def K(self) -> int:
+        return len(self.specs)
+
+    def _cell_weights(self):
+        """The weights (W_t, V_t, b_t) of every step, stacked over the networks (tied networks first). Untied
+        weights are split with one ``unbind`` per pass (indexing them step by step would cost O(steps^2) in the
+        backward pass)."""
+        untied = ([self.params[f"{n}_untied"].unbind(1) for n in "WVb"] if self.untied_idx else None)
+        tied = [self.params[f"{n}_tied"] for n in "WVb"] if self.tied_idx else None
+        for t in range(self.steps):
+            if tied is None:
+                yield tuple(u[t] for u in untied)
+            elif untied is None:
+                yield tuple(tied)
+            else:
+                yield tuple(torch.cat([a, u[t]], 0) for a, u in zip(tied, untied))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: (steps, B, M), shared by all networks. Returns the logits (K, B, n_classes) of the last hidden state."""
+        S, B, _ = x.shape
+        if S > self.steps:
+            raise ValueError(f"sequence of {S} steps, networks built for {self.steps}")
+        order = self.tied_idx + self.untied_idx
+        h = self.h0[order].unsqueeze(1).expand(self.K, B, self.N)
+        if self.kind == "minimal":
+            # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind (see _cell_weights)
+            xt_all = torch.tanh(torch.einsum("sbm,knm->skbn", x, self.params["Wx"][order])).unbind(0)
+        for t, (W, V, b) in zip(range(S), self._cell_weights()):
+            e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2))
+            if self.kind == "vanilla":
+                h = torch.tanh(e + torch.matmul(x[t], V.transpose(1, 2)))      # Eq. (1)
+            else:
+                xt = xt_all[t]
+                u = torch.sigmoid(e + torch.bmm(xt, V.transpose(1, 2)))
+                h = u * h + (1 - u) * xt                                       # Eq. (5)
+        return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
+
+    def parameters(self) -> list[torch.Tensor]:
+        return list(self.params.values())
+
+
+@contextmanager
+def flush_denormals():
+    """Flush denormal floats to zero while training: vanishing gradients through many steps otherwise become
+    denormals, which make the CPU's arithmetic several times slower (values below 1e-38 change nothing)."""
+    torch.set_flush_denormal(True)
+    try:
+        yield
+    finally:
+        torch.set_flush_denormal(False)
+
+
+def losses_and_accuracy(logits: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-network cross-entropy (K,) and accuracy (K,) for logits (K, B, C), labels (B,)."""
+    K, B, C = logits.shape
+    ce = torch.nn.functional.cross_entropy(logits.reshape(K * B, C), y.repeat(K), reduction="none").reshape(K, B)
+    return ce.mean(1), (logits.argmax(-1) == y).float().mean(1)
+
+
+@dataclass
+class TrainResult:
+    steps: list[int]
+    accuracy: np.ndarray  # (n_evals, K)
+    loss: np.ndarray      # (n_evals, K)
+
+
+def train(net: GridRNN, make_batch, n_steps: int, lr: float, eval_fn=None, eval_every: int = 0) -> TrainResult:
+    """Adam on the sum of the K networks' losses (equivalent to K independent Adam runs). ``make_batch(step)``
+    returns (x, y); ``eval_fn(net)`` returns (loss (K,), accuracy (K,)) at the steps ``eval_every`` apart
+    and at the end."""
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    evals, accs, losses = [], [], []
+    with flush_denormals():
+        for step in range(n_steps):
+            x, y = make_batch(step)
+            loss, _ = losses_and_accuracy(net.forward(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.sum().backward()
+            for p in net.parameters():  # a diverged network must not stop the others
+                p.grad.nan_to_num_(0.0, posinf=0.0, neginf=0.0)
+            opt.step()
+            if eval_fn is not None and ((eval_every and (step + 1) % eval_every == 0) or step + 1 == n_steps):
+                with torch.no_grad():
+                    l_, a_ = eval_fn(net)
+                evals.append(step + 1)
+                accs.append(a_.numpy())
+                losses.append(l_.numpy())
+    return TrainResult(evals, np.array(accs), np.array(losses))
+
+
+def steps_to_reach(steps: list[int], acc: np.ndarray, threshold: float) -> np.ndarray:
+    """First evaluation step at which each network's accuracy reaches ``threshold`` (inf if never); acc (n, K)."""
+    out = np.full(acc.shape[1], np.inf)
+    for k in range(acc.shape[1]):
+        hit = np.nonzero(acc[:, k] >= threshold)[0]
+        if hit.size:
+            out[k] = steps[hit[0]]
+    return out
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2 helpers
+def trainability_grid(kind: str, specs: list[InitSpec], Ts: list[int], X: torch.Tensor, Y: torch.Tensor, N: int,
+                      batch: int, steps: int, lr: float, seed: int, sigma_x: float = 1.0, input_scale2: float = 1.0,
+                      n_eval: int = 512, progress=lambda it, **kw: it) -> np.ndarray:
+    """Train the K networks of ``specs`` on the MNIST-then-noise task for every depth T in ``Ts`` (one batched
+    run per T) and return the final training accuracy, shape (len(Ts), K), measured on ``n_eval`` training
+    images with fresh noise."""
+    out = []
+    for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
+        gen = torch.Generator().manual_seed(seed + 1000 * i)
+        net = GridRNN(kind, specs, N, X.shape[1], T + 1, seed=seed + 1000 * i + 1, input_scale2=input_scale2)
+
+        def make_batch(step: int, T=T, gen=gen):
+            idx = torch.randint(0, len(X), (batch,), generator=gen)
+            return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
+
+        Xe, Ye = X[:n_eval], Y[:n_eval]
+        eval_gen = torch.Generator().manual_seed(seed + 999)
+        res = train(net, make_batch, steps, lr,
+                    eval_fn=lambda net, T=T: losses_and_accuracy(net.forward(mnist_then_noise(Xe, T, sigma_x, eval_gen)), Ye))
+        out.append(res.accuracy[-1])
+    return np.array(out)
+
+
+def depth_boundary(acc: np.ndarray, Ts: list[int], threshold: float) -> np.ndarray:
+    """The largest T of the grid up to which a network is trainable (accuracy >= threshold at that T and every
+    smaller one); 0 if not even at the smallest T. acc: (len(Ts), K)."""
+    ok = np.cumprod(acc >= threshold, axis=0).astype(bool)
+    Ts = np.asarray(Ts)
+    return np.array([Ts[ok[:, k]].max() if ok[:, k].any() else 0 for k in range(acc.shape[1])])
+
+
+def tau_rule_agreement(acc: np.ndarray, Ts: list[int], tau: np.ndarray, threshold: float,
+                       multiples=np.geomspace(0.25, 64, 49)) -> tuple[float, float]:
+    """How well "trainable iff T <= k tau" describes the grid: the fraction of (T, network) cells it classifies
+    correctly, for the best single multiple k (one constant for the whole grid, as the paper overlays one
+    multiple of tau). Returns (agreement, k)."""
+    trainable = acc >= threshold
+    Tcol = np.asarray(Ts, float)[:, None]
+    best = (-1.0, float("nan"))
+    for k in multiples:
+        agree = float(np.mean((Tcol <= k * np.asarray(tau)[None, :]) == trainable))
+        if agree > best[0]:
+            best = (agree, float(k))
+    return best
+
+
+def constant_rule_agreement(acc: np.ndarray, Ts: list[int], threshold: float) -> tuple[float, float]:
+    """The baseline that ignores tau: "trainable iff T <= T0" with the best T0 (including 'never' and 'always')."""
+    return tau_rule_agreement(acc, Ts, np.ones(acc.shape[1]), threshold,
+                              multiples=np.concatenate([[0.0], np.asarray(Ts, float), [np.inf]]))
+
+
+def spearman(a, b) -> float:
+    """Spearman rank correlation with average ranks for ties (nan if either input is constant)."""
+    def ranks(x):
+        x = np.asarray(x, float)
+        order = np.argsort(x, kind="mergesort")
+        r = np.empty(len(x))
+        r[order] = np.arange(len(x), dtype=float)
+        for v in np.unique(x):  # average the ranks of ties
+            r[x == v] = r[x == v].mean()
+        return r
+
+    ra, rb = ranks(a), ranks(b)
+    if np.ptp(ra) == 0 or np.ptp(rb) == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])

@@ -1,0 +1,132 @@
+"""The ledger records declared claims; the declared rule, not the chapter, gives the verdict."""
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from rnnbook.book import ledger
+from rnnbook.book.claims import ClaimError
+from rnnbook.book.ledger import Ledger
+
+CLAIMS = """
+paper: lsc
+claims:
+  - id: lsc.b
+    source: Lemma 2
+    statement: second
+    tolerance: 0.1
+    constants: {tol: 0.1}
+    rule:
+      - reproduced: abs(x - 1) <= tol
+      - partly-reproduced: abs(x - 1) <= 3 * tol
+      - otherwise: not-reproduced
+    measured: "x = {x:.2f}"
+  - id: lsc.a
+    source: Lemma 2
+    statement: first
+    rule:
+      - reproduced: all(v == 0 for v in errors)
+      - otherwise: not-reproduced
+    note: "{n} errors checked"
+  - id: lsc.gated
+    source: Fig. 2
+    statement: trained claim
+    trained: acc >= 0.2
+    rule:
+      - reproduced: effect > 0
+      - otherwise: not-reproduced
+  - id: lsc.skip
+    source: Fig. 9
+    statement: not done
+    rule: not-attempted
+    note: needs CIFAR
+"""
+
+
+@pytest.fixture
+def book(tmp_path, monkeypatch):
+    (tmp_path / "notebooks" / "lsc").mkdir(parents=True)
+    (tmp_path / "notebooks" / "lsc" / "x.claims.yaml").write_text(CLAIMS)
+    monkeypatch.setenv("RNNBOOK_CLAIMS_DIR", str(tmp_path / "claims"))
+    monkeypatch.setenv("RNNBOOK_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_declared_rule_decides(book):
+    led = Ledger("lsc/x", "smoke")
+    assert led.check("lsc.b", x=np.float64(1.05)).verdict == "reproduced"
+    assert led.check("lsc.b", x=1.2).verdict == "partly-reproduced"
+    c = led.check("lsc.b", x=2.0)
+    assert c.verdict == "not-reproduced" and c.measured == "x = 2.00" and c.tolerance == 0.1
+    a = led.check("lsc.a", errors=np.zeros(3), n=3)
+    assert a.verdict == "reproduced" and a.note == "3 errors checked"
+    assert led.check("lsc.a", errors=[0, 1], n=2).verdict == "not-reproduced"
+    records = ledger.collect(book / "claims")
+    assert [r["id"] for r in records] == ["lsc.a", "lsc.b"]
+    for r in records:
+        assert set(ledger.FIELDS) <= set(r) and r["chapter"] == "notebooks/lsc/x"
+        assert r["rule"] and r["profile"] == "smoke"
+    json.dumps(records)
+    assert "| `lsc.a` |" in led.table()
+
+
+def test_gate_makes_untrained_inconclusive(book):
+    led = Ledger("lsc/x", "book")
+    c = led.check("lsc.gated", acc=0.1, effect=5.0, seeds=3)
+    assert c.verdict == "inconclusive" and c.trained == {"rule": "acc >= 0.2", "passed": False}
+    assert c.seeds == 3
+    assert led.check("lsc.gated", acc=0.5, effect=-1.0).verdict == "not-reproduced"
+    assert led.check("lsc.gated", acc=0.5, effect=1.0).verdict == "reproduced"
+
+
+def test_not_attempted_needs_no_values(book):
+    c = Ledger("lsc/x", "book").check("lsc.skip")
+    assert c.verdict == "not-attempted" and c.note == "needs CIFAR"
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda led: led.check("lsc.zzz", x=1), "not declared"),
+    (lambda led: led.check("lsc.b"), "needs x"),
+    (lambda led: led.check("lsc.b", x=1, tol=2), "constants"),
+])
+def test_measurements_must_match_the_declaration(book, call, msg):
+    with pytest.raises(ClaimError, match=msg):
+        call(Ledger("lsc/x", "book"))
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ("rule: [{reproduced: x > 0}]", "last rule entry"),
+    ("rule: [{great: x > 0}, {otherwise: not-reproduced}]", "verdict"),
+    ("rule: [{reproduced: __import__('os')}, {otherwise: not-reproduced}]", "calls a function"),
+    ("rule: [{reproduced: x.real > 0}, {otherwise: not-reproduced}]", "Attribute"),
+    ("rule: [{reproduced: x >}, {otherwise: not-reproduced}]", "not an expression"),
+])
+def test_bad_declarations_are_refused(tmp_path, monkeypatch, bad, msg):
+    (tmp_path / "notebooks" / "lsc").mkdir(parents=True)
+    text = f"paper: lsc\nclaims:\n  - id: lsc.q\n    source: s\n    statement: t\n    {bad}\n"
+    (tmp_path / "notebooks" / "lsc" / "y.claims.yaml").write_text(text)
+    monkeypatch.setenv("RNNBOOK_ROOT", str(tmp_path))
+    with pytest.raises(ClaimError, match=msg):
+        Ledger("lsc/y", "book")
+
+
+def test_missing_claims_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("RNNBOOK_ROOT", str(tmp_path))
+    with pytest.raises(ClaimError, match="no claims file"):
+        Ledger("lsc/nothing", "book")
+
+
+def test_claim_box_and_escaping(book):
+    assert ledger.md_escape("nu_W**j | x") == "nu\\_W\\*\\*j \\| x"
+    assert ledger.md_cell(None) == "—"
+    assert ledger.md_cell("a" * 300, width=10).endswith("…")
+    box = Ledger("lsc/x", "book").check("lsc.b", x=1.0)._repr_markdown_()
+    assert box.startswith(":::{admonition} `lsc.b`: reproduced") and box.endswith(":::")
+    assert "declared before the run" in box
+
+
+def test_verdict_within():
+    assert ledger.verdict_within(1.04, 1.0, 0.05) == "reproduced"
+    assert ledger.verdict_within(1.06, 1.0, 0.05) == "not-reproduced"

@@ -2,6 +2,7 @@
 #   make book                 -> venv, every chapter at the `book` profile, HTML in _build/html
 #   make test                 -> venv, pytest (unit tests + the whole pipeline at the `smoke` profile)
 #   make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"   -> re-run one chapter into _build/runs/
+#   make lint                 -> ruff: code formatted to 88 columns, lint-clean (the tests run it too)
 #   make paper                -> every chapter at the paper's own sizes (hours; uses a GPU if present)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -15,7 +16,7 @@ JOBS ?=
 NB ?=
 ARGS ?=
 
-.PHONY: book test paper chapter venv clean
+.PHONY: book test paper chapter venv clean lint
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +41,10 @@ paper: $(STAMP) $(AUSTEN)
 
 test: $(STAMP) $(AUSTEN)
 	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff format --check src tests notebooks benchmarks
+	$(VENV)/bin/ruff check src tests notebooks benchmarks
 
 chapter: $(STAMP) $(AUSTEN)
 	@test -n "$(NB)" || { echo 'usage: make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"'; exit 2; }

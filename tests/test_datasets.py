@@ -9,10 +9,25 @@ from rnnbook import datasets
 def test_mnist_is_the_real_mnist():
     x, y = datasets.mnist("train")
     xt, yt = datasets.mnist("test")
-    assert x.shape == (60000, 28, 28) and xt.shape == (10000, 28, 28) and x.dtype == np.uint8
+    assert (
+        x.shape == (60000, 28, 28)
+        and xt.shape == (10000, 28, 28)
+        and x.dtype == np.uint8
+    )
     assert set(np.unique(y)) == set(range(10))
     # the well-known class counts of MNIST's training set
-    assert np.bincount(y).tolist() == [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
+    assert np.bincount(y).tolist() == [
+        5923,
+        6742,
+        5958,
+        6131,
+        5842,
+        5421,
+        5918,
+        6265,
+        5851,
+        5949,
+    ]
     with pytest.raises(ValueError, match="split"):
         datasets.mnist("valid")
 
@@ -29,7 +44,14 @@ def test_austen_corpus_has_penn_treebank_size():
 
 
 def test_tokenize_and_build_corpus():
-    assert datasets.tokenize_line("It is 1,000 pounds, Mr. Darcy's!") == ["it", "is", "N", "pounds", "mr", "darcy's"]
+    assert datasets.tokenize_line("It is 1,000 pounds, Mr. Darcy's!") == [
+        "it",
+        "is",
+        "N",
+        "pounds",
+        "mr",
+        "darcy's",
+    ]
     docs = {"a": ["x y z"] * 8 + ["v w"] * 2, "b": ["x x"] * 10}
     c = datasets.build_corpus(docs, vocab_size=4)
     assert c.vocab == ("<unk>", "<eos>", "x", "y")

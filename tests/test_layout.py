@@ -54,7 +54,9 @@ def test_top_level_is_small_and_every_room_documents_its_paper():
     assert len(list(PKG.glob("*.py"))) <= 6
     for room in PAPER_ROOMS + ("book",):
         doc = ast.get_docstring(ast.parse((PKG / room / "__init__.py").read_text()))
-        assert doc and len(doc) > 200, f"rnnbook.{room} needs a docstring naming its paper and sections"
+        assert doc and len(doc) > 200, (
+            f"rnnbook.{room} needs a docstring naming its paper and sections"
+        )
 
 
 def test_tests_mirror_the_package():

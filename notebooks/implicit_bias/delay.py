@@ -67,7 +67,15 @@ from scipy import stats
 from rnnbook.implicit_bias import delay_sweep
 from rnnbook import plotting
 from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, ParameterError, at_least, in_open_unit, positive, resolve
+from rnnbook.book.params import (
+    describe,
+    Param,
+    ParameterError,
+    at_least,
+    in_open_unit,
+    positive,
+    resolve,
+)
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -77,49 +85,110 @@ SPEC = {
     "n_x": Param(int, 15, 15, 15, at_least(1), ">= 1 input channels"),
     "n_train": Param(int, 10, 10, 10, at_least(1), ">= 1 sequences"),
     "n_test": Param(int, 10, 10, 10, at_least(1), ">= 1 sequences"),
-    "snr_db": Param(float, 20.0, 20.0, 20.0, None, "output signal-to-noise ratio in dB"),
+    "snr_db": Param(
+        float, 20.0, 20.0, 20.0, None, "output signal-to-noise ratio in dB"
+    ),
     "teacher_hidden": Param(int, 4, 4, 4, at_least(1), ">= 1"),
     "n_student": Param(int, 16, 100, 1000, at_least(2), ">= 2 hidden units"),
-    "delays": Param(list, [0, 4, 8], [0, 2, 4, 6, 8, 10, 12, 14], [0, 2, 4, 6, 8, 10, 12, 14], at_least(0),
-                    "integers >= 0 and < T, increasing, starting at 0", item=int),
+    "delays": Param(
+        list,
+        [0, 4, 8],
+        [0, 2, 4, 6, 8, 10, 12, 14],
+        [0, 2, 4, 6, 8, 10, 12, 14],
+        at_least(0),
+        "integers >= 0 and < T, increasing, starting at 0",
+        item=int,
+    ),
     "seeds": Param(int, 2, 3, 10, at_least(2), ">= 2 (an error bar needs two)"),
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
     "steps": Param(int, 40, 500, 2000, at_least(1), ">= 1 gradient steps"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(SPEC, profile, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, T=T, n_x=n_x, n_train=n_train, n_test=n_test,
-            snr_db=snr_db, teacher_hidden=teacher_hidden, n_student=n_student, delays=delays, seeds=seeds, lr=lr,
-            steps=steps, seed=seed)
+P = resolve(
+    SPEC,
+    profile,
+    nu_W=nu_W,
+    nu_F=nu_F,
+    nu_C=nu_C,
+    T=T,
+    n_x=n_x,
+    n_train=n_train,
+    n_test=n_test,
+    snr_db=snr_db,
+    teacher_hidden=teacher_hidden,
+    n_student=n_student,
+    delays=delays,
+    seeds=seeds,
+    lr=lr,
+    steps=steps,
+    seed=seed,
+)
 if P.delays[0] != 0 or P.delays != sorted(P.delays) or P.delays[-1] >= P.T:
-    raise ParameterError(f"parameter 'delays' = {P.delays!r}: must be increasing, start at 0 and stay below T = {P.T}")
+    raise ParameterError(
+        f"parameter 'delays' = {P.delays!r}: must be increasing, start at 0 and stay below T = {P.T}"
+    )
 plotting.setup()
 ledger = Ledger("implicit-bias", P.profile)
 display(Markdown(describe(P)))
 
 # %%
-sweep = delay_sweep.run_delay_sweep(delays=P.delays, seeds=P.seeds, n=P.n_student, n_teacher=P.teacher_hidden,
-                                    n_x=P.n_x, T=P.T, n_train=P.n_train, n_test=P.n_test, nu_W=P.nu_W,
-                                    nu_F=P.nu_F, nu_C=P.nu_C, snr_db=P.snr_db, lr=P.lr, steps=P.steps, seed=P.seed)
-rel = sweep.relative_test_error                      # (models, seeds, delays)
-rel_train = sweep.train_mse / sweep.test_power[None]  # on the same scale, for comparison
+sweep = delay_sweep.run_delay_sweep(
+    delays=P.delays,
+    seeds=P.seeds,
+    n=P.n_student,
+    n_teacher=P.teacher_hidden,
+    n_x=P.n_x,
+    T=P.T,
+    n_train=P.n_train,
+    n_test=P.n_test,
+    nu_W=P.nu_W,
+    nu_F=P.nu_F,
+    nu_C=P.nu_C,
+    snr_db=P.snr_db,
+    lr=P.lr,
+    steps=P.steps,
+    seed=P.seed,
+)
+rel = sweep.relative_test_error  # (models, seeds, delays)
+rel_train = (
+    sweep.train_mse / sweep.test_power[None]
+)  # on the same scale, for comparison
 d = np.array(P.delays)
-markers = {"RNN": "o-", "scaled conv": "x--", "unscaled conv": "s-", "unscaled conv, zero init": "d:"}
+markers = {
+    "RNN": "o-",
+    "scaled conv": "x--",
+    "unscaled conv": "s-",
+    "unscaled conv, zero init": "d:",
+}
 fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
 for k, m in enumerate(delay_sweep.MODELS):
     c = plotting.COLORS[k]
     mk = rel[k].mean(0)
-    axes[0].errorbar(d + 0.1 * (k - 1.5), mk, yerr=[mk - rel[k].min(0), rel[k].max(0) - mk], fmt=markers[m],
-                     capsize=3, color=c, label=m + (f" ($n={P.n_student}$)" if m == "RNN" else ""))
+    axes[0].errorbar(
+        d + 0.1 * (k - 1.5),
+        mk,
+        yerr=[mk - rel[k].min(0), rel[k].max(0) - mk],
+        fmt=markers[m],
+        capsize=3,
+        color=c,
+        label=m + (f" ($n={P.n_student}$)" if m == "RNN" else ""),
+    )
     axes[1].plot(d, rel_train[k].mean(0), markers[m], color=c, label=m)
 noise = 1 / (1 + 10 ** (P.snr_db / 10))
 for ax in axes:
     ax.axhline(noise, color="gray", ls=":", label="noise level")
     ax.set_yscale("log")
     ax.legend(fontsize=8)
-axes[0].set(xlabel="delay (time steps)", ylabel="relative test error (test MSE / mean $y^2$)",
-            title=f"Fig. 3: test error vs delay (mean, range over {P.seeds} seeds)")
-axes[1].set(xlabel="delay (time steps)", ylabel="relative training error (same scale)",
-            title="Training error after the same number of steps")
+axes[0].set(
+    xlabel="delay (time steps)",
+    ylabel="relative test error (test MSE / mean $y^2$)",
+    title=f"Fig. 3: test error vs delay (mean, range over {P.seeds} seeds)",
+)
+axes[1].set(
+    xlabel="delay (time steps)",
+    ylabel="relative training error (same scale)",
+    title="Training error after the same number of steps",
+)
 plt.tight_layout()
 plt.show()
 
@@ -129,7 +198,10 @@ i_rnn, i_sc, i_un = (names.index(m) for m in ("RNN", "scaled conv", "unscaled co
 mean = rel.mean(1)  # (models, delays)
 rho_sc = float(stats.spearmanr(d, mean[i_sc]).statistic) if len(d) > 2 else 1.0
 rho_rnn = float(stats.spearmanr(d, mean[i_rnn]).statistic) if len(d) > 2 else 1.0
-rises = {m: bool(np.all(rel[i, :, -1] > rel[i, :, 0])) for m, i in (("RNN", i_rnn), ("scaled conv", i_sc))}
+rises = {
+    m: bool(np.all(rel[i, :, -1] > rel[i, :, 0]))
+    for m, i in (("RNN", i_rnn), ("scaled conv", i_sc))
+}
 c1 = rho_sc >= 0.8 and rho_rnn >= 0.8 and all(rises.values())
 c2 = bool(np.all(rel[i_un, :, -1] < rel[i_sc, :, -1]))
 growth_un = float(mean[i_un, -1] / mean[i_un, 0])
@@ -180,28 +252,42 @@ glue("growth_zero", float(mean[i_z, -1] / mean[i_z, 0]), display=False)
 
 # %%
 glue("n_student_int", int(P.n_student), display=False)
-verdict = "reproduced" if (c1 and c2 and c3) else ("partly-reproduced" if (c1 and c2) else "not-reproduced")
+verdict = (
+    "reproduced"
+    if (c1 and c2 and c3)
+    else ("partly-reproduced" if (c1 and c2) else "not-reproduced")
+)
 ledger.record(
-    "implicit-bias.fig3.delay-bias", "Fig. 3",
+    "implicit-bias.fig3.delay-bias",
+    "Fig. 3",
     "With a delayed true linear system (n_x = 15, n_y = 1, T = 20, 10 train / 10 test sequences, SNR 20 dB), the "
     "test error of the RNN and of the scaled convolution increases with the delay, while that of the unscaled "
     "convolution stays almost the same.",
     paper_value="RNN = scaled conv, rising with delay; unscaled conv almost flat",
-    measured={"delays": P.delays,
-              "relative_test_error_mean": {m: [round(float(v), 4) for v in mean[i]] for i, m in enumerate(names)},
-              "spearman_scaled": round(rho_sc, 3), "spearman_rnn": round(rho_rnn, 3),
-              "growth_factor_scaled": round(growth_sc, 2), "growth_factor_unscaled": round(growth_un, 2),
-              "growth_factor_unscaled_zero_init": round(float(mean[i_z, -1] / mean[i_z, 0]), 2),
-              "unscaled_beats_scaled_at_max_delay_all_seeds": c2,
-              "max_rel_diff_rnn_vs_scaled": round(rnn_vs_sc, 3)},
+    measured={
+        "delays": P.delays,
+        "relative_test_error_mean": {
+            m: [round(float(v), 4) for v in mean[i]] for i, m in enumerate(names)
+        },
+        "spearman_scaled": round(rho_sc, 3),
+        "spearman_rnn": round(rho_rnn, 3),
+        "growth_factor_scaled": round(growth_sc, 2),
+        "growth_factor_unscaled": round(growth_un, 2),
+        "growth_factor_unscaled_zero_init": round(
+            float(mean[i_z, -1] / mean[i_z, 0]), 2
+        ),
+        "unscaled_beats_scaled_at_max_delay_all_seeds": c2,
+        "max_rel_diff_rnn_vs_scaled": round(rnn_vs_sc, 3),
+    },
     tolerance="rise: Spearman >= 0.8 and error(max delay) > error(0) for every seed; unscaled wins at the largest "
-              "delay for every seed; 'almost the same': unscaled growth factor <= 2",
+    "delay for every seed; 'almost the same': unscaled growth factor <= 2",
     verdict=verdict,
     note=f"Student RNN n = {P.n_student} (paper 1000), {P.seeds} seeds, lr = {P.lr}, {P.steps} full-batch steps, "
-         "all models started from the same impulse response; teacher as in Fig. 1 (4 hidden units, not given for "
-         "Fig. 3). Relative test error = test MSE / mean squared test output. The RNN-vs-scaled agreement is "
-         "reported but not part of the verdict (the book's RNN is 10x narrower than the paper's; the equivalence "
-         "itself is checked at n = 1000 for Fig. 1).")
+    "all models started from the same impulse response; teacher as in Fig. 1 (4 hidden units, not given for "
+    "Fig. 3). Relative test error = test MSE / mean squared test output. The RNN-vs-scaled agreement is "
+    "reported but not part of the verdict (the book's RNN is 10x narrower than the paper's; the equivalence "
+    "itself is checked at n = 1000 for Fig. 1).",
+)
 
 # %% [markdown]
 # ## Verdicts

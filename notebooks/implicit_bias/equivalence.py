@@ -82,7 +82,14 @@ from rnnbook import plotting
 from rnnbook.implicit_bias import stability
 from rnnbook.implicit_bias import scale_factors as sf
 from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.book.params import (
+    describe,
+    Param,
+    at_least,
+    in_open_unit,
+    positive,
+    resolve,
+)
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -90,22 +97,60 @@ SPEC = {
     "nu_C": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "n_x": Param(int, 2, 2, 2, at_least(1), ">= 1"),
     "n_y": Param(int, 2, 2, 2, at_least(1), ">= 1"),
-    "radius_widths": Param(list, [32, 64], [64, 128, 256, 512], [128, 256, 512, 1024, 2048],
-                           at_least(4), "integers >= 4, increasing", item=int),
-    "radius_nu_Ws": Param(list, [0.1, 0.3, 0.6, 0.8, 1.25], [0.1, 0.3, 0.6, 0.8, 1.25],
-                          [0.1, 0.3, 0.6, 0.8, 1.25], positive, "positive variances", item=float),
+    "radius_widths": Param(
+        list,
+        [32, 64],
+        [64, 128, 256, 512],
+        [128, 256, 512, 1024, 2048],
+        at_least(4),
+        "integers >= 4, increasing",
+        item=int,
+    ),
+    "radius_nu_Ws": Param(
+        list,
+        [0.1, 0.3, 0.6, 0.8, 1.25],
+        [0.1, 0.3, 0.6, 0.8, 1.25],
+        [0.1, 0.3, 0.6, 0.8, 1.25],
+        positive,
+        "positive variances",
+        item=float,
+    ),
     "radius_seeds": Param(int, 2, 3, 10, at_least(2), ">= 2"),
-    "T_max": Param(int, 16, 40, 40, at_least(4), ">= 4 (largest filter length of Prop. 2.1(b))"),
+    "T_max": Param(
+        int, 16, 40, 40, at_least(4), ">= 4 (largest filter length of Prop. 2.1(b))"
+    ),
     "T_ntk": Param(int, 4, 8, 10, at_least(2), ">= 2"),
-    "mc_widths": Param(list, [16, 64], [32, 128, 512], [64, 256, 1024, 2048], at_least(2),
-                       "integers >= 2, increasing", item=int),
+    "mc_widths": Param(
+        list,
+        [16, 64],
+        [32, 128, 512],
+        [64, 256, 1024, 2048],
+        at_least(2),
+        "integers >= 2, increasing",
+        item=int,
+    ),
     "mc_draws": Param(int, 200, 1000, 5000, at_least(50), ">= 50 networks per width"),
     "mc_lags": Param(int, 4, 6, 8, at_least(2), ">= 2"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(SPEC, profile, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, n_x=n_x, n_y=n_y, radius_widths=radius_widths,
-            radius_nu_Ws=radius_nu_Ws, radius_seeds=radius_seeds, T_max=T_max, T_ntk=T_ntk,
-            mc_widths=mc_widths, mc_draws=mc_draws, mc_lags=mc_lags, seed=seed)
+P = resolve(
+    SPEC,
+    profile,
+    nu_W=nu_W,
+    nu_F=nu_F,
+    nu_C=nu_C,
+    n_x=n_x,
+    n_y=n_y,
+    radius_widths=radius_widths,
+    radius_nu_Ws=radius_nu_Ws,
+    radius_seeds=radius_seeds,
+    T_max=T_max,
+    T_ntk=T_ntk,
+    mc_widths=mc_widths,
+    mc_draws=mc_draws,
+    mc_lags=mc_lags,
+    seed=seed,
+)
 plotting.setup()
 torch.manual_seed(P.seed)
 ledger = Ledger("implicit-bias", P.profile)
@@ -120,21 +165,35 @@ display(Markdown(describe(P)))
 # it, {cite:t}`geman1986spectral`, {cite:t}`bai1986limiting`).
 
 # %%
-radii = stability.spectral_radii(P.radius_widths, P.radius_nu_Ws, P.radius_seeds, P.seed)
+radii = stability.spectral_radii(
+    P.radius_widths, P.radius_nu_Ws, P.radius_seeds, P.seed
+)
 nus = np.array(P.radius_nu_Ws)
 ns = np.array(P.radius_widths, dtype=float)
 fig, ax = plt.subplots(figsize=(8, 4))
 for k, nu in enumerate(nus):
     c = plotting.COLORS[k % len(plotting.COLORS)]
     m, sd = radii[k].mean(1), radii[k].std(1, ddof=1)
-    ax.errorbar(ns, m, yerr=sd, fmt="o-", ms=4, capsize=3, color=c, label=fr"$\nu_W={nu}$: measured")
+    ax.errorbar(
+        ns,
+        m,
+        yerr=sd,
+        fmt="o-",
+        ms=4,
+        capsize=3,
+        color=c,
+        label=rf"$\nu_W={nu}$: measured",
+    )
     ax.axhline(np.sqrt(nu), color=c, ls="--", lw=1)
     ax.axhline(nu, color=c, ls=":", lw=1)
 ax.plot([], [], "k--", lw=1, label=r"$\sqrt{\nu_W}$ (circular law)")
 ax.plot([], [], "k:", lw=1, label=r"$\nu_W$ (paper, Sec. 2)")
 ax.set_xscale("log")
-ax.set(xlabel="width $n$ (hidden units)", ylabel=r"spectral radius of $W/\sqrt{n}$ (dimensionless)",
-       title=f"Spectral radius at initialization (4), mean ± sd over {P.radius_seeds} draws")
+ax.set(
+    xlabel="width $n$ (hidden units)",
+    ylabel=r"spectral radius of $W/\sqrt{n}$ (dimensionless)",
+    title=f"Spectral radius at initialization (4), mean ± sd over {P.radius_seeds} draws",
+)
 ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 plt.show()
 
@@ -148,7 +207,11 @@ for k, nu in enumerate(nus):
 glue("rad_n", int(P.radius_widths[-1]), display=False)
 glue("rad_rel_sqrt", float(rel_sqrt.max()), display=False)
 disc = np.abs(1 / np.sqrt(nus) - 1) > 0.30
-glue("rad_rel_paper", float(rel_paper[disc].min()) if disc.any() else float("nan"), display=False)
+glue(
+    "rad_rel_paper",
+    float(rel_paper[disc].min()) if disc.any() else float("nan"),
+    display=False,
+)
 
 # %% [markdown]
 # **Figure 1.** The spectral radius of $W/\sqrt n$ (dots) settles on the dashed lines $\sqrt{\nu_W}$, not on the
@@ -168,39 +231,62 @@ glue("rad_rel_paper", float(rel_paper[disc].min()) if disc.any() else float("nan
 
 # %%
 tol_close, tol_far = 0.10, 0.30
-discriminating = np.abs(1 / np.sqrt(nus) - 1) > tol_far  # variances where the two candidates differ by > 30%
+discriminating = (
+    np.abs(1 / np.sqrt(nus) - 1) > tol_far
+)  # variances where the two candidates differ by > 30%
 limit_is_paper = bool(np.all(rel_paper[not_one] <= tol_close))
 limit_is_sqrt = bool(np.all(rel_sqrt <= tol_close))
 closer_to_sqrt = bool(np.all(np.abs(r_big - np.sqrt(nus)) < np.abs(r_big - nus)))
-paper_refuted = bool(np.any(discriminating) and np.all(rel_paper[discriminating] > tol_far) and closer_to_sqrt)
+paper_refuted = bool(
+    np.any(discriminating)
+    and np.all(rel_paper[discriminating] > tol_far)
+    and closer_to_sqrt
+)
 ledger.record(
-    "implicit-bias.sec2.spectral-radius", "Sec. 2",
+    "implicit-bias.sec2.spectral-radius",
+    "Sec. 2",
     "For W_ij ~ N(0, nu_W) i.i.d., lim_n lambda_max(W)/sqrt(n) = nu_W almost surely.",
     paper_value="nu_W",
-    measured={"nu_W": P.radius_nu_Ws, "n": int(P.radius_widths[-1]),
-              "mean_radius": [round(float(r), 4) for r in r_big],
-              "sqrt_nu_W": [round(float(np.sqrt(v)), 4) for v in nus],
-              "max_rel_dist_to_sqrt_nu_W": round(float(rel_sqrt.max()), 4),
-              "min_rel_dist_to_nu_W_(nu_W away from 1)": round(float(rel_paper[not_one].min()), 4)},
+    measured={
+        "nu_W": P.radius_nu_Ws,
+        "n": int(P.radius_widths[-1]),
+        "mean_radius": [round(float(r), 4) for r in r_big],
+        "sqrt_nu_W": [round(float(np.sqrt(v)), 4) for v in nus],
+        "max_rel_dist_to_sqrt_nu_W": round(float(rel_sqrt.max()), 4),
+        "min_rel_dist_to_nu_W_(nu_W away from 1)": round(
+            float(rel_paper[not_one].min()), 4
+        ),
+    },
     tolerance="within 10% of the candidate limit at the largest width (edge correction ~5% at n=512); "
-              "refuted if more than 30% away wherever the candidates nu_W and sqrt(nu_W) differ by more than 30%, "
-              "and closer to sqrt(nu_W) than to nu_W at every nu_W",
-    verdict="reproduced" if limit_is_paper else ("not-reproduced" if paper_refuted else "partly-reproduced"),
+    "refuted if more than 30% away wherever the candidates nu_W and sqrt(nu_W) differ by more than 30%, "
+    "and closer to sqrt(nu_W) than to nu_W at every nu_W",
+    verdict="reproduced"
+    if limit_is_paper
+    else ("not-reproduced" if paper_refuted else "partly-reproduced"),
     note="The measured limit is sqrt(nu_W), the standard deviation of the entries (circular law; Geman 1986, "
-         "Bai & Yin 1986), " + ("confirmed" if limit_is_sqrt else "not confirmed") + " within 10%. The stability "
-         "conclusion nu_W < 1 is unaffected (see the next claim). Errata: see the errata page.")
+    "Bai & Yin 1986), "
+    + ("confirmed" if limit_is_sqrt else "not confirmed")
+    + " within 10%. The stability "
+    "conclusion nu_W < 1 is unaffected (see the next claim). Errata: see the errata page.",
+)
 
 stable = radii[:, -1, :] < 1
 ok_stab = bool(np.all(stable[nus < 0.9]) and not np.any(stable[nus > 1.1]))
 ledger.record(
-    "implicit-bias.sec2.stability", "Sec. 2",
+    "implicit-bias.sec2.stability",
+    "Sec. 2",
     "The wide RNN at initialization (4) is stable (spectral radius of W/sqrt(n) < 1) iff nu_W < 1.",
     paper_value="stable iff nu_W < 1",
-    measured={"n": int(P.radius_widths[-1]),
-              "fraction_stable": {str(v): float(stable[k].mean()) for k, v in enumerate(P.radius_nu_Ws)}},
+    measured={
+        "n": int(P.radius_widths[-1]),
+        "fraction_stable": {
+            str(v): float(stable[k].mean()) for k, v in enumerate(P.radius_nu_Ws)
+        },
+    },
     tolerance="every draw stable for nu_W <= 0.8 and every draw unstable for nu_W >= 1.25 at the largest width",
     verdict="reproduced" if ok_stab else "not-reproduced",
-    note=f"{P.radius_seeds} draws per (nu_W, n). Holds because the limit radius sqrt(nu_W) < 1 iff nu_W < 1.")
+    note=f"{P.radius_seeds} draws per (nu_W, n). Holds because the limit radius sqrt(nu_W) < 1 iff nu_W < 1.",
+)
 
 # %% [markdown]
 # ## Proposition 2.1(a): an RNN is the convolution with its impulse response
@@ -219,14 +305,16 @@ for n in (3, 30, 300):
     errs_a.append(float(torch.linalg.norm(y_rnn - y_conv) / torch.linalg.norm(y_rnn)))
 glue("prop21a_err", max(errs_a), display=False)
 ledger.record(
-    "implicit-bias.prop21a.impulse-response", "Proposition 2.1",
+    "implicit-bias.prop21a.impulse-response",
+    "Proposition 2.1",
     "(a) The linear RNN (1) and the convolution (5) with L_j = C W^j F / n^((j+1)/2) (Eq. 9) have the same "
     "input-output map.",
     paper_value="f_RNN(x, theta_RNN) = f_conv(x, theta_conv) for all x",
     measured={"widths": [3, 30, 300], "max_relative_output_difference": max(errs_a)},
     tolerance="1e-12 (float64 round-off)",
     verdict="reproduced" if max(errs_a) < 1e-12 else "not-reproduced",
-    note=f"T = {P.T_ntk}, n_x = {P.n_x}, n_y = {P.n_y}, 5 random Gaussian input sequences per width.")
+    note=f"T = {P.T_ntk}, n_x = {P.n_x}, n_y = {P.n_y}, 5 random Gaussian input sequences per width.",
+)
 
 # %% [markdown]
 # The largest relative difference between the two outputs is {glue:text}`prop21a_err:.1e`: round-off.
@@ -252,17 +340,30 @@ for T_ in Ts:
     pv = conv_models.vandermonde_realization(L)
     pd = conv_models.delay_line_realization(L)
     assert pv["W"].shape[0] == T_ * P.n_x * P.n_y and pd["W"].shape[0] == T_ * P.n_x
-    err_v.append(float(torch.linalg.norm(linear_rnn.forward(pv, x) - y) / torch.linalg.norm(y)))
-    err_d.append(float(torch.linalg.norm(linear_rnn.forward(pd, x) - y) / torch.linalg.norm(y)))
+    err_v.append(
+        float(torch.linalg.norm(linear_rnn.forward(pv, x) - y) / torch.linalg.norm(y))
+    )
+    err_d.append(
+        float(torch.linalg.norm(linear_rnn.forward(pd, x) - y) / torch.linalg.norm(y))
+    )
     cond.append(conv_models.vandermonde_condition(T_))
 err_v, err_d, cond = map(np.array, (err_v, err_d, cond))
 
 fig, ax = plt.subplots()
 ax.semilogy(Ts, err_v, "o-", label=r"Vandermonde realisation (App. B.1), $n=Tn_xn_y$")
 ax.semilogy(Ts, err_d, "s-", label=r"delay-line realisation, $n=Tn_x$")
-ax.semilogy(Ts, cond * np.finfo(float).eps, "k--", lw=1, label=r"cond$(V)\times$ machine epsilon")
-ax.set(xlabel="filter length $T$ (time steps)", ylabel="relative output error (float64)",
-       title=fr"Realising random filters by an RNN ($n_x={P.n_x}$, $n_y={P.n_y}$)")
+ax.semilogy(
+    Ts,
+    cond * np.finfo(float).eps,
+    "k--",
+    lw=1,
+    label=r"cond$(V)\times$ machine epsilon",
+)
+ax.set(
+    xlabel="filter length $T$ (time steps)",
+    ylabel="relative output error (float64)",
+    title=rf"Realising random filters by an RNN ($n_x={P.n_x}$, $n_y={P.n_y}$)",
+)
 ax.legend(fontsize=8)
 plt.show()
 ok_small = Ts[int(np.max(np.nonzero(err_v < 1e-8)[0]))] if np.any(err_v < 1e-8) else 0
@@ -281,17 +382,22 @@ glue("delay_err_max", float(err_d.max()), display=False)
 # %%
 ok_b = bool(err_v[np.array(Ts) <= 10].max() < 1e-8 and err_d.max() < 1e-12)
 ledger.record(
-    "implicit-bias.prop21b.realization", "Proposition 2.1",
+    "implicit-bias.prop21b.realization",
+    "Proposition 2.1",
     "(b) Any filters L_0..L_{T-1} are realised by a linear RNN with n <= T n_x n_y hidden states "
     "(App. B.1, Vandermonde construction).",
     paper_value="n <= T n_x n_y",
-    measured={"T": Ts, "vandermonde_rel_error": [float(f"{e:.3g}") for e in err_v],
-              "vandermonde_cond": [float(f"{c:.3g}") for c in cond],
-              "delay_line_max_rel_error": float(f"{err_d.max():.3g}")},
+    measured={
+        "T": Ts,
+        "vandermonde_rel_error": [float(f"{e:.3g}") for e in err_v],
+        "vandermonde_cond": [float(f"{c:.3g}") for c in cond],
+        "delay_line_max_rel_error": float(f"{err_d.max():.3g}"),
+    },
     tolerance="relative output error < 1e-8 for T <= 10 (Vandermonde) and < 1e-12 (delay line), float64",
     verdict="reproduced" if ok_b else "not-reproduced",
     note="True as stated; the Vandermonde construction's error grows like cond(V) * eps (exponential in T, "
-         "about 1e-1 at T = 40), and a delay line realises the same filters with n = T n_x states at round-off.")
+    "about 1e-1 at T = 40), and a delay line realises the same filters with n = T n_x states at round-off.",
+)
 
 # %% [markdown]
 # ## Theorem 3.2: the NTK of the scaled convolution, exactly
@@ -310,20 +416,28 @@ cases = {
 }
 errs_32 = {}
 for name, rho_ in cases.items():
-    theta = {"theta": torch.randn(P.T_ntk, P.n_y, P.n_x, generator=g, dtype=torch.float64)}
+    theta = {
+        "theta": torch.randn(P.T_ntk, P.n_y, P.n_x, generator=g, dtype=torch.float64)
+    }
     f = lambda prm, xb, r=rho_: conv_models.scaled_conv_forward(prm["theta"], xb, r)
     K = ntk.empirical_ntk(f, theta, X)
     errs_32[name] = ntk.relative_error(K, ntk.limit_kernel(X, X, rho_))
-display(Markdown("| scale factors | relative Frobenius error of the NTK |\n| --- | --- |\n"
-                 + "\n".join(f"| {k} | {v:.1e} |" for k, v in errs_32.items())))
+display(
+    Markdown(
+        "| scale factors | relative Frobenius error of the NTK |\n| --- | --- |\n"
+        + "\n".join(f"| {k} | {v:.1e} |" for k, v in errs_32.items())
+    )
+)
 ledger.record(
-    "implicit-bias.thm32.conv-ntk", "Theorem 3.2",
+    "implicit-bias.thm32.conv-ntk",
+    "Theorem 3.2",
     "For any rho and any parameters, the NTK of the scaled convolution (8) is T(x)^T D(rho) T(x') (x) I_ny.",
     paper_value="K(x, x') = T(x)^T D(rho) T(x') (x) I_ny",
     measured={k: float(f"{v:.3g}") for k, v in errs_32.items()},
     tolerance="relative Frobenius error < 1e-12 (float64)",
     verdict="reproduced" if max(errs_32.values()) < 1e-12 else "not-reproduced",
-    note=f"NTK by torch.func.jacrev at random theta; T = {P.T_ntk}, n_x = {P.n_x}, n_y = {P.n_y}, 3 inputs.")
+    note=f"NTK by torch.func.jacrev at random theta; T = {P.T_ntk}, n_x = {P.n_x}, n_y = {P.n_y}, 3 inputs.",
+)
 
 # %% [markdown]
 # ## Theorem 3.3(a) and Eq. (24): the impulse response at initialization
@@ -345,8 +459,17 @@ ledger.record(
 glue("mc_draws", int(P.mc_draws), display=False)
 summ = {}
 for a, n in enumerate(plotting.progress(P.mc_widths, desc="widths")):
-    L = init_statistics.sample_impulse_responses(n, P.n_x, P.n_y, P.mc_lags, P.nu_W, P.nu_F, P.nu_C,
-                                                 draws=P.mc_draws, seed=P.seed + 7 * n)
+    L = init_statistics.sample_impulse_responses(
+        n,
+        P.n_x,
+        P.n_y,
+        P.mc_lags,
+        P.nu_W,
+        P.nu_F,
+        P.nu_C,
+        draws=P.mc_draws,
+        seed=P.seed + 7 * n,
+    )
     summ[n] = init_statistics.summarize(L, P.nu_W, P.nu_F, P.nu_C)
 
 js = np.arange(P.mc_lags)
@@ -354,16 +477,38 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for a, n in enumerate(P.mc_widths):
     s = summ[n]
     off = 0.08 * (a - (len(P.mc_widths) - 1) / 2)
-    axes[0].errorbar(js + off, s.var_ratio, yerr=1.96 * s.var_ratio_se, fmt="o", ms=4, capsize=3,
-                     color=plotting.COLORS[a], label=f"$n={n}$")
-    axes[1].errorbar(js + off, s.excess_kurtosis, yerr=1.96 * s.kurtosis_se, fmt="o", ms=4, capsize=3,
-                     color=plotting.COLORS[a], label=f"$n={n}$")
+    axes[0].errorbar(
+        js + off,
+        s.var_ratio,
+        yerr=1.96 * s.var_ratio_se,
+        fmt="o",
+        ms=4,
+        capsize=3,
+        color=plotting.COLORS[a],
+        label=f"$n={n}$",
+    )
+    axes[1].errorbar(
+        js + off,
+        s.excess_kurtosis,
+        yerr=1.96 * s.kurtosis_se,
+        fmt="o",
+        ms=4,
+        capsize=3,
+        color=plotting.COLORS[a],
+        label=f"$n={n}$",
+    )
 axes[0].axhline(1, color="k", lw=1)
-axes[0].set(xlabel="lag $j$ (time steps)", ylabel=r"$\overline{\|L_j\|_F^2}\,/\,(n_xn_y\nu_C\nu_F\nu_W^j)$",
-            title="Eq. (24): variance ratio (95% CI)")
+axes[0].set(
+    xlabel="lag $j$ (time steps)",
+    ylabel=r"$\overline{\|L_j\|_F^2}\,/\,(n_xn_y\nu_C\nu_F\nu_W^j)$",
+    title="Eq. (24): variance ratio (95% CI)",
+)
 axes[1].axhline(0, color="k", lw=1)
-axes[1].set(xlabel="lag $j$ (time steps)", ylabel="excess kurtosis of $L_j$ (0 for a Gaussian)",
-            title="Theorem 3.3(a): Gaussianity (95% CI)")
+axes[1].set(
+    xlabel="lag $j$ (time steps)",
+    ylabel="excess kurtosis of $L_j$ (0 for a Gaussian)",
+    title="Theorem 3.3(a): Gaussianity (95% CI)",
+)
 for ax in axes:
     ax.legend(fontsize=8)
 plt.tight_layout()
@@ -404,31 +549,46 @@ ok_ks = bool(ks_min > 0.05 / J)
 ok_corr = bool(big.max_abs_corr <= 4 * big.corr_se)
 parts = {"variance": ok_var, "gaussian (KS)": ok_ks, "independent": ok_corr}
 ledger.record(
-    "implicit-bias.thm33a.init-gaussian", "Theorem 3.3",
+    "implicit-bias.thm33a.init-gaussian",
+    "Theorem 3.3",
     "(a) As n -> infinity the impulse-response coefficients L_j (9) at initialization (4) converge in "
     "distribution to independent Gaussians with i.i.d. N(0, nu_C nu_F nu_W^j) components.",
     paper_value="L_j -> N(0, nu_C nu_F nu_W^j) i.i.d., independent across j",
-    measured={"n": int(P.mc_widths[-1]), "draws": P.mc_draws,
-              "variance_ratio": [round(float(v), 4) for v in big.var_ratio],
-              "max_var_z": round(float(z_var.max()), 3), "min_ks_p": round(ks_min, 4),
-              "excess_kurtosis": [round(float(v), 3) for v in big.excess_kurtosis],
-              "mean_abs_kurtosis_by_width": {str(n): round(float(np.abs(summ[n].excess_kurtosis).mean()), 3)
-                                            for n in P.mc_widths},
-              "max_abs_corr_between_lags": round(big.max_abs_corr, 4)},
+    measured={
+        "n": int(P.mc_widths[-1]),
+        "draws": P.mc_draws,
+        "variance_ratio": [round(float(v), 4) for v in big.var_ratio],
+        "max_var_z": round(float(z_var.max()), 3),
+        "min_ks_p": round(ks_min, 4),
+        "excess_kurtosis": [round(float(v), 3) for v in big.excess_kurtosis],
+        "mean_abs_kurtosis_by_width": {
+            str(n): round(float(np.abs(summ[n].excess_kurtosis).mean()), 3)
+            for n in P.mc_widths
+        },
+        "max_abs_corr_between_lags": round(big.max_abs_corr, 4),
+    },
     tolerance="variance ratio within 3 s.e. of 1 at every lag; KS p > 0.05/J (Bonferroni); "
-              "max |corr| <= 4/sqrt(draws)",
-    verdict="reproduced" if all(parts.values()) else ("partly-reproduced" if any(parts.values()) else "not-reproduced"),
+    "max |corr| <= 4/sqrt(draws)",
+    verdict="reproduced"
+    if all(parts.values())
+    else ("partly-reproduced" if any(parts.values()) else "not-reproduced"),
     note=f"Monte Carlo at widths {P.mc_widths}, {P.mc_draws} networks each, lags 0..{J - 1}, "
-         f"nu_W = {P.nu_W}, nu_F = {P.nu_F}, nu_C = {P.nu_C}; checks passed: {parts}.")
+    f"nu_W = {P.nu_W}, nu_F = {P.nu_F}, nu_C = {P.nu_C}; checks passed: {parts}.",
+)
 ledger.record(
-    "implicit-bias.thm41.init-norm", "Theorem 4.1",
+    "implicit-bias.thm41.init-norm",
+    "Theorem 4.1",
     "Eq. (24): lim_n E ||L_j^0||_F^2 = n_x n_y nu_C nu_F nu_W^j.",
     paper_value="n_x n_y nu_C nu_F nu_W^j",
-    measured={"n": int(P.mc_widths[-1]), "ratio_to_formula": [round(float(v), 4) for v in big.var_ratio],
-              "standard_error": [round(float(v), 4) for v in big.var_ratio_se]},
+    measured={
+        "n": int(P.mc_widths[-1]),
+        "ratio_to_formula": [round(float(v), 4) for v in big.var_ratio],
+        "standard_error": [round(float(v), 4) for v in big.var_ratio_se],
+    },
     tolerance="ratio within 3 Monte Carlo standard errors of 1 at every lag",
     verdict="reproduced" if ok_var else "not-reproduced",
-    note=f"n_x = {P.n_x}, n_y = {P.n_y}, {P.mc_draws} networks; same samples as the Theorem 3.3(a) claim.")
+    note=f"n_x = {P.n_x}, n_y = {P.n_y}, {P.mc_draws} networks; same samples as the Theorem 3.3(a) claim.",
+)
 
 # %% [markdown]
 # ## Verdicts

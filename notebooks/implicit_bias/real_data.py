@@ -71,13 +71,28 @@ from rnnbook.implicit_bias import decoding
 from rnnbook.implicit_bias import fmri_standin
 from rnnbook import plotting
 from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.book.params import (
+    describe,
+    Param,
+    at_least,
+    in_open_unit,
+    positive,
+    resolve,
+)
 
 SPEC = {
     "T": Param(int, 15, 15, 15, at_least(2), ">= 2 time steps per sequence"),
-    "folds": Param(int, 3, 5, 5, at_least(2), ">= 2 contiguous blocks (cross-validation folds)"),
-    "limited_fraction": Param(float, 4.5 / 51, 4.5 / 51, 4.5 / 51, in_open_unit,
-                              "0 < fraction < 1 of the recording (paper: 4.5 of 51 minutes)"),
+    "folds": Param(
+        int, 3, 5, 5, at_least(2), ">= 2 contiguous blocks (cross-validation folds)"
+    ),
+    "limited_fraction": Param(
+        float,
+        4.5 / 51,
+        4.5 / 51,
+        4.5 / 51,
+        in_open_unit,
+        "0 < fraction < 1 of the recording (paper: 4.5 of 51 minutes)",
+    ),
     "n_student": Param(int, 16, 200, 1000, at_least(2), ">= 2 hidden units"),
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
     "nu_F": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
@@ -86,8 +101,20 @@ SPEC = {
     "steps": Param(int, 50, 2000, 5000, at_least(1), ">= 1 gradient steps"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(SPEC, profile, T=T, folds=folds, limited_fraction=limited_fraction, n_student=n_student, nu_W=nu_W,
-            nu_F=nu_F, nu_C=nu_C, lr=lr, steps=steps, seed=seed)
+P = resolve(
+    SPEC,
+    profile,
+    T=T,
+    folds=folds,
+    limited_fraction=limited_fraction,
+    n_student=n_student,
+    nu_W=nu_W,
+    nu_F=nu_F,
+    nu_C=nu_C,
+    lr=lr,
+    steps=steps,
+    seed=seed,
+)
 plotting.setup()
 ledger = Ledger("implicit-bias", P.profile)
 display(Markdown(describe(P)))
@@ -103,10 +130,20 @@ fig, ax = plt.subplots(figsize=(10, 3.6))
 ax.plot(t[sl], Y[sl, 0], color=plotting.COLORS[0], lw=1.2, label="BOLD (output)")
 for k in range(X.shape[1]):
     on = np.nonzero(X[sl, k])[0]
-    ax.plot(t[sl][on], np.full(len(on), Y[sl].min() - 0.3 - 0.25 * k), "|", ms=8, mew=2,
-            color=plotting.COLORS[(1, 2, 3, 4, 5, 7)[k % 6]], label=f"onsets, stimulus kind {k + 1}")
-ax.set(xlabel="time (minutes)", ylabel="BOLD (% signal change)",
-       title="nitime's event-related fMRI recording: the first 10 minutes")
+    ax.plot(
+        t[sl][on],
+        np.full(len(on), Y[sl].min() - 0.3 - 0.25 * k),
+        "|",
+        ms=8,
+        mew=2,
+        color=plotting.COLORS[(1, 2, 3, 4, 5, 7)[k % 6]],
+        label=f"onsets, stimulus kind {k + 1}",
+    )
+ax.set(
+    xlabel="time (minutes)",
+    ylabel="BOLD (% signal change)",
+    title="nitime's event-related fMRI recording: the first 10 minutes",
+)
 ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
 plt.show()
 
@@ -117,9 +154,21 @@ plt.show()
 # lags where the scaled model's $\rho_j\approx j\,0.3^{j-1}$ is tiny.
 
 # %%
-res = decoding.run_table1(X, Y, T=P.T, folds=P.folds, limited_fraction=P.limited_fraction, n=P.n_student,
-                          nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, lr=P.lr, steps=P.steps, seed=P.seed,
-                          progress=plotting.progress)
+res = decoding.run_table1(
+    X,
+    Y,
+    T=P.T,
+    folds=P.folds,
+    limited_fraction=P.limited_fraction,
+    n=P.n_student,
+    nu_W=P.nu_W,
+    nu_F=P.nu_F,
+    nu_C=P.nu_C,
+    lr=P.lr,
+    steps=P.steps,
+    seed=P.seed,
+    progress=plotting.progress,
+)
 glue("lr_stab", float(res.lr_stability), display=False)
 glue("n_limited", int(res.train_sizes["limited"][0]), display=False)
 glue("n_all", int(res.train_sizes["all"][0]), display=False)
@@ -129,11 +178,20 @@ steps_ax = np.arange(P.steps + 1)
 for r, reg in enumerate(res.regimes):
     for k, m in enumerate(res.models):
         curve = res.curves[r, :, k, :]
-        axes[r].plot(steps_ax, curve.mean(0), ["-", "--", "-."][k], color=plotting.COLORS[k], lw=2 if k == 0 else 1.5,
-                     label=m + (f" ($n={P.n_student}$)" if m == "RNN" else ""))
+        axes[r].plot(
+            steps_ax,
+            curve.mean(0),
+            ["-", "--", "-."][k],
+            color=plotting.COLORS[k],
+            lw=2 if k == 0 else 1.5,
+            label=m + (f" ($n={P.n_student}$)" if m == "RNN" else ""),
+        )
     axes[r].set_xscale("symlog", linthresh=10)
     axes[r].set_xlim(0, P.steps)
-    axes[r].set(xlabel="full-batch GD step", title=f"{reg} data (mean over {P.folds} test folds)")
+    axes[r].set(
+        xlabel="full-batch GD step",
+        title=f"{reg} data (mean over {P.folds} test folds)",
+    )
     axes[r].legend(fontsize=8)
 axes[0].set_ylabel("test $R^2$ of the BOLD signal")
 final = res.curves[..., -1].mean(1)
@@ -149,7 +207,10 @@ plt.show()
 # ($\eta\,\lambda_{\max}$ of the Hessian = {glue:text}`lr_stab:.2f` < 2).
 
 # %%
-rows = ["| test $R^2$ (mean ± sd over folds) | " + " | ".join(res.models) + " |", "| --- |" + " --- |" * len(res.models)]
+rows = [
+    "| test $R^2$ (mean ± sd over folds) | " + " | ".join(res.models) + " |",
+    "| --- |" + " --- |" * len(res.models),
+]
 for r, reg in enumerate(res.regimes):
     cells = []
     best = int(np.argmax(res.r2[r].mean(0)))
@@ -159,26 +220,48 @@ for r, reg in enumerate(res.regimes):
     rows.append(f"| BOLD, {reg} data | " + " | ".join(cells) + " |")
 display(Markdown("\n".join(rows)))
 
-i_rnn, i_sc, i_un = (res.models.index(m) for m in ("RNN", "scaled conv", "unscaled conv"))
+i_rnn, i_sc, i_un = (
+    res.models.index(m) for m in ("RNN", "scaled conv", "unscaled conv")
+)
 lim, full = res.regimes.index("limited"), res.regimes.index("all")
 tests = {
-    "limited: scaled > unscaled": decoding.paired_one_sided(res.r2[lim, :, i_sc], res.r2[lim, :, i_un]),
-    "limited: RNN > unscaled": decoding.paired_one_sided(res.r2[lim, :, i_rnn], res.r2[lim, :, i_un]),
-    "all: unscaled > scaled": decoding.paired_one_sided(res.r2[full, :, i_un], res.r2[full, :, i_sc]),
-    "all: unscaled > RNN": decoding.paired_one_sided(res.r2[full, :, i_un], res.r2[full, :, i_rnn]),
+    "limited: scaled > unscaled": decoding.paired_one_sided(
+        res.r2[lim, :, i_sc], res.r2[lim, :, i_un]
+    ),
+    "limited: RNN > unscaled": decoding.paired_one_sided(
+        res.r2[lim, :, i_rnn], res.r2[lim, :, i_un]
+    ),
+    "all: unscaled > scaled": decoding.paired_one_sided(
+        res.r2[full, :, i_un], res.r2[full, :, i_sc]
+    ),
+    "all: unscaled > RNN": decoding.paired_one_sided(
+        res.r2[full, :, i_un], res.r2[full, :, i_rnn]
+    ),
 }
-display(Markdown("| comparison | mean difference in $R^2$ | one-sided paired $t$-test $p$ | holds at 5% |\n"
-                 "| --- | --- | --- | --- |\n"
-                 + "\n".join(f"| {k} | {v[0]:+.4f} | {v[1]:.3f} | {'yes' if v[1] < 0.05 else 'no'} |"
-                             for k, v in tests.items())))
+display(
+    Markdown(
+        "| comparison | mean difference in $R^2$ | one-sided paired $t$-test $p$ | holds at 5% |\n"
+        "| --- | --- | --- | --- |\n"
+        + "\n".join(
+            f"| {k} | {v[0]:+.4f} | {v[1]:.3f} | {'yes' if v[1] < 0.05 else 'no'} |"
+            for k, v in tests.items()
+        )
+    )
+)
 holds = {k: bool(v[1] < 0.05) for k, v in tests.items()}
 limited_ok = holds["limited: scaled > unscaled"] and holds["limited: RNN > unscaled"]
 all_ok = holds["all: unscaled > scaled"] and holds["all: unscaled > RNN"]
 for k, (diff, p) in zip(("lim_sc", "lim_rnn", "all_sc", "all_rnn"), tests.values()):
     glue(f"d_{k}", diff, display=False)
     glue(f"p_{k}", p, display=False)
-glue("wins_lim", int(np.sum(res.r2[lim, :, i_sc] > res.r2[lim, :, i_un])), display=False)
-glue("wins_all", int(np.sum(res.r2[full, :, i_un] > res.r2[full, :, i_sc])), display=False)
+glue(
+    "wins_lim", int(np.sum(res.r2[lim, :, i_sc] > res.r2[lim, :, i_un])), display=False
+)
+glue(
+    "wins_all",
+    int(np.sum(res.r2[full, :, i_un] > res.r2[full, :, i_sc])),
+    display=False,
+)
 glue("folds_int", int(P.folds), display=False)
 
 # %% [markdown]
@@ -202,10 +285,19 @@ kind = int(np.argmax(np.abs(L_all[i_un, :, 0, :]).sum(0)))
 lags_s = np.arange(P.T) * fmri_standin.TR_SECONDS
 fig, ax = plt.subplots()
 for k, m in enumerate(res.models):
-    ax.plot(lags_s, L_all[k, :, 0, kind], ["o-", "x--", "s-."][k], color=plotting.COLORS[k], label=m)
+    ax.plot(
+        lags_s,
+        L_all[k, :, 0, kind],
+        ["o-", "x--", "s-."][k],
+        color=plotting.COLORS[k],
+        label=m,
+    )
 ax.axhline(0, color="k", lw=0.8)
-ax.set(xlabel="lag (seconds)", ylabel="filter coefficient $L_j$ (z-scored BOLD per z-scored input)",
-       title=f"Learned responses to stimulus kind {kind + 1} (all data, fold 1)")
+ax.set(
+    xlabel="lag (seconds)",
+    ylabel="filter coefficient $L_j$ (z-scored BOLD per z-scored input)",
+    title=f"Learned responses to stimulus kind {kind + 1} (all data, fold 1)",
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -216,25 +308,47 @@ plt.show()
 # beyond 7 (14 s), where $\rho_j<10^{-2}$. That is the bias that costs them $R^2$ when data are plentiful.
 
 # %%
-verdict = "reproduced" if (limited_ok and all_ok) else ("partly-reproduced" if (limited_ok or all_ok) else "not-reproduced")
+verdict = (
+    "reproduced"
+    if (limited_ok and all_ok)
+    else ("partly-reproduced" if (limited_ok or all_ok) else "not-reproduced")
+)
 ledger.record(
-    "implicit-bias.table1.real-data", "Table 1",
+    "implicit-bias.table1.real-data",
+    "Table 1",
     "On real neural data (macaque S1, T = 15): with limited data (4.5 of 51 min) the RNN and the scaled "
     "convolution beat the unscaled convolution in test R^2; with all the data the unscaled convolution wins.",
     paper_value=decoding.PAPER_TABLE1,
-    measured={"R2_mean": {reg: {m: round(float(res.r2[r, :, k].mean()), 4) for k, m in enumerate(res.models)}
-                          for r, reg in enumerate(res.regimes)},
-              "R2_sd_over_folds": {reg: {m: round(float(res.r2[r, :, k].std(ddof=1)), 4) for k, m in enumerate(res.models)}
-                                   for r, reg in enumerate(res.regimes)},
-              "paired_tests": {k: {"mean_diff": round(v[0], 4), "p": round(v[1], 4)} for k, v in tests.items()},
-              "limited_half_holds": limited_ok, "all_data_half_holds": all_ok},
+    measured={
+        "R2_mean": {
+            reg: {
+                m: round(float(res.r2[r, :, k].mean()), 4)
+                for k, m in enumerate(res.models)
+            }
+            for r, reg in enumerate(res.regimes)
+        },
+        "R2_sd_over_folds": {
+            reg: {
+                m: round(float(res.r2[r, :, k].std(ddof=1)), 4)
+                for k, m in enumerate(res.models)
+            }
+            for r, reg in enumerate(res.regimes)
+        },
+        "paired_tests": {
+            k: {"mean_diff": round(v[0], 4), "p": round(v[1], 4)}
+            for k, v in tests.items()
+        },
+        "limited_half_holds": limited_ok,
+        "all_data_half_holds": all_ok,
+    },
     tolerance="each half holds if both of its comparisons are significant at 5% (one-sided paired t-test over folds)",
     verdict=verdict,
     note="STAND-IN DATA: nitime's event-related fMRI recording (BOLD of area MT from 6 stimulus channels, TR 2 s, "
-         "3,360 volumes) replaces the macaque S1 recording, which is not available offline (loader kept in "
-         f"rnnbook.implicit_bias.s1_macaque). {P.folds} contiguous test folds; limited = {P.limited_fraction:.4f} of the recording; "
-         f"RNN n = {P.n_student} (paper 1000); full-batch GD, lr = {P.lr}, {P.steps} steps (paper: mini-batch 128, "
-         "lr 1e-4). The finding is checked, not the paper's R^2 values.")
+    "3,360 volumes) replaces the macaque S1 recording, which is not available offline (loader kept in "
+    f"rnnbook.implicit_bias.s1_macaque). {P.folds} contiguous test folds; limited = {P.limited_fraction:.4f} of the recording; "
+    f"RNN n = {P.n_student} (paper 1000); full-batch GD, lr = {P.lr}, {P.steps} steps (paper: mini-batch 128, "
+    "lr 1e-4). The finding is checked, not the paper's R^2 values.",
+)
 
 # %% [markdown]
 # ## Verdicts

@@ -74,7 +74,14 @@ from rnnbook.implicit_bias import kernel_regime as kr
 from rnnbook import plotting
 from rnnbook.implicit_bias import teacher_tasks
 from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, in_open_unit, positive, resolve
+from rnnbook.book.params import (
+    describe,
+    Param,
+    at_least,
+    in_open_unit,
+    positive,
+    resolve,
+)
 
 SPEC = {
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -83,20 +90,47 @@ SPEC = {
     "T": Param(int, 10, 10, 10, at_least(2), ">= 2 time steps"),
     "n_train": Param(int, 50, 50, 50, at_least(1), ">= 1 sequences"),
     "n_test": Param(int, 50, 50, 50, at_least(1), ">= 1 sequences"),
-    "snr_db": Param(float, 20.0, 20.0, 20.0, None, "output signal-to-noise ratio in dB"),
+    "snr_db": Param(
+        float, 20.0, 20.0, 20.0, None, "output signal-to-noise ratio in dB"
+    ),
     "teacher_hidden": Param(int, 4, 4, 4, at_least(1), ">= 1"),
     "n_student": Param(int, 64, 1000, 1000, at_least(2), ">= 2 hidden units"),
-    "lr": Param(float, 0.02, 0.02, 0.02, positive, "> 0 (must stay below B_1 for Theorem 4.1)"),
+    "lr": Param(
+        float, 0.02, 0.02, 0.02, positive, "> 0 (must stay below B_1 for Theorem 4.1)"
+    ),
     "steps": Param(int, 60, 1000, 5000, at_least(10), ">= 10 gradient steps"),
     "fig4_teacher_hidden": Param(int, 20, 20, 20, at_least(1), ">= 1"),
-    "fig4_widths": Param(list, [10, 40], [10, 40, 200], [10, 40, 200], at_least(2),
-                         "integers >= 2, increasing", item=int),
+    "fig4_widths": Param(
+        list,
+        [10, 40],
+        [10, 40, 200],
+        [10, 40, 200],
+        at_least(2),
+        "integers >= 2, increasing",
+        item=int,
+    ),
     "fig4_seeds": Param(int, 2, 8, 20, at_least(2), ">= 2 (an error bar needs two)"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(SPEC, profile, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, T=T, n_train=n_train, n_test=n_test, snr_db=snr_db,
-            teacher_hidden=teacher_hidden, n_student=n_student, lr=lr, steps=steps,
-            fig4_teacher_hidden=fig4_teacher_hidden, fig4_widths=fig4_widths, fig4_seeds=fig4_seeds, seed=seed)
+P = resolve(
+    SPEC,
+    profile,
+    nu_W=nu_W,
+    nu_F=nu_F,
+    nu_C=nu_C,
+    T=T,
+    n_train=n_train,
+    n_test=n_test,
+    snr_db=snr_db,
+    teacher_hidden=teacher_hidden,
+    n_student=n_student,
+    lr=lr,
+    steps=steps,
+    fig4_teacher_hidden=fig4_teacher_hidden,
+    fig4_widths=fig4_widths,
+    fig4_seeds=fig4_seeds,
+    seed=seed,
+)
 plotting.setup()
 torch.manual_seed(P.seed)
 ledger = Ledger("implicit-bias", P.profile)
@@ -106,13 +140,32 @@ display(Markdown(describe(P)))
 # ## Figs. 1 and 2: a student RNN and its scaled convolution
 
 # %%
-task = teacher_tasks.teacher_task(n_teacher=P.teacher_hidden, n_x=1, n_y=1, T=P.T, n_train=P.n_train,
-                                  n_test=P.n_test, nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, snr_db=P.snr_db,
-                                  seed=P.seed)
+task = teacher_tasks.teacher_task(
+    n_teacher=P.teacher_hidden,
+    n_x=1,
+    n_y=1,
+    T=P.T,
+    n_train=P.n_train,
+    n_test=P.n_test,
+    nu_W=P.nu_W,
+    nu_F=P.nu_F,
+    nu_C=P.nu_C,
+    snr_db=P.snr_db,
+    seed=P.seed,
+)
 train = gt.lag_stats(task.X_train, task.Y_train)
 test = gt.lag_stats(task.X_test, task.Y_test)
-run = kr.train_pair(train, {"test": test}, n=P.n_student, nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, lr=P.lr,
-                    steps=P.steps, seed=P.seed + 1)
+run = kr.train_pair(
+    train,
+    {"test": test},
+    n=P.n_student,
+    nu_W=P.nu_W,
+    nu_F=P.nu_F,
+    nu_C=P.nu_C,
+    lr=P.lr,
+    steps=P.steps,
+    seed=P.seed + 1,
+)
 c41 = kr.theorem41_constants(train, run.rnn.L[0], run.rho, P.nu_F, P.nu_C, P.lr)
 gap_train = float(kr.relative_gap(run.rnn.losses["train"], run.conv.losses["train"]))
 gap_test = float(kr.relative_gap(run.rnn.losses["test"], run.conv.losses["test"]))
@@ -121,22 +174,44 @@ glue("B1", c41.B1, display=False)
 glue("gap_train", gap_train, display=False)
 glue("gap_test", gap_test, display=False)
 glue("n_student", int(P.n_student), display=False)
-display(Markdown(f"Learning rate $\\eta = {P.lr}$; the constant of Theorem 4.1 for these data is "
-                 f"$B_1 = 1/(\\rho_{{\\max}}\\|\\tilde A\\|^2) = {c41.B1:.4f}$ ($\\rho_{{\\max}} = {c41.rho_max:g}$)."))
+display(
+    Markdown(
+        f"Learning rate $\\eta = {P.lr}$; the constant of Theorem 4.1 for these data is "
+        f"$B_1 = 1/(\\rho_{{\\max}}\\|\\tilde A\\|^2) = {c41.B1:.4f}$ ($\\rho_{{\\max}} = {c41.rho_max:g}$)."
+    )
+)
 
 # %%
 steps_ax = np.arange(P.steps + 1)
 fig, ax = plt.subplots()
-for k, (name, c) in enumerate((("train", plotting.COLORS[0]), ("test", plotting.COLORS[1]))):
-    ax.plot(steps_ax, run.rnn.losses[name].numpy(), "-", color=c, lw=2, label=f"{name}, RNN ($n={P.n_student}$)")
-    ax.plot(steps_ax, run.conv.losses[name].numpy(), "--", color="k" if k == 0 else plotting.COLORS[3], lw=1.2,
-            label=f"{name}, scaled conv (8)")
+for k, (name, c) in enumerate(
+    (("train", plotting.COLORS[0]), ("test", plotting.COLORS[1]))
+):
+    ax.plot(
+        steps_ax,
+        run.rnn.losses[name].numpy(),
+        "-",
+        color=c,
+        lw=2,
+        label=f"{name}, RNN ($n={P.n_student}$)",
+    )
+    ax.plot(
+        steps_ax,
+        run.conv.losses[name].numpy(),
+        "--",
+        color="k" if k == 0 else plotting.COLORS[3],
+        lw=1.2,
+        label=f"{name}, scaled conv (8)",
+    )
 ax.axhline(task.noise_var, color="gray", ls=":", label="noise variance (SNR 20 dB)")
 ax.set_yscale("log")
 ax.set_xscale("symlog", linthresh=10)
 ax.set_xlim(0, P.steps)
-ax.set(xlabel="full-batch GD step $\\ell$", ylabel="mean-squared error (output units$^2$)",
-       title="Fig. 1: RNN and scaled convolution trained with the same learning rate")
+ax.set(
+    xlabel="full-batch GD step $\\ell$",
+    ylabel="mean-squared error (output units$^2$)",
+    title="Fig. 1: RNN and scaled convolution trained with the same learning rate",
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -150,11 +225,26 @@ plt.show()
 k10 = min(10, P.steps)
 fig, ax = plt.subplots()
 for name, c in (("train", plotting.COLORS[0]), ("test", plotting.COLORS[1])):
-    ax.plot(steps_ax[: k10 + 1], run.rnn.losses[name][: k10 + 1].numpy(), "o-", color=c, label=f"{name}, RNN")
-    ax.plot(steps_ax[: k10 + 1], run.conv.losses[name][: k10 + 1].numpy(), "x--", color="k", ms=7,
-            label=f"{name}, scaled conv")
-ax.set(xlabel="full-batch GD step $\\ell$", ylabel="mean-squared error (output units$^2$)",
-       title="Fig. 2: the first 10 steps of Fig. 1")
+    ax.plot(
+        steps_ax[: k10 + 1],
+        run.rnn.losses[name][: k10 + 1].numpy(),
+        "o-",
+        color=c,
+        label=f"{name}, RNN",
+    )
+    ax.plot(
+        steps_ax[: k10 + 1],
+        run.conv.losses[name][: k10 + 1].numpy(),
+        "x--",
+        color="k",
+        ms=7,
+        label=f"{name}, scaled conv",
+    )
+ax.set(
+    xlabel="full-batch GD step $\\ell$",
+    ylabel="mean-squared error (output units$^2$)",
+    title="Fig. 2: the first 10 steps of Fig. 1",
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -169,12 +259,33 @@ plt.show()
 js = np.arange(P.T)
 fig, ax = plt.subplots()
 ax.semilogy(js, task.L_true[:, 0, 0].abs().numpy(), "k-", lw=2, label="teacher $|L_j|$")
-ax.semilogy(js, run.rnn.L[0][:, 0, 0].abs().numpy(), ":", color="gray", label="initial $|L^0_j|$ (both models)")
-ax.semilogy(js, run.rnn.L[-1][:, 0, 0].abs().numpy(), "o-", color=plotting.COLORS[0], label="RNN after training")
-ax.semilogy(js, run.conv.L[-1][:, 0, 0].abs().numpy(), "x--", color=plotting.COLORS[3], ms=7,
-            label="scaled conv after training")
-ax.set(xlabel="lag $j$ (time steps)", ylabel="$|L_j|$ (output units per input unit)",
-       title=f"Impulse responses after {P.steps} steps")
+ax.semilogy(
+    js,
+    run.rnn.L[0][:, 0, 0].abs().numpy(),
+    ":",
+    color="gray",
+    label="initial $|L^0_j|$ (both models)",
+)
+ax.semilogy(
+    js,
+    run.rnn.L[-1][:, 0, 0].abs().numpy(),
+    "o-",
+    color=plotting.COLORS[0],
+    label="RNN after training",
+)
+ax.semilogy(
+    js,
+    run.conv.L[-1][:, 0, 0].abs().numpy(),
+    "x--",
+    color=plotting.COLORS[3],
+    ms=7,
+    label="scaled conv after training",
+)
+ax.set(
+    xlabel="lag $j$ (time steps)",
+    ylabel="$|L_j|$ (output units per input unit)",
+    title=f"Impulse responses after {P.steps} steps",
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -186,19 +297,31 @@ plt.show()
 # %%
 ok_fig1 = max(gap_train, gap_test) <= 0.10
 ledger.record(
-    "implicit-bias.fig1.rnn-equals-scaled-conv", "Fig. 1",
+    "implicit-bias.fig1.rnn-equals-scaled-conv",
+    "Fig. 1",
     "A student linear RNN (n = 1000) and the scaled convolution with rho of Eq. (21), trained by full-batch GD "
     "with the same learning rate on the teacher task, have identical training and test loss dynamics "
     "(Figs. 1 and 2).",
     paper_value="identical dynamics (curves overlap)",
-    measured={"n": P.n_student, "max_rel_gap_train": round(gap_train, 4), "max_rel_gap_test": round(gap_test, 4),
-              "final_train": [float(f"{run.rnn.losses['train'][-1]:.4g}"), float(f"{run.conv.losses['train'][-1]:.4g}")],
-              "final_test": [float(f"{run.rnn.losses['test'][-1]:.4g}"), float(f"{run.conv.losses['test'][-1]:.4g}")]},
+    measured={
+        "n": P.n_student,
+        "max_rel_gap_train": round(gap_train, 4),
+        "max_rel_gap_test": round(gap_test, 4),
+        "final_train": [
+            float(f"{run.rnn.losses['train'][-1]:.4g}"),
+            float(f"{run.conv.losses['train'][-1]:.4g}"),
+        ],
+        "final_test": [
+            float(f"{run.rnn.losses['test'][-1]:.4g}"),
+            float(f"{run.conv.losses['test'][-1]:.4g}"),
+        ],
+    },
     tolerance="max over steps of |loss_RNN / loss_conv - 1| <= 0.10 for train and test (0.04 decades on the "
-              "log-scale plot; finite-width deviations are O(n^-1/2))",
+    "log-scale plot; finite-width deviations are O(n^-1/2))",
     verdict="reproduced" if ok_fig1 else "not-reproduced",
     note=f"MSE loss, lr = {P.lr} (below B_1 = {c41.B1:.3g}; the paper's lr 1e-4 is for an unstated loss "
-         f"normalisation), {P.steps} full-batch steps, float64. Fig. 2 (the first 10 steps) is part of this claim.")
+    f"normalisation), {P.steps} full-batch steps, float64. Fig. 2 (the first 10 steps) is part of this claim.",
+)
 
 # %% [markdown]
 # ## Theorem 4.1: the coefficient of lag $j$ moves at most $B_2\rho_j\eta\ell$
@@ -218,10 +341,22 @@ drift_conv = (run.conv.L[-1] - run.conv.L[0]).flatten(-2).norm(dim=-1).numpy()
 bound = (c41.B2 * run.rho * P.lr * ell).numpy()
 fig, ax = plt.subplots()
 ax.semilogy(js, bound, "k-", lw=2, label=r"bound $B_2\rho_j\eta\ell$ (Eq. 25)")
-ax.semilogy(js, drift_rnn, "o-", color=plotting.COLORS[0], label=f"RNN ($n={P.n_student}$)")
-ax.semilogy(js, drift_conv, "x--", color=plotting.COLORS[3], ms=7, label="scaled conv ($n\\to\\infty$ dynamics)")
-ax.set(xlabel="lag $j$ (time steps)", ylabel=r"$\|L^\ell_j - L^0_j\|_F$ (output units per input unit)",
-       title=f"Drift of the impulse response after $\\ell={ell}$ steps")
+ax.semilogy(
+    js, drift_rnn, "o-", color=plotting.COLORS[0], label=f"RNN ($n={P.n_student}$)"
+)
+ax.semilogy(
+    js,
+    drift_conv,
+    "x--",
+    color=plotting.COLORS[3],
+    ms=7,
+    label="scaled conv ($n\\to\\infty$ dynamics)",
+)
+ax.set(
+    xlabel="lag $j$ (time steps)",
+    ylabel=r"$\|L^\ell_j - L^0_j\|_F$ (output units per input unit)",
+    title=f"Drift of the impulse response after $\\ell={ell}$ steps",
+)
 ax.legend(fontsize=8)
 plt.show()
 glue("ratio_conv", float(ratio_conv.max()), display=False)
@@ -245,14 +380,34 @@ glue("proof_norm", c41.proof_matrix_norm, display=False)
 # ## Fig. 4: how wide is wide enough?
 
 # %%
-task4 = teacher_tasks.teacher_task(n_teacher=P.fig4_teacher_hidden, n_x=1, n_y=1, T=P.T, n_train=P.n_train,
-                                   n_test=P.n_test, nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, snr_db=P.snr_db,
-                                   seed=P.seed + 1)
+task4 = teacher_tasks.teacher_task(
+    n_teacher=P.fig4_teacher_hidden,
+    n_x=1,
+    n_y=1,
+    T=P.T,
+    n_train=P.n_train,
+    n_test=P.n_test,
+    nu_W=P.nu_W,
+    nu_F=P.nu_F,
+    nu_C=P.nu_C,
+    snr_db=P.snr_db,
+    seed=P.seed + 1,
+)
 train4 = gt.lag_stats(task4.X_train, task4.Y_train)
 runs4, gaps4, ratios4 = {}, [], []
 for n in plotting.progress(P.fig4_widths, desc="widths"):
-    r = kr.train_pair(train4, {}, n=n, nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, lr=P.lr, steps=P.steps,
-                      seed=P.seed + 100 + n, batch=P.fig4_seeds)
+    r = kr.train_pair(
+        train4,
+        {},
+        n=n,
+        nu_W=P.nu_W,
+        nu_F=P.nu_F,
+        nu_C=P.nu_C,
+        lr=P.lr,
+        steps=P.steps,
+        seed=P.seed + 100 + n,
+        batch=P.fig4_seeds,
+    )
     runs4[n] = r
     gaps4.append(kr.relative_gap(r.rnn.losses["train"], r.conv.losses["train"]).numpy())
     B2 = kr.theorem41_constants(train4, r.rnn.L[0], r.rho, P.nu_F, P.nu_C, P.lr).B2
@@ -262,25 +417,56 @@ gaps4, ratios4 = np.array(gaps4), np.array(ratios4)  # (widths, seeds)
 fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
 for a, n in enumerate(P.fig4_widths):
     c = plotting.COLORS[a]
-    axes[0].plot(steps_ax, runs4[n].rnn.losses["train"][:, 0].numpy(), "-", color=c, lw=2, label=f"RNN, $n_h={n}$")
-    axes[0].plot(steps_ax, runs4[n].conv.losses["train"][:, 0].numpy(), "--", color=c, lw=1.2,
-                 label=f"scaled conv, $n_h={n}$")
+    axes[0].plot(
+        steps_ax,
+        runs4[n].rnn.losses["train"][:, 0].numpy(),
+        "-",
+        color=c,
+        lw=2,
+        label=f"RNN, $n_h={n}$",
+    )
+    axes[0].plot(
+        steps_ax,
+        runs4[n].conv.losses["train"][:, 0].numpy(),
+        "--",
+        color=c,
+        lw=1.2,
+        label=f"scaled conv, $n_h={n}$",
+    )
 axes[0].set_yscale("log")
 axes[0].set_xscale("symlog", linthresh=10)
 axes[0].set_xlim(0, P.steps)
-axes[0].set(xlabel="full-batch GD step $\\ell$", ylabel="training MSE (output units$^2$)",
-            title="Fig. 4: RNN (solid) vs scaled conv (dashed), seed 0")
+axes[0].set(
+    xlabel="full-batch GD step $\\ell$",
+    ylabel="training MSE (output units$^2$)",
+    title="Fig. 4: RNN (solid) vs scaled conv (dashed), seed 0",
+)
 axes[0].legend(fontsize=7)
 slope, slope_se = kr.loglog_slope(np.array(P.fig4_widths), gaps4)
 ns4 = np.array(P.fig4_widths, float)
-axes[1].errorbar(ns4, gaps4.mean(1), yerr=gaps4.std(1, ddof=1), fmt="o-", capsize=3,
-                 label=f"mean ± sd over {P.fig4_seeds} seeds")
-axes[1].loglog(ns4, gaps4.mean(1)[0] * (ns4 / ns4[0]) ** -0.5, ":", color="gray", label=r"reference $n^{-1/2}$")
+axes[1].errorbar(
+    ns4,
+    gaps4.mean(1),
+    yerr=gaps4.std(1, ddof=1),
+    fmt="o-",
+    capsize=3,
+    label=f"mean ± sd over {P.fig4_seeds} seeds",
+)
+axes[1].loglog(
+    ns4,
+    gaps4.mean(1)[0] * (ns4 / ns4[0]) ** -0.5,
+    ":",
+    color="gray",
+    label=r"reference $n^{-1/2}$",
+)
 axes[1].axhline(0.10, color=plotting.COLORS[3], ls="--", lw=1, label="tolerance 0.10")
 axes[1].set_xscale("log")
 axes[1].set_yscale("log")
-axes[1].set(xlabel="student width $n_h$ (hidden units)", ylabel=r"max$_\ell$ |loss$_{RNN}$/loss$_{conv}$ - 1|",
-            title=f"Gap between the training curves (fit: $n^{{{slope:.2f}\\pm{1.96 * slope_se:.2f}}}$)")
+axes[1].set(
+    xlabel="student width $n_h$ (hidden units)",
+    ylabel=r"max$_\ell$ |loss$_{RNN}$/loss$_{conv}$ - 1|",
+    title=f"Gap between the training curves (fit: $n^{{{slope:.2f}\\pm{1.96 * slope_se:.2f}}}$)",
+)
 axes[1].legend(fontsize=8)
 plt.tight_layout()
 plt.show()
@@ -304,19 +490,27 @@ glue("fig4_seeds_int", int(P.fig4_seeds), display=False)
 decreasing = slope + 1.96 * slope_se < 0
 close_at_last = float(gaps4[-1].mean()) <= 0.10
 ledger.record(
-    "implicit-bias.fig4.finite-width", "Fig. 4",
+    "implicit-bias.fig4.finite-width",
+    "Fig. 4",
     "With a teacher of 20 hidden units and students of n = 10, 40, 200 hidden units, the RNN's training curve "
     "approaches the scaled convolution's as n grows, and for n = 200 they almost perfectly match.",
     paper_value="gap shrinks with n; almost perfect match at n = 200",
-    measured={"widths": P.fig4_widths, "mean_max_rel_gap": [round(float(v), 4) for v in gaps4.mean(1)],
-              "sd": [round(float(v), 4) for v in gaps4.std(1, ddof=1)],
-              "loglog_slope": round(slope, 3), "slope_95ci": round(1.96 * slope_se, 3)},
+    measured={
+        "widths": P.fig4_widths,
+        "mean_max_rel_gap": [round(float(v), 4) for v in gaps4.mean(1)],
+        "sd": [round(float(v), 4) for v in gaps4.std(1, ddof=1)],
+        "loglog_slope": round(slope, 3),
+        "slope_95ci": round(1.96 * slope_se, 3),
+    },
     tolerance="decreasing: fitted log-log slope with its 95% CI below 0; match: mean max relative gap <= 0.10 at "
-              "the largest width",
-    verdict="reproduced" if (decreasing and close_at_last) else ("partly-reproduced" if decreasing else "not-reproduced"),
+    "the largest width",
+    verdict="reproduced"
+    if (decreasing and close_at_last)
+    else ("partly-reproduced" if decreasing else "not-reproduced"),
     note=f"{P.fig4_seeds} student seeds per width, lr = {P.lr}, {P.steps} full-batch steps, T = {P.T}, "
-         f"{P.n_train} training sequences, SNR {P.snr_db} dB. The gap is measured on the whole training curve "
-         "(largest relative difference over steps).")
+    f"{P.n_train} training sequences, SNR {P.snr_db} dB. The gap is measured on the whole training curve "
+    "(largest relative difference over steps).",
+)
 
 # %% [markdown]
 # The same runs give the finite-width behaviour of the drift bound: the largest ratio of the RNN's drift to
@@ -324,28 +518,41 @@ ledger.record(
 
 # %%
 tbl = "| width $n$ | max drift / bound (mean over seeds) |\n| --- | --- |\n"
-tbl += "\n".join(f"| {n} | {ratios4[a].mean():.3f} |" for a, n in enumerate(P.fig4_widths))
+tbl += "\n".join(
+    f"| {n} | {ratios4[a].mean():.3f} |" for a, n in enumerate(P.fig4_widths)
+)
 tbl += f"\n| {P.n_student} (Fig. 1 student) | {float(ratio_rnn.max()):.3f} |"
 display(Markdown(tbl))
 ok_lr = P.lr < c41.B1
 ok_conv = float(ratio_conv.max()) <= 1 + 1e-9
 ok_rnn = float(ratio_rnn.max()) <= 1.10
 ledger.record(
-    "implicit-bias.thm41.drift-bound", "Theorem 4.1",
+    "implicit-bias.thm41.drift-bound",
+    "Theorem 4.1",
     "Eq. (25): for lr < B_1, limsup_n ||L_j^l - L_j^0||_F <= B_2 rho_j lr l, with B_1 = 1/(rho_max ||A||^2) "
     "and B_2 = ||A^T b|| (App. B.4).",
     paper_value="||L_j^l - L_j^0|| <= B_2 rho_j lr l",
-    measured={"lr": P.lr, "B1": round(c41.B1, 5), "max_ratio_scaled_conv": round(float(ratio_conv.max()), 4),
-              f"max_ratio_rnn_n{P.n_student}": round(float(ratio_rnn.max()), 4),
-              "max_ratio_rnn_by_width": {str(n): round(float(ratios4[a].mean()), 3) for a, n in enumerate(P.fig4_widths)},
-              "proof_matrix_norm": round(c41.proof_matrix_norm, 7)},
+    measured={
+        "lr": P.lr,
+        "B1": round(c41.B1, 5),
+        "max_ratio_scaled_conv": round(float(ratio_conv.max()), 4),
+        f"max_ratio_rnn_n{P.n_student}": round(float(ratio_rnn.max()), 4),
+        "max_ratio_rnn_by_width": {
+            str(n): round(float(ratios4[a].mean()), 3)
+            for a, n in enumerate(P.fig4_widths)
+        },
+        "proof_matrix_norm": round(c41.proof_matrix_norm, 7),
+    },
     tolerance="lr < B_1; ratio <= 1 for the scaled convolution (the n -> infinity dynamics) at every lag and step; "
-              "<= 1.10 for the widest RNN (finite-width allowance, as for Fig. 1)",
-    verdict="reproduced" if (ok_lr and ok_conv and ok_rnn) else ("partly-reproduced" if ok_conv else "not-reproduced"),
+    "<= 1.10 for the widest RNN (finite-width allowance, as for Fig. 1)",
+    verdict="reproduced"
+    if (ok_lr and ok_conv and ok_rnn)
+    else ("partly-reproduced" if ok_conv else "not-reproduced"),
     note="The bound holds, but one step of the proof does not follow as written: ||I - lr A^T A D|| <= 1 is "
-         f"claimed from lr D^1/2 A^T A D^1/2 <= I, and the non-symmetric matrix has norm {c41.proof_matrix_norm:.6f} "
-         "here. Narrow RNNs exceed the bound at long lags by finite-width amounts that shrink "
-         "with n (table above).")
+    f"claimed from lr D^1/2 A^T A D^1/2 <= I, and the non-symmetric matrix has norm {c41.proof_matrix_norm:.6f} "
+    "here. Narrow RNNs exceed the bound at long lags by finite-width amounts that shrink "
+    "with n (table above).",
+)
 
 # %% [markdown]
 # ## Verdicts

@@ -81,21 +81,59 @@ from rnnbook.book.ledger import Ledger
 from rnnbook.book.params import describe, Param, at_least, resolve
 
 SPEC = {
-    "N_untied": Param(int, 256, 1024, 8192, at_least(16), ">= 16; width of the untied-weight Monte Carlo"),
-    "K_untied": Param(int, 8, 24, 1000, at_least(2), ">= 2; networks per setting (untied)"),
-    "N_tied": Param(int, 128, 384, 8192, at_least(16), ">= 16; width of the tied-weight Monte Carlo"),
+    "N_untied": Param(
+        int,
+        256,
+        1024,
+        8192,
+        at_least(16),
+        ">= 16; width of the untied-weight Monte Carlo",
+    ),
+    "K_untied": Param(
+        int, 8, 24, 1000, at_least(2), ">= 2; networks per setting (untied)"
+    ),
+    "N_tied": Param(
+        int, 128, 384, 8192, at_least(16), ">= 16; width of the tied-weight Monte Carlo"
+    ),
     "K_tied": Param(int, 2, 6, 1000, at_least(2), ">= 2; networks per setting (tied)"),
-    "T_steps": Param(int, 30, 80, 100, at_least(12), ">= 12 (the inputs become identical at t = 10)"),
-    "mu_b_mc": Param(list, [-2.0, 0.0, 2.0, 4.0, 6.0], [-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
-                     [-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
-                     lambda v: -10 <= v <= 12, "bias means in [-10, 12]", item=float),
-    "n_theory": Param(int, 13, 61, 241, at_least(5), ">= 5; points of the theory curves over mu_b in [-4, 8]"),
+    "T_steps": Param(
+        int, 30, 80, 100, at_least(12), ">= 12 (the inputs become identical at t = 10)"
+    ),
+    "mu_b_mc": Param(
+        list,
+        [-2.0, 0.0, 2.0, 4.0, 6.0],
+        [-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
+        [-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        lambda v: -10 <= v <= 12,
+        "bias means in [-10, 12]",
+        item=float,
+    ),
+    "n_theory": Param(
+        int,
+        13,
+        61,
+        241,
+        at_least(5),
+        ">= 5; points of the theory curves over mu_b in [-4, 8]",
+    ),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(SPEC, profile, N_untied=N_untied, K_untied=K_untied, N_tied=N_tied, K_tied=K_tied, T_steps=T_steps,
-            mu_b_mc=mu_b_mc, n_theory=n_theory, seed=seed)
+P = resolve(
+    SPEC,
+    profile,
+    N_untied=N_untied,
+    K_untied=K_untied,
+    N_tied=N_tied,
+    K_tied=K_tied,
+    T_steps=T_steps,
+    mu_b_mc=mu_b_mc,
+    n_theory=n_theory,
+    seed=seed,
+)
 plotting.setup()
-if P.profile != "paper":  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
+if (
+    P.profile != "paper"
+):  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
     torch.set_num_threads(1)
 ledger = Ledger("mean-field", P.profile)
 display(Markdown(describe(P)))
@@ -109,8 +147,12 @@ display(Markdown(describe(P)))
 
 # %%
 mass = mfd.eq3_normalisation()
-display(Math(r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2} e^{-\mathbf z^\top\mathbf q^{-1}\mathbf z}\,d\mathbf z = "
-             + sp.latex(mass)))
+display(
+    Math(
+        r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2} e^{-\mathbf z^\top\mathbf q^{-1}\mathbf z}\,d\mathbf z = "
+        + sp.latex(mass)
+    )
+)
 
 # %% [markdown]
 # so the exponent lacks its factor $\tfrac12$ (a typo: with it the mass is 1, and everything below uses the
@@ -132,8 +174,12 @@ Sig_van = np.zeros(T_van)
 q_van = mf.vanilla_qstar(hp_van)
 th_van = mf.vanilla_trajectory(Sig_van, hp_van, c0=0.95)
 t0 = time.perf_counter()
-mc_van_u = vanilla_rnn.simulate_pair(Sig_van, hp_van, P.N_untied, P.K_untied, tied=False, seed=P.seed, q0=q_van, c0=0.95)
-mc_van_t = vanilla_rnn.simulate_pair(Sig_van, hp_van, P.N_tied, P.K_tied, tied=True, seed=P.seed + 1, q0=q_van, c0=0.95)
+mc_van_u = vanilla_rnn.simulate_pair(
+    Sig_van, hp_van, P.N_untied, P.K_untied, tied=False, seed=P.seed, q0=q_van, c0=0.95
+)
+mc_van_t = vanilla_rnn.simulate_pair(
+    Sig_van, hp_van, P.N_tied, P.K_tied, tied=True, seed=P.seed + 1, q0=q_van, c0=0.95
+)
 t_van = time.perf_counter() - t0
 
 
@@ -152,14 +198,38 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 ts = np.arange(1, T_van + 1)
 for k, sw in enumerate(sw_van):
     col = plotting.COLORS[k]
-    axes[0].plot(ts, th_van["c"][k], "-", color=col, lw=2, label=fr"Eq. (2), $\sigma_w={sw}$")
-    axes[0].errorbar(ts, c_vu[k], yerr=2 * se_vu[k], fmt="o", ms=3, color=col, label="MC untied" if k == 0 else None)
+    axes[0].plot(
+        ts, th_van["c"][k], "-", color=col, lw=2, label=rf"Eq. (2), $\sigma_w={sw}$"
+    )
+    axes[0].errorbar(
+        ts,
+        c_vu[k],
+        yerr=2 * se_vu[k],
+        fmt="o",
+        ms=3,
+        color=col,
+        label="MC untied" if k == 0 else None,
+    )
     axes[0].plot(ts, c_vt[k], "x", ms=4, color=col, label="MC tied" if k == 0 else None)
-    axes[1].plot(ts, th_van["q"][k], "-", color=col, lw=2, label=fr"$q^t$ Eq. (2), $\sigma_w={sw}$")
+    axes[1].plot(
+        ts,
+        th_van["q"][k],
+        "-",
+        color=col,
+        lw=2,
+        label=rf"$q^t$ Eq. (2), $\sigma_w={sw}$",
+    )
     axes[1].plot(ts, mc_van_u["q"].mean(1)[k], "o", ms=3, color=col)
-axes[0].set(xlabel="time step $t$", ylabel="pre-activation cosine similarity $c^t$",
-            title=r"Vanilla RNN, $\Sigma_{12}=0$, $\sigma_v=0.5$, $R=1$")
-axes[1].set(xlabel="time step $t$", ylabel="pre-activation variance $q^t$", title="Variance stays at $q^*$ (dots: MC untied)")
+axes[0].set(
+    xlabel="time step $t$",
+    ylabel="pre-activation cosine similarity $c^t$",
+    title=r"Vanilla RNN, $\Sigma_{12}=0$, $\sigma_v=0.5$, $R=1$",
+)
+axes[1].set(
+    xlabel="time step $t$",
+    ylabel="pre-activation variance $q^t$",
+    title="Variance stays at $q^*$ (dots: MC untied)",
+)
 axes[0].legend(fontsize=8)
 axes[1].legend(fontsize=8)
 plt.show()
@@ -182,22 +252,28 @@ glue("eq2_max_diff", float(diff_vu.max()), display=False)
 glue("eq2_max_z", float((diff_vu / se_vu).max()), display=False)
 glue("eq2_tied_max_diff", float(np.abs(c_vt - th_van["c"]).max()), display=False)
 ledger.record(
-    "mean-field.eq2.covariance-map", "Eq. (2)",
+    "mean-field.eq2.covariance-map",
+    "Eq. (2)",
     "With untied weights the pre-activation covariance of two copies of a random vanilla RNN follows "
     "q^t = sigma_w^2 int D_{q^{t-1}} phi phi^T + sigma_v^2 R Sigma^t + sigma_b^2 I.",
     paper_value="Eq. (2)",
-    measured={"sigma_w": sw_van, "max_abs_c_diff_untied": round(float(diff_vu.max()), 4),
-              "max_z_untied": round(float((diff_vu / se_vu).max()), 2),
-              "max_rel_q_diff_untied": round(float(q_rel_u.max()), 4),
-              "max_abs_c_diff_tied": round(float(np.abs(c_vt - th_van['c']).max()), 4),
-              "c_after_identical_state": round(one_step, 6), "1 - sigma_v^2 R (1-Sigma)/q*": round(one_step_paper, 6),
-              "eq3_mass_as_printed": str(mass)},
+    measured={
+        "sigma_w": sw_van,
+        "max_abs_c_diff_untied": round(float(diff_vu.max()), 4),
+        "max_z_untied": round(float((diff_vu / se_vu).max()), 2),
+        "max_rel_q_diff_untied": round(float(q_rel_u.max()), 4),
+        "max_abs_c_diff_tied": round(float(np.abs(c_vt - th_van["c"]).max()), 4),
+        "c_after_identical_state": round(one_step, 6),
+        "1 - sigma_v^2 R (1-Sigma)/q*": round(one_step_paper, 6),
+        "eq3_mass_as_printed": str(mass),
+    },
     tolerance="untied MC: |c_MC - c_theory| <= 4 SE + 0.005 and |q_MC/q_theory - 1| <= 4 SE + 0.005 at every "
-              "step (SE over networks; 0.005 allows the O(1/N) finite-width bias)",
+    "step (SE over networks; 0.005 allows the O(1/N) finite-width bias)",
     verdict="reproduced" if ok_eq2 else "not-reproduced",
     note=f"Untied: N={P.N_untied}, {P.K_untied} networks per sigma_w (paper: N=8192, 1000 networks); tied: "
-         f"N={P.N_tied}, {P.K_tied} networks. sigma_v=0.5, R=1, mu_b=sigma_b=0, Sigma=0, c^0=0.95, {T_van} steps. "
-         "Eq. (3) as printed lacks the 1/2 in the exponent (its mass is 1/2); the normalised Gaussian is used.")
+    f"N={P.N_tied}, {P.K_tied} networks. sigma_v=0.5, R=1, mu_b=sigma_b=0, Sigma=0, c^0=0.95, {T_van} steps. "
+    "Eq. (3) as printed lacks the 1/2 in the exponent (its mass is 1/2); the normalised Gaussian is used.",
+)
 
 # %% [markdown]
 # The largest deviation of the untied Monte Carlo from Eq. (2) is {glue:text}`eq2_max_diff:.4f`
@@ -215,10 +291,24 @@ ledger.record(
 
 # %%
 dv = mfd.derive_vanilla_chi()
-display(Math(r"\frac{\partial}{\partial c}\phi(u_1)\phi(u_2) = " + sp.latex(dv.price_raw)))
-display(Math(r"\xrightarrow{\text{Stein}}\quad A'(c) = \mathbb E\Big[" + sp.latex(dv.price) + r"\Big]"))
-display(Math(r"\chi_{c^*} = \frac{\partial c^t}{\partial c^{t-1}} = " + sp.latex(dv.chi)
-             + r"\qquad\text{derived} - \text{Eq. (4)} = " + sp.latex(dv.difference)))
+display(
+    Math(r"\frac{\partial}{\partial c}\phi(u_1)\phi(u_2) = " + sp.latex(dv.price_raw))
+)
+display(
+    Math(
+        r"\xrightarrow{\text{Stein}}\quad A'(c) = \mathbb E\Big["
+        + sp.latex(dv.price)
+        + r"\Big]"
+    )
+)
+display(
+    Math(
+        r"\chi_{c^*} = \frac{\partial c^t}{\partial c^{t-1}} = "
+        + sp.latex(dv.chi)
+        + r"\qquad\text{derived} - \text{Eq. (4)} = "
+        + sp.latex(dv.difference)
+    )
+)
 
 # %% [markdown]
 # Numerically, Eq. (4) by quadrature against a central finite difference of the quadrature map, and the decay
@@ -229,11 +319,21 @@ display(Math(r"\chi_{c^*} = \frac{\partial c^t}{\partial c^{t-1}} = " + sp.latex
 c_grid = np.array([0.0, 0.3, 0.6, 0.9])
 chi_formula = mf.vanilla_chi(c_grid[:, None], hp_van)
 h = 1e-5
-chi_fd = (mf.vanilla_c_map(c_grid[:, None] + h, 0.0, hp_van) - mf.vanilla_c_map(c_grid[:, None] - h, 0.0, hp_van)) / (2 * h)
+chi_fd = (
+    mf.vanilla_c_map(c_grid[:, None] + h, 0.0, hp_van)
+    - mf.vanilla_c_map(c_grid[:, None] - h, 0.0, hp_van)
+) / (2 * h)
 fd_err = float(np.abs(chi_formula - chi_fd).max())
 # the quadrature's own error: the same integrals with twice the nodes per dimension
-quad_err_van = float(np.abs(hp_van.sw2 * (mf.gauss2(mf.dtanh, mf.dtanh, 0.0, q_van, c_grid[:, None])
-                                          - mf.gauss2(mf.dtanh, mf.dtanh, 0.0, q_van, c_grid[:, None], n=2 * mf.N2))).max())
+quad_err_van = float(
+    np.abs(
+        hp_van.sw2
+        * (
+            mf.gauss2(mf.dtanh, mf.dtanh, 0.0, q_van, c_grid[:, None])
+            - mf.gauss2(mf.dtanh, mf.dtanh, 0.0, q_van, c_grid[:, None], n=2 * mf.N2)
+        )
+    ).max()
+)
 quad_tol_van = max(10 * quad_err_van, 1e-8)
 chi_star_van = mf.vanilla_chi(0.0, hp_van)
 tau_van = mf.timescale(chi_star_van)
@@ -244,28 +344,48 @@ for k in range(len(sw_van)):
     t_ = ts[mask]
     fit = lambda cc: -1.0 / np.polyfit(t_, np.log(np.clip(cc[mask], 1e-6, None)), 1)[0]  # noqa: E731
     tau_fit_van.append(fit(c_vu[k]))
-    boots = [fit(mc_van_u["c"][k, rng.integers(0, P.K_untied, P.K_untied)].mean(0)) for _ in range(200)]
+    boots = [
+        fit(mc_van_u["c"][k, rng.integers(0, P.K_untied, P.K_untied)].mean(0))
+        for _ in range(200)
+    ]
     tau_fit_se.append(float(np.std(boots)))
 tau_fit_van, tau_fit_se = np.array(tau_fit_van), np.array(tau_fit_se)
-display(Markdown("| $\\sigma_w$ | $q^*$ | $\\chi_{c^*}$ (4) | $\\tau$ | $\\tau$ fitted to MC (± bootstrap SE) |\n|---|---|---|---|---|\n"
-                 + "\n".join(f"| {sw} | {q_van[k]:.3f} | {chi_star_van[k]:.4f} | {tau_van[k]:.3f} | "
-                             f"{tau_fit_van[k]:.3f} ± {tau_fit_se[k]:.3f} |" for k, sw in enumerate(sw_van))))
-ok_eq4 = dv.matches_paper and fd_err < quad_tol_van and bool(np.all(np.abs(tau_fit_van - tau_van) <= 2 * tau_fit_se + 0.1 * tau_van))
+display(
+    Markdown(
+        "| $\\sigma_w$ | $q^*$ | $\\chi_{c^*}$ (4) | $\\tau$ | $\\tau$ fitted to MC (± bootstrap SE) |\n|---|---|---|---|---|\n"
+        + "\n".join(
+            f"| {sw} | {q_van[k]:.3f} | {chi_star_van[k]:.4f} | {tau_van[k]:.3f} | "
+            f"{tau_fit_van[k]:.3f} ± {tau_fit_se[k]:.3f} |"
+            for k, sw in enumerate(sw_van)
+        )
+    )
+)
+ok_eq4 = (
+    dv.matches_paper
+    and fd_err < quad_tol_van
+    and bool(np.all(np.abs(tau_fit_van - tau_van) <= 2 * tau_fit_se + 0.1 * tau_van))
+)
 glue("eq4_fd_err", fd_err, display=False)
 ledger.record(
-    "mean-field.eq4.chi", "Eq. (4)",
+    "mean-field.eq4.chi",
+    "Eq. (4)",
     "Near the fixed point the vanilla RNN's cosine similarity obeys eps^t = chi eps^{t-1} with "
     "chi_{c*} = sigma_w^2 int D_{q*} phi'(z1) phi'(z2), giving the timescale tau = -1/log chi.",
     paper_value="chi_{c*} = sigma_w^2 int D_{q*} z phi'(z1) phi'(z2)",
-    measured={"derived_minus_printed": str(dv.difference), "max_|formula - finite_difference|": fd_err,
-              "tau_eq4": np.round(tau_van, 3), "tau_fitted_untied_mc": np.round(tau_fit_van, 3),
-              "tau_fit_bootstrap_se": np.round(tau_fit_se, 3)},
+    measured={
+        "derived_minus_printed": str(dv.difference),
+        "max_|formula - finite_difference|": fd_err,
+        "tau_eq4": np.round(tau_van, 3),
+        "tau_fitted_untied_mc": np.round(tau_fit_van, 3),
+        "tau_fit_bootstrap_se": np.round(tau_fit_se, 3),
+    },
     tolerance=f"symbolic difference 0; |quadrature - finite difference| < {quad_tol_van:.1e} (10 x the change of "
-              "the quadrature when its nodes are doubled); |tau_MC - tau| <= 2 SE + 10% tau "
-              "(10% for the curvature of the map away from c*)",
+    "the quadrature when its nodes are doubled); |tau_MC - tau| <= 2 SE + 10% tau "
+    "(10% for the curvature of the map away from c*)",
     verdict="reproduced" if ok_eq4 else "not-reproduced",
     note=f"Derived from Eq. (2) with Price's theorem (Stein's lemma in sympy); MC: untied, N={P.N_untied}, "
-         f"{P.K_untied} networks, sigma_v=0.5, R=1, Sigma=0.")
+    f"{P.K_untied} networks, sigma_v=0.5, R=1, Sigma=0.",
+)
 
 # %% [markdown]
 # The quadrature of (4) and the finite-difference slope of the map agree to {glue:text}`eq4_fd_err:.1e`, the
@@ -279,10 +399,18 @@ ledger.record(
 
 # %%
 dm = mfd.derive_minimal_chi()
-for eq, lab in ((dm.eq6_t, "(6)_t"), (dm.eq7_prev, "(7)_{t-1}"), (dm.eq6_prev, "(6)_{t-1}")):
+for eq, lab in (
+    (dm.eq6_t, "(6)_t"),
+    (dm.eq7_prev, "(7)_{t-1}"),
+    (dm.eq6_prev, "(6)_{t-1}"),
+):
     display(Math(sp.latex(eq) + r"\qquad " + lab))
 display(Math(r"c^t = " + sp.latex(dm.c_map)))
-display(Math(r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = " + sp.latex(dm.eq8_difference)))
+display(
+    Math(
+        r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = " + sp.latex(dm.eq8_difference)
+    )
+)
 
 # %% [markdown]
 # The derived map is Eq. (8) plus $\sigma_b^2(1-A)/q^*$: the printed (8) assumes $\sigma_b=0$, the value
@@ -292,11 +420,20 @@ display(Math(r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = " + sp.latex(dm.eq8
 
 # %%
 display(Math(r"\chi_{c^*} = " + sp.latex(dm.chi)))
-display(Math(r"\chi_{c^*}^{\text{derived}} - \chi_{c^*}^{\text{Eq. (9)}} = " + sp.latex(dm.eq9_difference)))
-display(Math(r"\chi_{c^*=1,\Sigma=1}^{\text{derived}} - \chi_1^{\text{Eq. (13)}} = "
-             + sp.latex(sp.simplify(dm.chi1_from_derived - dm.eq13))
-             + r",\qquad \chi_{c^*=1,\Sigma=1}^{\text{Eq. (9)}} - \chi_1^{\text{Eq. (13)}} = "
-             + sp.latex(sp.simplify(dm.chi1_from_printed - dm.eq13))))
+display(
+    Math(
+        r"\chi_{c^*}^{\text{derived}} - \chi_{c^*}^{\text{Eq. (9)}} = "
+        + sp.latex(dm.eq9_difference)
+    )
+)
+display(
+    Math(
+        r"\chi_{c^*=1,\Sigma=1}^{\text{derived}} - \chi_1^{\text{Eq. (13)}} = "
+        + sp.latex(sp.simplify(dm.chi1_from_derived - dm.eq13))
+        + r",\qquad \chi_{c^*=1,\Sigma=1}^{\text{Eq. (9)}} - \chi_1^{\text{Eq. (13)}} = "
+        + sp.latex(sp.simplify(dm.chi1_from_printed - dm.eq13))
+    )
+)
 
 # %% [markdown]
 # So Eq. (9) holds for $\sigma_b=0$ and misses $-\sigma_b^2\,\mathbb E[\sigma'\sigma']$ otherwise; the derived form is
@@ -313,42 +450,77 @@ for sb in (0.0, 0.5):
     hp_c = mf.HP(6.88, 1.39, mu_chk, 0.46, sb)
     Qs_, qs_ = mf.minimal_fixed_point(hp_c)
     for S in (0.0, 0.99):
-        fd = (mf.minimal_c_map(c_chk + 1e-4, S, S, hp_c, qs_) - mf.minimal_c_map(c_chk - 1e-4, S, S, hp_c, qs_)) / 2e-4
+        fd = (
+            mf.minimal_c_map(c_chk + 1e-4, S, S, hp_c, qs_)
+            - mf.minimal_c_map(c_chk - 1e-4, S, S, hp_c, qs_)
+        ) / 2e-4
         der = mf.minimal_chi(c_chk, S, hp_c, qs_)
         pri = mf.minimal_chi(c_chk, S, hp_c, qs_, printed=True)
-        errs_d[(sb, S)], errs_p[(sb, S)] = float(np.abs(der - fd).max()), float(np.abs(pri - fd).max())
-        rows.append(f"| {sb} | {S} | {np.round(fd[1], 4).tolist()} | {np.round(der[1], 4).tolist()} | "
-                    f"{np.round(pri[1], 4).tolist()} | {errs_d[(sb, S)]:.1e} | {errs_p[(sb, S)]:.1e} |")
-display(Markdown("| $\\sigma_b$ | $\\Sigma_{12}$ | slope of (8) at $c=0.5$, $\\mu_b=-2,0,2,4$ (finite difference) | derived $\\chi$ | "
-                 "Eq. (9) | max error derived | max error Eq. (9) |\n|---|---|---|---|---|---|---|\n" + "\n".join(rows)))
+        errs_d[(sb, S)], errs_p[(sb, S)] = (
+            float(np.abs(der - fd).max()),
+            float(np.abs(pri - fd).max()),
+        )
+        rows.append(
+            f"| {sb} | {S} | {np.round(fd[1], 4).tolist()} | {np.round(der[1], 4).tolist()} | "
+            f"{np.round(pri[1], 4).tolist()} | {errs_d[(sb, S)]:.1e} | {errs_p[(sb, S)]:.1e} |"
+        )
+display(
+    Markdown(
+        "| $\\sigma_b$ | $\\Sigma_{12}$ | slope of (8) at $c=0.5$, $\\mu_b=-2,0,2,4$ (finite difference) | derived $\\chi$ | "
+        "Eq. (9) | max error derived | max error Eq. (9) |\n|---|---|---|---|---|---|---|\n"
+        + "\n".join(rows)
+    )
+)
 hp_q = mf.HP(6.88, 1.39, mu_chk, 0.46, 0.5)
 q_q = mf.minimal_fixed_point(hp_q)[1]
-quad_err = float(np.abs(q_q * (mf.gauss2(mf.dsigmoid, mf.dsigmoid, mu_chk, q_q, c_chk)
-                               - mf.gauss2(mf.dsigmoid, mf.dsigmoid, mu_chk, q_q, c_chk, n=2 * mf.N2))).max()
-                 + np.abs(mf.gauss2(mf.sigmoid, mf.sigmoid, mu_chk, q_q, c_chk)
-                          - mf.gauss2(mf.sigmoid, mf.sigmoid, mu_chk, q_q, c_chk, n=2 * mf.N2)).max())
+quad_err = float(
+    np.abs(
+        q_q
+        * (
+            mf.gauss2(mf.dsigmoid, mf.dsigmoid, mu_chk, q_q, c_chk)
+            - mf.gauss2(mf.dsigmoid, mf.dsigmoid, mu_chk, q_q, c_chk, n=2 * mf.N2)
+        )
+    ).max()
+    + np.abs(
+        mf.gauss2(mf.sigmoid, mf.sigmoid, mu_chk, q_q, c_chk)
+        - mf.gauss2(mf.sigmoid, mf.sigmoid, mu_chk, q_q, c_chk, n=2 * mf.N2)
+    ).max()
+)
 fd_tol = max(10 * quad_err, 1e-8)
 printed_ok_sb0 = max(errs_p[(0.0, 0.0)], errs_p[(0.0, 0.99)]) < fd_tol
 printed_ok_sb = max(errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]) < fd_tol
 derived_ok = max(errs_d.values()) < fd_tol
 glue("eq9_printed_err_sb", max(errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]), display=False)
 ledger.record(
-    "mean-field.eq9.chi", "Eq. (9)",
+    "mean-field.eq9.chi",
+    "Eq. (9)",
     "Near its fixed point the minimalRNN's cosine similarity obeys eps^{t+1} = chi eps^t with chi_{c*} = "
     "int sigma sigma + (q* c* + (sigma_w^2 - sigma_v^2) R Sigma_12) int sigma' sigma'.",
     paper_value="chi = E[s(u1)s(u2)] + (q* c* + (sigma_w^2 - sigma_v^2) R Sigma_12) E[s'(u1)s'(u2)]",
-    measured={"derived_minus_printed": str(dm.eq9_difference),
-              "eq8_derived_minus_printed": str(dm.eq8_difference),
-              "max_|printed - finite_diff|_sigma_b=0": max(errs_p[(0.0, 0.0)], errs_p[(0.0, 0.99)]),
-              "max_|printed - finite_diff|_sigma_b=0.5": max(errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]),
-              "max_|derived - finite_diff|": max(errs_d.values())},
+    measured={
+        "derived_minus_printed": str(dm.eq9_difference),
+        "eq8_derived_minus_printed": str(dm.eq8_difference),
+        "max_|printed - finite_diff|_sigma_b=0": max(
+            errs_p[(0.0, 0.0)], errs_p[(0.0, 0.99)]
+        ),
+        "max_|printed - finite_diff|_sigma_b=0.5": max(
+            errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]
+        ),
+        "max_|derived - finite_diff|": max(errs_d.values()),
+    },
     tolerance=f"symbolic; quadrature vs finite difference of the map within {fd_tol:.1e} (10 x the change of the "
-              "quadrature when its nodes are doubled)",
-    verdict=("reproduced" if printed_ok_sb0 and printed_ok_sb else
-             "partly-reproduced" if printed_ok_sb0 and derived_ok else "not-reproduced"),
+    "quadrature when its nodes are doubled)",
+    verdict=(
+        "reproduced"
+        if printed_ok_sb0 and printed_ok_sb
+        else "partly-reproduced"
+        if printed_ok_sb0 and derived_ok
+        else "not-reproduced"
+    ),
     note="Exact for sigma_b = 0 (the setting of Algorithm 1 and of all the paper's experiments). For sigma_b > 0 "
-         "Eq. (8) misses + sigma_b^2 (1 - A)/q* and Eq. (9) misses - sigma_b^2 E[s' s']; the derived form reduces "
-         "to chi_1 = mu_1 + mu_2 of Eq. (13) for every sigma_b, the printed one only for sigma_b = 0.")
+    "Eq. (8) misses + sigma_b^2 (1 - A)/q* and Eq. (9) misses - sigma_b^2 E[s' s']; the derived form reduces "
+    "to chi_1 = mu_1 + mu_2 of Eq. (13) for every sigma_b, the printed one only for sigma_b = 0.",
+)
 
 # %% [markdown]
 # With $\sigma_b=0.5$ the printed (9) is off by up to {glue:text}`eq9_printed_err_sb:.4f`; the derived form
@@ -370,11 +542,21 @@ Sig = np.where(ts < 10, 0.0, 1.0)
 Q_f1, q_f1 = mf.minimal_fixed_point(hp_f1)
 th = mf.minimal_trajectory(Sig, hp_f1, Q0=Q_f1, C0=0.0)
 t0 = time.perf_counter()
-mc_u = minimal_rnn.simulate_pair(Sig, hp_f1, P.N_untied, P.K_untied, tied=False, seed=P.seed + 10, Q0=Q_f1)
+mc_u = minimal_rnn.simulate_pair(
+    Sig, hp_f1, P.N_untied, P.K_untied, tied=False, seed=P.seed + 10, Q0=Q_f1
+)
 t_untied = time.perf_counter() - t0
 t0 = time.perf_counter()
-mc_t = minimal_rnn.simulate_pair(Sig, hp_f1, P.N_tied, P.K_tied, tied=True, seed=P.seed + 20, Q0=Q_f1,
-                                 dtype=torch.float32)
+mc_t = minimal_rnn.simulate_pair(
+    Sig,
+    hp_f1,
+    P.N_tied,
+    P.K_tied,
+    tied=True,
+    seed=P.seed + 20,
+    Q0=Q_f1,
+    dtype=torch.float32,
+)
 t_tied = time.perf_counter() - t0
 c_u, se_u = mc_stats(mc_u)
 c_t, se_t = mc_stats(mc_t)
@@ -387,12 +569,15 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
 cmap = plt.get_cmap("viridis")
 for k, mu in enumerate(mus):
     col = cmap(k / max(len(mus) - 1, 1))
-    axes[0].plot(ts, c_u[k], "-", color=col, lw=1.8, label=fr"$\mu_b={mu:g}$")
+    axes[0].plot(ts, c_u[k], "-", color=col, lw=1.8, label=rf"$\mu_b={mu:g}$")
     axes[0].plot(ts, th["c"][k], ":", color="black", lw=1.0)
     axes[1].plot(ts, c_u[k], "-", color=col, lw=1.8)
     axes[1].plot(ts, c_t[k], "--", color=col, lw=1.5)
-axes[0].set(xlabel="time step $t$", ylabel="pre-activation cosine similarity $c^t$",
-            title="(a) untied MC (solid) vs theory (dotted)")
+axes[0].set(
+    xlabel="time step $t$",
+    ylabel="pre-activation cosine similarity $c^t$",
+    title="(a) untied MC (solid) vs theory (dotted)",
+)
 axes[1].set(xlabel="time step $t$", title="(b) untied (solid) vs tied (dashed) MC")
 axes[0].axvline(9.5, color="gray", lw=0.8)
 axes[1].axvline(9.5, color="gray", lw=0.8)
@@ -414,17 +599,22 @@ glue("f1a_max_diff", float(diff_u.max()), display=False)
 z_u = diff_u / np.maximum(se_u, 1e-3)
 glue("f1a_max_z", float(z_u.max()), display=False)
 ledger.record(
-    "mean-field.fig1a.untied-mc", "Fig. 1",
+    "mean-field.fig1a.untied-mc",
+    "Fig. 1",
     "The cosine similarity c^t of the minimalRNN predicted by the mean-field maps (6)-(7) agrees quantitatively "
     "with Monte Carlo simulations of minimalRNNs with untied weights (Fig. 1a).",
     paper_value="excellent quantitative agreement (1000 networks, N = 8192)",
-    measured={"mu_b": mus, "max_abs_diff": round(float(diff_u.max()), 4),
-              "max_abs_diff_per_mu_b": np.round(diff_u.max(1), 4),
-              "max_z_(SE floored at 1e-3)": round(float(z_u.max()), 2)},
+    measured={
+        "mu_b": mus,
+        "max_abs_diff": round(float(diff_u.max()), 4),
+        "max_abs_diff_per_mu_b": np.round(diff_u.max(1), 4),
+        "max_z_(SE floored at 1e-3)": round(float(z_u.max()), 2),
+    },
     tolerance="|c_MC - c_theory| <= 4 SE + 0.005 at every (mu_b, t) (SE over networks; 0.005 for O(1/N) bias)",
     verdict="reproduced" if ok_a else "not-reproduced",
     note=f"Untied weights sampled exactly through the Gram matrix of the states; N={P.N_untied}, "
-         f"{P.K_untied} networks per mu_b (paper: N=8192, 1000 networks); {T} steps; sigma_b = 0.")
+    f"{P.K_untied} networks per mu_b (paper: N=8192, 1000 networks); {T} steps; sigma_b = 0.",
+)
 
 # %% [markdown]
 # The largest deviation between the untied simulations and the theory is {glue:text}`f1a_max_diff:.4f`
@@ -437,32 +627,52 @@ ledger.record(
 # ($\chi_1>1.01$). Settings within 1% of criticality relax slowly and are listed but not tested:
 
 # %%
-se_gap = np.sqrt(se_t ** 2 + se_u ** 2)
-excess = np.abs(c_t - c_u) - (4 * se_gap + 0.01)  # > 0: a deviation beyond the Monte Carlo noise
+se_gap = np.sqrt(se_t**2 + se_u**2)
+excess = np.abs(c_t - c_u) - (
+    4 * se_gap + 0.01
+)  # > 0: a deviation beyond the Monte Carlo noise
 gap = np.abs(c_t - c_u).max(1)
 worst = excess.max(1)
 ordered = chi1_mc < 0.99
 chaotic = chi1_mc > 1.01
 phase = np.where(ordered, "ordered", np.where(chaotic, "chaotic", "near-critical"))
-display(Markdown("| $\\mu_b$ | $\\chi_1$ | phase | max tied-untied gap in $c^t$ | max gap beyond 4 SE + 0.01 |\n|---|---|---|---|---|\n"
-                 + "\n".join(f"| {mu:g} | {chi1_mc[k]:.4f} | {phase[k]} | {gap[k]:.3f} | "
-                             f"{max(worst[k], 0):.3f} |" for k, mu in enumerate(mus))))
-ok_b = bool(ordered.any() and chaotic.any() and np.all(worst[ordered] <= 0) and np.any(worst[chaotic] > 0))
+display(
+    Markdown(
+        "| $\\mu_b$ | $\\chi_1$ | phase | max tied-untied gap in $c^t$ | max gap beyond 4 SE + 0.01 |\n|---|---|---|---|---|\n"
+        + "\n".join(
+            f"| {mu:g} | {chi1_mc[k]:.4f} | {phase[k]} | {gap[k]:.3f} | "
+            f"{max(worst[k], 0):.3f} |"
+            for k, mu in enumerate(mus)
+        )
+    )
+)
+ok_b = bool(
+    ordered.any()
+    and chaotic.any()
+    and np.all(worst[ordered] <= 0)
+    and np.any(worst[chaotic] > 0)
+)
 ledger.record(
-    "mean-field.fig1b.tied-vs-untied", "Fig. 1",
+    "mean-field.fig1b.tied-vs-untied",
+    "Fig. 1",
     "Tied-weight minimalRNNs follow the untied (mean-field) behaviour closely where c* ~ 1 and deviate "
     "quantitatively deeper in the chaotic phase (Fig. 1b).",
     paper_value="qualitative agreement; good near c* = 1, breaks down deep in the chaotic phase",
-    measured={"gap_per_mu_b": dict(zip([f"{m:g}" for m in mus], np.round(gap, 4).tolist())),
-              "gap_beyond_noise_per_mu_b": dict(zip([f"{m:g}" for m in mus], np.round(np.maximum(worst, 0), 4).tolist())),
-              "chi_1": np.round(chi1_mc, 4)},
+    measured={
+        "gap_per_mu_b": dict(zip([f"{m:g}" for m in mus], np.round(gap, 4).tolist())),
+        "gap_beyond_noise_per_mu_b": dict(
+            zip([f"{m:g}" for m in mus], np.round(np.maximum(worst, 0), 4).tolist())
+        ),
+        "chi_1": np.round(chi1_mc, 4),
+    },
     tolerance="ordered settings (chi_1 < 0.99): |c_tied - c_untied| <= 4 SE + 0.01 at every step (SE of both means "
-              "combined; 0.01 for O(1/N) bias); chaotic settings (chi_1 > 1.01): beyond that band somewhere; "
-              "near-critical settings (critical slowing down) reported, not tested",
+    "combined; 0.01 for O(1/N) bias); chaotic settings (chi_1 > 1.01): beyond that band somewhere; "
+    "near-critical settings (critical slowing down) reported, not tested",
     verdict="reproduced" if ok_b else "not-reproduced",
     note=f"Tied: N={P.N_tied}, {P.K_tied} networks per mu_b (float32); untied: N={P.N_untied}, {P.K_untied}. "
-         "The near-critical exclusion (|chi_1 - 1| <= 0.01) was added after a first look at the results; those "
-         "settings are reported in the table above.")
+    "The near-critical exclusion (|chi_1 - 1| <= 0.01) was added after a first look at the results; those "
+    "settings are reported in the table above.",
+)
 
 # %% [markdown]
 # For Fig. 1(c-e) we need the stable fixed point $c^*$ of the map (8) at constant $\Sigma_{12}$ (bisection on
@@ -488,19 +698,49 @@ cT_u = mc_u["c"][:, :, late].mean(2)
 cT_t = mc_t["c"][:, :, late].mean(2)
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-axes[0].plot(mu_fine, cstar_f[1.0], "-", color="black", lw=2, label=r"theory $c^*$ ($\Sigma_{12}=1$)")
-axes[0].errorbar(mus, cT_u.mean(1), yerr=2 * cT_u.std(1, ddof=1) / np.sqrt(P.K_untied), fmt="o",
-                 color=plotting.COLORS[0], label=f"MC untied, mean of $c^t$ over last 5 steps")
-axes[0].plot(mus, cT_t.mean(1), "s", mfc="none", color=plotting.COLORS[3], label="MC tied")
+axes[0].plot(
+    mu_fine,
+    cstar_f[1.0],
+    "-",
+    color="black",
+    lw=2,
+    label=r"theory $c^*$ ($\Sigma_{12}=1$)",
+)
+axes[0].errorbar(
+    mus,
+    cT_u.mean(1),
+    yerr=2 * cT_u.std(1, ddof=1) / np.sqrt(P.K_untied),
+    fmt="o",
+    color=plotting.COLORS[0],
+    label="MC untied, mean of $c^t$ over last 5 steps",
+)
+axes[0].plot(
+    mus, cT_t.mean(1), "s", mfc="none", color=plotting.COLORS[3], label="MC tied"
+)
 for k in np.nonzero(~conv)[0]:
-    axes[0].annotate("not converged", (mus[k], cT_u.mean(1)[k]), fontsize=7, xytext=(3, -12),
-                     textcoords="offset points")
-axes[0].set(xlabel=r"bias mean $\mu_b$", ylabel=r"fixed point $c^*$", title="(c) fixed point of the cosine similarity")
+    axes[0].annotate(
+        "not converged",
+        (mus[k], cT_u.mean(1)[k]),
+        fontsize=7,
+        xytext=(3, -12),
+        textcoords="offset points",
+    )
+axes[0].set(
+    xlabel=r"bias mean $\mu_b$",
+    ylabel=r"fixed point $c^*$",
+    title="(c) fixed point of the cosine similarity",
+)
 axes[0].legend(fontsize=8)
 for S, col in zip((1.0, 0.99, 0.0), plotting.COLORS):
-    axes[1].semilogy(mu_fine, tau_f[S], "-", color=col, lw=2, label=fr"$\Sigma_{{12}}={S}$")
-axes[1].set(xlabel=r"bias mean $\mu_b$", ylabel=r"timescale $\tau=-1/\log\chi_{c^*}$ (steps)",
-            title="(e) timescale of signal propagation", ylim=(0.1, 5e4))
+    axes[1].semilogy(
+        mu_fine, tau_f[S], "-", color=col, lw=2, label=rf"$\Sigma_{{12}}={S}$"
+    )
+axes[1].set(
+    xlabel=r"bias mean $\mu_b$",
+    ylabel=r"timescale $\tau=-1/\log\chi_{c^*}$ (steps)",
+    title="(e) timescale of signal propagation",
+    ylim=(0.1, 5e4),
+)
 axes[1].legend(fontsize=8)
 plt.show()
 
@@ -513,19 +753,29 @@ plt.show()
 # %%
 dc_u = np.abs(cT_u.mean(1) - cstar1)
 se_cT = cT_u.std(1, ddof=1) / np.sqrt(P.K_untied)
-resid = np.abs(th["c"][:, late].mean(1) - cstar1)  # the theory trajectory's own distance to c* at the end
-ok_c = bool(conv.sum() >= 2 and np.all(dc_u[conv] <= 4 * se_cT[conv] + 0.01 + resid[conv]))
+resid = np.abs(
+    th["c"][:, late].mean(1) - cstar1
+)  # the theory trajectory's own distance to c* at the end
+ok_c = bool(
+    conv.sum() >= 2 and np.all(dc_u[conv] <= 4 * se_cT[conv] + 0.01 + resid[conv])
+)
 ledger.record(
-    "mean-field.fig1c.cstar", "Fig. 1",
+    "mean-field.fig1c.cstar",
+    "Fig. 1",
     "The fixed point c* of the minimalRNN's cosine similarity predicted by theory matches the untied Monte Carlo "
     "(Fig. 1c).",
     paper_value="excellent agreement with untied MC",
-    measured={"mu_b_converged": mus[conv], "cstar_theory": np.round(cstar1[conv], 4),
-              "c_late_untied": np.round(cT_u.mean(1)[conv], 4), "c_late_tied": np.round(cT_t.mean(1)[conv], 4)},
+    measured={
+        "mu_b_converged": mus[conv],
+        "cstar_theory": np.round(cstar1[conv], 4),
+        "c_late_untied": np.round(cT_u.mean(1)[conv], 4),
+        "c_late_tied": np.round(cT_t.mean(1)[conv], 4),
+    },
     tolerance="at settings with tau <= (T - 10)/4 (nearly converged within the window): |c_MC - c*| <= 4 SE + 0.01 "
-              "+ the theory trajectory's own remaining distance to c* (0.01 for O(1/N) bias)",
+    "+ the theory trajectory's own remaining distance to c* (0.01 for O(1/N) bias)",
     verdict="reproduced" if ok_c else "not-reproduced",
-    note=f"c_MC = mean of c^t over the last 5 of {T} steps; settings with longer tau are plotted but not tested.")
+    note=f"c_MC = mean of c^t over the last 5 of {T} steps; settings with longer tau are plotted but not tested.",
+)
 
 # %% [markdown]
 # ### Fig. 1(d): the linearised dynamics
@@ -546,38 +796,73 @@ for k, mu in enumerate(mus):
     win = (ts >= 10) & (dist > 0.005) & (dist < 0.15)
     if win.sum() < 6 or not np.isfinite(tau1[k]):
         continue
-    fit = lambda cc: -1.0 / np.polyfit(ts[win], np.log(np.abs(cc[win] - cstar1[k]) + 1e-12), 1)[0]  # noqa: E731
+    fit = lambda cc: (
+        -1.0 / np.polyfit(ts[win], np.log(np.abs(cc[win] - cstar1[k]) + 1e-12), 1)[0]
+    )  # noqa: E731
     tau_th = fit(th["c"][k])
-    if abs(tau_th - tau1[k]) > 0.15 * tau1[k]:  # the window is not in the linear regime of the map itself
+    if (
+        abs(tau_th - tau1[k]) > 0.15 * tau1[k]
+    ):  # the window is not in the linear regime of the map itself
         continue
     n_fit += 1
     tau_mc = fit(c_u[k])
-    boots = [fit(mc_u["c"][k, boot_rng.integers(0, P.K_untied, P.K_untied)].mean(0)) for _ in range(200)]
+    boots = [
+        fit(mc_u["c"][k, boot_rng.integers(0, P.K_untied, P.K_untied)].mean(0))
+        for _ in range(200)
+    ]
     se_tau = float(np.std(boots))
     good = abs(tau_mc - tau1[k]) <= 2 * se_tau + 0.15 * tau1[k]
     ok_d &= bool(good)
-    tau_fit_f1[f"{mu:g}"] = (round(float(tau1[k]), 3), round(float(tau_mc), 3), round(se_tau, 3), round(float(tau_th), 3))
-    fit_rows.append(f"| {mu:g} | {cstar1[k]:.3f} | {tau1[k]:.2f} | {tau_th:.2f} | {tau_mc:.2f} ± {se_tau:.2f} |")
+    tau_fit_f1[f"{mu:g}"] = (
+        round(float(tau1[k]), 3),
+        round(float(tau_mc), 3),
+        round(se_tau, 3),
+        round(float(tau_th), 3),
+    )
+    fit_rows.append(
+        f"| {mu:g} | {cstar1[k]:.3f} | {tau1[k]:.2f} | {tau_th:.2f} | {tau_mc:.2f} ± {se_tau:.2f} |"
+    )
     col = cmap(k / max(len(mus) - 1, 1))
-    ax.semilogy(ts, np.abs(c_u[k] - cstar1[k]), "-", color=col, lw=1.8, label=fr"MC untied, $\mu_b={mu:g}$")
+    ax.semilogy(
+        ts,
+        np.abs(c_u[k] - cstar1[k]),
+        "-",
+        color=col,
+        lw=1.8,
+        label=rf"MC untied, $\mu_b={mu:g}$",
+    )
     A = np.exp(np.mean(np.log(dist[win]) + ts[win] / tau1[k]))
-    ax.semilogy(ts[ts >= 10], A * np.exp(-ts[ts >= 10] / tau1[k]), "--", color=col, lw=1.2)
-ax.set(xlabel="time step $t$", ylabel=r"$|c^t-c^*|$", title=r"(d) linearised dynamics: MC (solid) vs $Ae^{-t/\tau}$ (dashed)",
-       ylim=(1e-4, 1.5))
+    ax.semilogy(
+        ts[ts >= 10], A * np.exp(-ts[ts >= 10] / tau1[k]), "--", color=col, lw=1.2
+    )
+ax.set(
+    xlabel="time step $t$",
+    ylabel=r"$|c^t-c^*|$",
+    title=r"(d) linearised dynamics: MC (solid) vs $Ae^{-t/\tau}$ (dashed)",
+    ylim=(1e-4, 1.5),
+)
 ax.legend(fontsize=7)
 plt.show()
-display(Markdown("| $\\mu_b$ | $c^*$ | $\\tau$ of Eq. (9) | $\\tau$ fitted to the iterated map | $\\tau$ fitted to untied MC (± bootstrap SE) |\n"
-                 "|---|---|---|---|---|\n" + "\n".join(fit_rows)))
+display(
+    Markdown(
+        "| $\\mu_b$ | $c^*$ | $\\tau$ of Eq. (9) | $\\tau$ fitted to the iterated map | $\\tau$ fitted to untied MC (± bootstrap SE) |\n"
+        "|---|---|---|---|---|\n" + "\n".join(fit_rows)
+    )
+)
 ok_d = ok_d and n_fit >= 2
 ledger.record(
-    "mean-field.fig1d.linearised", "Fig. 1",
+    "mean-field.fig1d.linearised",
+    "Fig. 1",
     "Near c* the cosine similarity of untied minimalRNNs approaches c* as A exp(-t/tau) with tau = -1/log chi_{c*} "
     "of Eq. (9) (Fig. 1d).",
     paper_value="excellent agreement",
-    measured={"mu_b: (tau_eq9, tau_fit_mc, bootstrap_se, tau_fit_iterated_map)": tau_fit_f1},
+    measured={
+        "mu_b: (tau_eq9, tau_fit_mc, bootstrap_se, tau_fit_iterated_map)": tau_fit_f1
+    },
     tolerance="|tau_MC - tau| <= 2 bootstrap SE + 15% tau (15%: curvature of the map inside the fit window)",
     verdict="reproduced" if ok_d else "not-reproduced",
-    note=f"{n_fit} settings had a usable linear window within {T} steps.")
+    note=f"{n_fit} settings had a usable linear window within {T} steps.",
+)
 
 # %% [markdown]
 # **Figure 4.** Fig. 1(d): on a log scale the distance to the fixed point falls along a straight line of slope
@@ -589,6 +874,7 @@ ledger.record(
 # $\mu_b=0$", i.e. $\chi_1=1$ there. We locate the roots of $\chi_1(\mu_b)-1$ on the fine grid (refined by
 # bisection), and check what Fig. 1(e) shows: $\tau\to\infty$ as $\mu_b$ grows whatever $\Sigma_{12}$, while the
 # divergence near $\mu_b=0$ exists only for $\Sigma_{12}=1$.
+
 
 # %%
 def chi1_at(mu):
@@ -606,47 +892,78 @@ for _ in range(40):  # bisection on all sign changes at once
 roots = 0.5 * (lo + hi)
 crit0 = float(roots[np.argmin(np.abs(roots))]) if roots.size else float("nan")
 near0 = np.abs(mu_fine) <= 1.0
-tau_peak = {S: float(np.nanmax(np.where(np.isfinite(tau_f[S][near0]), tau_f[S][near0], 1e9))) for S in tau_f}
+tau_peak = {
+    S: float(np.nanmax(np.where(np.isfinite(tau_f[S][near0]), tau_f[S][near0], 1e9)))
+    for S in tau_f
+}
 large = mu_fine >= 6
-grows = {S: bool(np.all(np.diff(tau_f[S][large]) > 0) and tau_f[S][-1] > 100) for S in tau_f}
+grows = {
+    S: bool(np.all(np.diff(tau_f[S][large]) > 0) and tau_f[S][-1] > 100) for S in tau_f
+}
 # what Algorithm 1 says at mu_b = 0 for sigma_w = 6.88: the q* and sigma_v that make chi_1 = 1
 from scipy.optimize import brentq  # noqa: E402
 
-q_alg = brentq(lambda qs: float(np.sqrt(mf.algorithm1(qs, 0.0, R_f1).sigma_w2)) - sw_f1, 1.0, 100.0)
+q_alg = brentq(
+    lambda qs: float(np.sqrt(mf.algorithm1(qs, 0.0, R_f1).sigma_w2)) - sw_f1, 1.0, 100.0
+)
 sv_alg = float(np.sqrt(mf.algorithm1(q_alg, 0.0, R_f1).sigma_v2))
 glue("crit_mu", crit0, display=False)
 glue("chi1_at_0", float(chi1_at(0.0) + 1), display=False)
 glue("sv_alg", sv_alg, display=False)
-glue("second_root", float(roots[np.argmax(np.abs(roots))]) if roots.size > 1 else float("nan"), display=False)
-display(Markdown(f"Roots of $\\chi_1(\\mu_b)=1$ in $[-4,8]$: {', '.join(f'{r:.3f}' for r in roots)}. "
-                 f"Largest $\\tau$ on $|\\mu_b|\\le1$: " + ", ".join(f"$\\Sigma_{{12}}={S}$: {tau_peak[S]:.3g}" for S in tau_f)
-                 + f". Theory computed in {t_theory:.1f} s."))
+glue(
+    "second_root",
+    float(roots[np.argmax(np.abs(roots))]) if roots.size > 1 else float("nan"),
+    display=False,
+)
+display(
+    Markdown(
+        f"Roots of $\\chi_1(\\mu_b)=1$ in $[-4,8]$: {', '.join(f'{r:.3f}' for r in roots)}. "
+        f"Largest $\\tau$ on $|\\mu_b|\\le1$: "
+        + ", ".join(f"$\\Sigma_{{12}}={S}$: {tau_peak[S]:.3g}" for S in tau_f)
+        + f". Theory computed in {t_theory:.1f} s."
+    )
+)
 ok_crit = abs(crit0) <= 0.1
 ledger.record(
-    "mean-field.fig1e.critical-point", "Fig. 1",
+    "mean-field.fig1e.critical-point",
+    "Fig. 1",
     "With sigma_w = 6.88, sigma_v = 1.39, R = 0.46 the minimalRNN has its order-to-chaos critical point "
     "(chi_1 = 1) at mu_b = 0.",
     paper_value="mu_b = 0",
-    measured={"roots_of_chi1=1": np.round(roots, 4), "chi1_at_mu_b=0": round(float(chi1_at(0.0) + 1), 5),
-              "sigma_v_from_algorithm1_at_mu_b=0": round(sv_alg, 4), "q*_from_algorithm1": round(q_alg, 3)},
+    measured={
+        "roots_of_chi1=1": np.round(roots, 4),
+        "chi1_at_mu_b=0": round(float(chi1_at(0.0) + 1), 5),
+        "sigma_v_from_algorithm1_at_mu_b=0": round(sv_alg, 4),
+        "q*_from_algorithm1": round(q_alg, 3),
+    },
     tolerance="|mu_b of the root nearest 0| <= 0.1 (well inside the grid spacing of Fig. 1)",
     verdict="reproduced" if ok_crit else "not-reproduced",
     note="A second root lies near mu_b = 4.7, where chi_1 falls back below 1 (the chaotic window is "
-         "0 < mu_b < 4.7). Algorithm 1 at mu_b = 0 with sigma_w = 6.88 gives sigma_v = "
-         f"{sv_alg:.3f}, not 1.39: with 1.39, chi_1(0) = {float(chi1_at(0.0) + 1):.4f}.")
-ok_e = bool(all(grows.values()) and tau_peak[1.0] > 100 and tau_peak[0.99] < 20 and tau_peak[0.0] < 20)
+    "0 < mu_b < 4.7). Algorithm 1 at mu_b = 0 with sigma_w = 6.88 gives sigma_v = "
+    f"{sv_alg:.3f}, not 1.39: with 1.39, chi_1(0) = {float(chi1_at(0.0) + 1):.4f}.",
+)
+ok_e = bool(
+    all(grows.values())
+    and tau_peak[1.0] > 100
+    and tau_peak[0.99] < 20
+    and tau_peak[0.0] < 20
+)
 ledger.record(
-    "mean-field.fig1e.timescale", "Fig. 1",
+    "mean-field.fig1e.timescale",
+    "Fig. 1",
     "tau -> infinity as mu_b grows independently of Sigma_12, while the divergence of tau at mu_b = 0 is "
     "observed only when Sigma_12 = 1 (Fig. 1e).",
     paper_value="tau -> inf as mu_b -> inf for Sigma_12 = 1, 0.99, 0; critical point at 0 only for Sigma_12 = 1",
-    measured={"tau_at_mu_b=8": {str(S): round(float(tau_f[S][-1]), 1) for S in tau_f},
-              "max_tau_on_|mu_b|<=1": {str(S): round(tau_peak[S], 2) for S in tau_f},
-              "tau_increasing_for_mu_b>=6": {str(S): grows[S] for S in tau_f}},
+    measured={
+        "tau_at_mu_b=8": {str(S): round(float(tau_f[S][-1]), 1) for S in tau_f},
+        "max_tau_on_|mu_b|<=1": {str(S): round(tau_peak[S], 2) for S in tau_f},
+        "tau_increasing_for_mu_b>=6": {str(S): grows[S] for S in tau_f},
+    },
     tolerance="tau increasing on mu_b >= 6 and > 100 at mu_b = 8 for every Sigma; max tau on |mu_b| <= 1 above 100 "
-              "for Sigma = 1 and below 20 for Sigma = 0.99 and 0",
+    "for Sigma = 1 and below 20 for Sigma = 0.99 and 0",
     verdict="reproduced" if ok_e else "not-reproduced",
-    note=f"Theory only (quadrature), {P.n_theory} values of mu_b in [-4, 8].")
+    note=f"Theory only (quadrature), {P.n_theory} values of mu_b in [-4, 8].",
+)
 
 # %% [markdown]
 # The root of $\chi_1(\mu_b)=1$ nearest zero is at $\mu_b=$ {glue:text}`crit_mu:.3f` ($\chi_1(0)=$

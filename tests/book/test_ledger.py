@@ -1,7 +1,6 @@
 """The ledger records declared claims; the declared rule, not the chapter, gives the verdict."""
 
 import json
-import textwrap
 
 import numpy as np
 import pytest
@@ -59,7 +58,11 @@ def test_declared_rule_decides(book):
     assert led.check("lsc.b", x=np.float64(1.05)).verdict == "reproduced"
     assert led.check("lsc.b", x=1.2).verdict == "partly-reproduced"
     c = led.check("lsc.b", x=2.0)
-    assert c.verdict == "not-reproduced" and c.measured == "x = 2.00" and c.tolerance == 0.1
+    assert (
+        c.verdict == "not-reproduced"
+        and c.measured == "x = 2.00"
+        and c.tolerance == 0.1
+    )
     a = led.check("lsc.a", errors=np.zeros(3), n=3)
     assert a.verdict == "reproduced" and a.note == "3 errors checked"
     assert led.check("lsc.a", errors=[0, 1], n=2).verdict == "not-reproduced"
@@ -75,7 +78,10 @@ def test_declared_rule_decides(book):
 def test_gate_makes_untrained_inconclusive(book):
     led = Ledger("lsc/x", "book")
     c = led.check("lsc.gated", acc=0.1, effect=5.0, seeds=3)
-    assert c.verdict == "inconclusive" and c.trained == {"rule": "acc >= 0.2", "passed": False}
+    assert c.verdict == "inconclusive" and c.trained == {
+        "rule": "acc >= 0.2",
+        "passed": False,
+    }
     assert c.seeds == 3
     assert led.check("lsc.gated", acc=0.5, effect=-1.0).verdict == "not-reproduced"
     assert led.check("lsc.gated", acc=0.5, effect=1.0).verdict == "reproduced"
@@ -86,23 +92,32 @@ def test_not_attempted_needs_no_values(book):
     assert c.verdict == "not-attempted" and c.note == "needs CIFAR"
 
 
-@pytest.mark.parametrize("call,msg", [
-    (lambda led: led.check("lsc.zzz", x=1), "not declared"),
-    (lambda led: led.check("lsc.b"), "needs x"),
-    (lambda led: led.check("lsc.b", x=1, tol=2), "constants"),
-])
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda led: led.check("lsc.zzz", x=1), "not declared"),
+        (lambda led: led.check("lsc.b"), "needs x"),
+        (lambda led: led.check("lsc.b", x=1, tol=2), "constants"),
+    ],
+)
 def test_measurements_must_match_the_declaration(book, call, msg):
     with pytest.raises(ClaimError, match=msg):
         call(Ledger("lsc/x", "book"))
 
 
-@pytest.mark.parametrize("bad,msg", [
-    ("rule: [{reproduced: x > 0}]", "last rule entry"),
-    ("rule: [{great: x > 0}, {otherwise: not-reproduced}]", "verdict"),
-    ("rule: [{reproduced: __import__('os')}, {otherwise: not-reproduced}]", "calls a function"),
-    ("rule: [{reproduced: x.real > 0}, {otherwise: not-reproduced}]", "Attribute"),
-    ("rule: [{reproduced: x >}, {otherwise: not-reproduced}]", "not an expression"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        ("rule: [{reproduced: x > 0}]", "last rule entry"),
+        ("rule: [{great: x > 0}, {otherwise: not-reproduced}]", "verdict"),
+        (
+            "rule: [{reproduced: __import__('os')}, {otherwise: not-reproduced}]",
+            "calls a function",
+        ),
+        ("rule: [{reproduced: x.real > 0}, {otherwise: not-reproduced}]", "Attribute"),
+        ("rule: [{reproduced: x >}, {otherwise: not-reproduced}]", "not an expression"),
+    ],
+)
 def test_bad_declarations_are_refused(tmp_path, monkeypatch, bad, msg):
     (tmp_path / "notebooks" / "lsc").mkdir(parents=True)
     text = f"paper: lsc\nclaims:\n  - id: lsc.q\n    source: s\n    statement: t\n    {bad}\n"

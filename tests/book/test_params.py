@@ -19,31 +19,43 @@ def test_presets_and_overrides():
 
 @pytest.mark.parametrize("profile", ["fast", "", None, 3])
 def test_unknown_profile_names_parameter(profile):
-    with pytest.raises(ParameterError, match=r"parameter 'profile'.*'smoke', 'book', 'paper'"):
+    with pytest.raises(
+        ParameterError, match=r"parameter 'profile'.*'smoke', 'book', 'paper'"
+    ):
         resolve(SPEC, profile)
 
 
-@pytest.mark.parametrize("name,value,pattern", [
-    ("nu_W", 1.5, r"parameter 'nu_W' = 1.5: must be a float \(0 < nu_W < 1\)"),
-    ("nu_W", "0.5", r"parameter 'nu_W'"),
-    ("nu_W", True, r"parameter 'nu_W'"),
-    ("widths", [8, -4], r"parameter 'widths' .*list of int"),
-    ("widths", [8, 2.5], r"parameter 'widths'"),
-    ("widths", [], r"parameter 'widths'.*non-empty"),
-    ("seeds", 1, r"parameter 'seeds' = 1"),
-    ("seeds", 2.0, r"parameter 'seeds'"),
-])
+@pytest.mark.parametrize(
+    "name,value,pattern",
+    [
+        ("nu_W", 1.5, r"parameter 'nu_W' = 1.5: must be a float \(0 < nu_W < 1\)"),
+        ("nu_W", "0.5", r"parameter 'nu_W'"),
+        ("nu_W", True, r"parameter 'nu_W'"),
+        ("widths", [8, -4], r"parameter 'widths' .*list of int"),
+        ("widths", [8, 2.5], r"parameter 'widths'"),
+        ("widths", [], r"parameter 'widths'.*non-empty"),
+        ("seeds", 1, r"parameter 'seeds' = 1"),
+        ("seeds", 2.0, r"parameter 'seeds'"),
+    ],
+)
 def test_bad_values_name_the_parameter(name, value, pattern):
     with pytest.raises(ParameterError, match=pattern):
         resolve(SPEC, "book", **{name: value})
 
 
 def test_unknown_name():
-    with pytest.raises(ParameterError, match=r"unknown parameter 'width'.*nu_W, widths, seeds"):
+    with pytest.raises(
+        ParameterError, match=r"unknown parameter 'width'.*nu_W, widths, seeds"
+    ):
         resolve(SPEC, "book", width=3)
 
 
 def test_describe_lists_every_resolved_parameter():
     from rnnbook.book.params import describe
+
     text = describe(resolve(SPEC, "smoke", seeds=3))
-    assert text.startswith("Profile **smoke**") and "`seeds=3`" in text and "`widths=[8]`" in text
+    assert (
+        text.startswith("Profile **smoke**")
+        and "`seeds=3`" in text
+        and "`widths=[8]`" in text
+    )

@@ -16,13 +16,15 @@ from rnnbook.book.params import ParameterError
 
 from tests.conftest import ROOT
 
-HEADER = "# %% tags=[\"parameters\"]\nprofile = \"book\"\nk = None\n\n"
+HEADER = '# %% tags=["parameters"]\nprofile = "book"\nk = None\n\n'
 
 
 def mini_book(tmp_path: Path, chapters: dict[str, str]) -> Path:
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "intro.md").write_text("# Intro\n")
-    (tmp_path / "_config.yml").write_text("title: t\nexecute:\n  execute_notebooks: 'off'\n")
+    (tmp_path / "_config.yml").write_text(
+        "title: t\nexecute:\n  execute_notebooks: 'off'\n"
+    )
     toc = {"format": "jb-book", "root": "book/intro", "chapters": []}
     for name, body in chapters.items():
         path = tmp_path / "notebooks" / f"{name}.py"
@@ -34,13 +36,15 @@ def mini_book(tmp_path: Path, chapters: dict[str, str]) -> Path:
 
 
 def test_failing_chapter_fails_the_build_with_name_and_traceback(tmp_path):
-    root = mini_book(tmp_path, {
-        "part/good": """
+    root = mini_book(
+        tmp_path,
+        {
+            "part/good": """
             # %%
             from rnnbook.book.ledger import Ledger
             Ledger("lsc", profile).record("lsc.mini", "Lemma 2", "s", measured=1, verdict="reproduced")
             """,
-        "part/bad": """
+            "part/bad": """
             # %%
             x = 1
 
@@ -49,29 +53,52 @@ def test_failing_chapter_fails_the_build_with_name_and_traceback(tmp_path):
                 raise ZeroDivisionError("deliberate failure in a chapter")
             inner()
             """,
-    })
+        },
+    )
     with pytest.raises(pipeline.BuildError) as err:
         pipeline.build(root, "smoke", jobs=2, html=False, log=lambda *_: None)
     msg = str(err.value)
-    assert "notebooks/part/bad" in msg and "ZeroDivisionError" in msg and "deliberate failure" in msg
+    assert (
+        "notebooks/part/bad" in msg
+        and "ZeroDivisionError" in msg
+        and "deliberate failure" in msg
+    )
     assert "inner()" in msg  # the cell's traceback
     assert "notebooks/part/good" not in msg.split("chapter(s) failed:")[1]
-    assert not (root / "notebooks" / "part" / "bad.ipynb").exists()  # nothing beside the sources
+    assert not (
+        root / "notebooks" / "part" / "bad.ipynb"
+    ).exists()  # nothing beside the sources
     # the good chapter still ran and recorded its claim into the build folder
     assert (root / "_build" / "claims" / "lsc.mini.json").exists()
 
 
 def test_cli_reports_failure_with_exit_code(tmp_path):
     root = mini_book(tmp_path, {"p/bad": "# %%\nraise RuntimeError('boom')\n"})
-    proc = subprocess.run([sys.executable, "-m", "rnnbook", "build", "--profile", "smoke", "--no-html",
-                           "--root", str(root)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rnnbook",
+            "build",
+            "--profile",
+            "smoke",
+            "--no-html",
+            "--root",
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1
     assert "notebooks/p/bad" in proc.stderr and "RuntimeError: boom" in proc.stderr
 
 
 def test_unknown_parameter_and_profile_stop_before_running(tmp_path):
     root = mini_book(tmp_path, {"p/one": "# %%\nprint(k)\n"})
-    with pytest.raises(ParameterError, match=r"unknown parameter 'nu' for chapter p/one; its parameters are: profile, k"):
+    with pytest.raises(
+        ParameterError,
+        match=r"unknown parameter 'nu' for chapter p/one; its parameters are: profile, k",
+    ):
         pipeline.run_chapter(root, "p/one", {"nu": 1}, log=lambda *_: None)
     with pytest.raises(ParameterError, match=r"parameter 'profile' = 'fast'"):
         pipeline.run_chapter(root, "p/one", {"profile": "fast"}, log=lambda *_: None)
@@ -81,37 +108,77 @@ def test_unknown_parameter_and_profile_stop_before_running(tmp_path):
 
 def test_bad_value_stops_a_real_chapter_in_its_first_cell():
     with pytest.raises(pipeline.BuildError) as err:
-        pipeline.run_chapter(ROOT, "implicit_bias/rho_j", {"profile": "smoke", "nu_W": 1.5}, log=lambda *_: None)
+        pipeline.run_chapter(
+            ROOT,
+            "implicit_bias/rho_j",
+            {"profile": "smoke", "nu_W": 1.5},
+            log=lambda *_: None,
+        )
     msg = str(err.value)
-    assert "ParameterError" in msg and "parameter 'nu_W' = 1.5" in msg and "0 < nu_W < 1" in msg
+    assert (
+        "ParameterError" in msg
+        and "parameter 'nu_W' = 1.5" in msg
+        and "0 < nu_W < 1" in msg
+    )
 
 
 def test_rerun_one_chapter_with_new_parameters():
-    out = pipeline.run_chapter(ROOT, "lsc/lemma2_paths", {"profile": "smoke", "T_graph": 5},
-                               log=lambda *_: None)
+    out = pipeline.run_chapter(
+        ROOT,
+        "lsc/lemma2_paths",
+        {"profile": "smoke", "T_graph": 5},
+        log=lambda *_: None,
+    )
     assert out.exists() and ROOT / "_build" / "runs" in out.parents
     claims = json.loads((out.parent / "claims.json").read_text())
     assert {c["id"] for c in claims} >= {"lsc.lemma2.identity", "lsc.lemma2.paths-eq1"}
     assert all(c["profile"] == "smoke" for c in claims)
-    assert "T=5" in next(c for c in claims if c["id"] == "lsc.lemma2.paths-eq1")["measured"]
+    assert (
+        "T=5"
+        in next(c for c in claims if c["id"] == "lsc.lemma2.paths-eq1")["measured"]
+    )
 
 
 def test_whole_book_builds_at_smoke_profile():
     """The pipeline as `make test` runs it: every chapter at `smoke`, claims, generated pages, HTML (-W -n)."""
-    proc = subprocess.run([sys.executable, "-m", "rnnbook", "build", "--profile", "smoke", "--root", str(ROOT)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rnnbook",
+            "build",
+            "--profile",
+            "smoke",
+            "--root",
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
     build = ROOT / "_build"
     claims = json.loads((build / "claims.json").read_text())
     assert len(claims) >= 8
     for c in claims:
-        assert set(ledger.FIELDS) <= set(c) and c["profile"] == "smoke" and c["verdict"] in ledger.VERDICTS
+        assert (
+            set(ledger.FIELDS) <= set(c)
+            and c["profile"] == "smoke"
+            and c["verdict"] in ledger.VERDICTS
+        )
     papers = {c["paper"] for c in claims}
     assert {"lsc", "implicit-bias"} <= papers
     html = build / "html"
     chapters = [c.name for c in pipeline.chapters(ROOT)]
-    assert {"notebooks/implicit_bias/rho_j", "notebooks/lsc/lemma2_paths"} <= set(chapters)
-    for page in ("book/scorecard", "book/errata", "book/status", "book/references", *chapters):
+    assert {"notebooks/implicit_bias/rho_j", "notebooks/lsc/lemma2_paths"} <= set(
+        chapters
+    )
+    for page in (
+        "book/scorecard",
+        "book/errata",
+        "book/status",
+        "book/references",
+        *chapters,
+    ):
         assert (html / f"{page}.html").exists(), page
     scorecard = (html / "book/scorecard.html").read_text()
     assert all(c["id"] in scorecard for c in claims)
@@ -119,7 +186,9 @@ def test_whole_book_builds_at_smoke_profile():
     assert "torch" in status and "2.13.0" in status
     for chapter in chapters:
         page = (html / f"{chapter}.html").read_text()
-        assert page.count("<img") >= 1 and "math notranslate" in page  # figures and sympy output
+        assert (
+            page.count("<img") >= 1 and "math notranslate" in page
+        )  # figures and sympy output
         assert "Traceback" not in page
     timings = json.loads((build / "timings.json").read_text())
     assert set(timings["chapters"]) == set(chapters)
@@ -127,7 +196,9 @@ def test_whole_book_builds_at_smoke_profile():
 
 
 def test_no_executed_notebook_is_tracked():
-    proc = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True
+    )
     if proc.returncode != 0:
         pytest.skip("not a git checkout")
     assert proc.stdout.strip() == ""
@@ -136,7 +207,11 @@ def test_no_executed_notebook_is_tracked():
 def test_reruns_are_deterministic():
     """Same parameters, same numbers: every random draw is seeded from the chapter's parameters."""
     params = {"profile": "smoke", "widths": [8, 16], "seeds": 2}
-    first = pipeline.run_chapter(ROOT, "implicit_bias/rho_j", params, log=lambda *_: None)
+    first = pipeline.run_chapter(
+        ROOT, "implicit_bias/rho_j", params, log=lambda *_: None
+    )
     a = (first.parent / "claims.json").read_text()
-    second = pipeline.run_chapter(ROOT, "implicit_bias/rho_j", params, log=lambda *_: None)
+    second = pipeline.run_chapter(
+        ROOT, "implicit_bias/rho_j", params, log=lambda *_: None
+    )
     assert (second.parent / "claims.json").read_text() == a

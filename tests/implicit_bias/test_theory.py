@@ -14,10 +14,15 @@ from rnnbook.implicit_bias import scale_factors as sf
 def test_derived_rho_equals_eq21_symbolically():
     d = sf.derive_rho()
     assert d.matches_paper
-    assert sp.simplify(d.tau_2 - (sf.j * sf.nu_F * sf.nu_W ** (sf.j - 1) + sf.nu_W ** sf.j)) == 0
+    assert (
+        sp.simplify(d.tau_2 - (sf.j * sf.nu_F * sf.nu_W ** (sf.j - 1) + sf.nu_W**sf.j))
+        == 0
+    )
 
 
-@pytest.mark.parametrize("nW,nF,nC", [(0.3, 1.0, 1.0), (0.8, 0.5, 2.0), (1.4, 2.0, 0.3)])
+@pytest.mark.parametrize(
+    "nW,nF,nC", [(0.3, 1.0, 1.0), (0.8, 0.5, 2.0), (1.4, 2.0, 0.3)]
+)
 def test_rho_against_iterated_recursion(nW, nF, nC):
     T = 12
     t1, t2, it = nF, 1.0, []
@@ -57,12 +62,15 @@ def test_forward_is_the_convolution_with_the_impulse_response():
 
 def test_toeplitz_and_limit_kernel_against_explicit_sums():
     T, nx = 5, 2
-    x, xp = torch.randn(T, nx, dtype=torch.float64), torch.randn(T, nx, dtype=torch.float64)
+    x, xp = (
+        torch.randn(T, nx, dtype=torch.float64),
+        torch.randn(T, nx, dtype=torch.float64),
+    )
     Tx = ntk.toeplitz(x)
     for lag in range(T):
         for t in range(T):
             expected = x[t - lag] if t >= lag else torch.zeros(nx, dtype=torch.float64)
-            torch.testing.assert_close(Tx[lag * nx:(lag + 1) * nx, t], expected)
+            torch.testing.assert_close(Tx[lag * nx : (lag + 1) * nx, t], expected)
     rho = torch.rand(T, dtype=torch.float64)
     K = ntk.limit_kernel(x[None], xp[None], rho)[0, :, 0, :]
     for t in range(T):
@@ -82,9 +90,16 @@ def test_empirical_ntk_against_finite_differences():
             minus = {k: w.clone() for k, w in p.items()}
             plus[name].view(-1)[i] += h
             minus[name].view(-1)[i] -= h
-            cols.append(((linear_rnn.forward(plus, X) - linear_rnn.forward(minus, X)) / (2 * h)).reshape(-1))
+            cols.append(
+                (
+                    (linear_rnn.forward(plus, X) - linear_rnn.forward(minus, X))
+                    / (2 * h)
+                ).reshape(-1)
+            )
     J = torch.stack(cols, 1)
-    torch.testing.assert_close(K.reshape(J.shape[0], J.shape[0]), J @ J.T, rtol=1e-6, atol=1e-8)
+    torch.testing.assert_close(
+        K.reshape(J.shape[0], J.shape[0]), J @ J.T, rtol=1e-6, atol=1e-8
+    )
 
 
 def test_wide_ntk_of_an_impulse_reads_out_rho():
@@ -96,9 +111,23 @@ def test_wide_ntk_of_an_impulse_reads_out_rho():
     diag = []
     for s in range(3):
         p = linear_rnn.init_params(1024, 1, 1, 0.3, 1.0, 1.0, seed=s)
-        diag.append(torch.diagonal(ntk.empirical_ntk(linear_rnn.forward, p, X)[0, :, 0, 0, :, 0]).numpy())
+        diag.append(
+            torch.diagonal(
+                ntk.empirical_ntk(linear_rnn.forward, p, X)[0, :, 0, 0, :, 0]
+            ).numpy()
+        )
     np.testing.assert_allclose(np.mean(diag, 0), rho, rtol=0.15)
     K_lim = ntk.limit_kernel(X, X, torch.tensor(rho))
-    small = ntk.relative_error(ntk.empirical_ntk(linear_rnn.forward, linear_rnn.init_params(16, 1, 1, .3, 1, 1, seed=0), X), K_lim)
-    big = ntk.relative_error(ntk.empirical_ntk(linear_rnn.forward, linear_rnn.init_params(1024, 1, 1, .3, 1, 1, seed=0), X), K_lim)
+    small = ntk.relative_error(
+        ntk.empirical_ntk(
+            linear_rnn.forward, linear_rnn.init_params(16, 1, 1, 0.3, 1, 1, seed=0), X
+        ),
+        K_lim,
+    )
+    big = ntk.relative_error(
+        ntk.empirical_ntk(
+            linear_rnn.forward, linear_rnn.init_params(1024, 1, 1, 0.3, 1, 1, seed=0), X
+        ),
+        K_lim,
+    )
     assert big < small

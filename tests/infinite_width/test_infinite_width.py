@@ -59,7 +59,11 @@ def test_limit_updates_are_gradient_descent_on_the_energy(data):
     """(2.10) is GD on ℰ(A, G, B) of (2.11): compare with torch autograd on a random (non-initial) state."""
     N, d = 15, data.d
     rng = np.random.default_rng(0)
-    st = iw.LimitState(rng.standard_normal((N, d)), rng.standard_normal((N, N)) * 0.1, rng.standard_normal(N))
+    st = iw.LimitState(
+        rng.standard_normal((N, d)),
+        rng.standard_normal((N, N)) * 0.1,
+        rng.standard_normal(N),
+    )
     S = iw.shift_matrix(N, d)
     lam = iw.predictor(st, S)
     gA, gG, gB = iw.energy_gradients(st, S, data.xi(lam))
@@ -89,7 +93,11 @@ def test_scaled_model_is_gd_on_the_rescaled_initialization(data):
         lams.append(lam)
         xi = data.xi(lam)
         H = S + G
-        A, G, B = A - tau / c * np.outer(H.T @ B, xi), G - tau / c * np.outer(B, A @ xi), B - tau / c * H @ (A @ xi)
+        A, G, B = (
+            A - tau / c * np.outer(H.T @ B, xi),
+            G - tau / c * np.outer(B, A @ xi),
+            B - tau / c * H @ (A @ xi),
+        )
     np.testing.assert_allclose(np.array(lams), ref.lam, rtol=1e-11, atol=1e-13)
 
 
@@ -108,9 +116,11 @@ def test_min_norm_limit_matches_pinv():
     t = np.linspace(0, 30, 61)
     sol = iw.gradient_flow(data, t, N=30)
     lam_hat = np.linalg.pinv(data.X) @ data.y
-    assert np.linalg.norm(lam_hat - data.lam_star) > 0.1  # underdetermined: the min-norm solution is not λ*
+    assert (
+        np.linalg.norm(lam_hat - data.lam_star) > 0.1
+    )  # underdetermined: the min-norm solution is not λ*
     np.testing.assert_allclose(sol.lam[-1], lam_hat, atol=1e-7)
-    kernel = np.linalg.svd(data.X)[2][data.n:]
+    kernel = np.linalg.svd(data.X)[2][data.n :]
     assert np.abs(sol.lam @ kernel.T).max() < 1e-10
     # discrete GD (2.10) as well
     tr = iw.train(data, 0.05, 3000, N=60, every=100)
@@ -120,10 +130,18 @@ def test_min_norm_limit_matches_pinv():
 def test_linear_flow_closed_form():
     data = dl.gaussian_regression(d=5, n=3, seed=2)
     t = np.array([0.0, 0.3, 1.0, 4.0])
-    sol = integrate.solve_ivp(lambda _t, lam: -2.0 * data.xi(lam), (0, 4), np.zeros(5), t_eval=t,
-                              rtol=1e-12, atol=1e-14)
+    sol = integrate.solve_ivp(
+        lambda _t, lam: -2.0 * data.xi(lam),
+        (0, 4),
+        np.zeros(5),
+        t_eval=t,
+        rtol=1e-12,
+        atol=1e-14,
+    )
     np.testing.assert_allclose(iw.linear_flow(data, t, rate=2.0), sol.y.T, atol=1e-9)
-    np.testing.assert_allclose(iw.linear_gd(data, 1e-4, 10000, rate=2.0)[-1], sol.y.T[2], atol=1e-4)
+    np.testing.assert_allclose(
+        iw.linear_gd(data, 1e-4, 10000, rate=2.0)[-1], sol.y.T[2], atol=1e-4
+    )
 
 
 # ------------------------------------------------------------------------------- the finite network
@@ -135,7 +153,7 @@ def test_gradients_and_gd_against_autograd(data):
     U, W, V = net.U[0].clone(), net.W[0].clone(), net.V[0].clone()
     M, b = data.torch_moments()
     lam0 = dl.predictor(net)
-    xi = (lam0 @ M - b)
+    xi = lam0 @ M - b
     gU, gW, gV = dl.gradients(net, xi)
     Ua, Wa, Va = (p.clone().requires_grad_(True) for p in (U, W, V))
     dl.risk(Ua, Wa, Va, X, y).backward()
@@ -164,13 +182,15 @@ def test_scale_free_variables_follow_2_5(data):
     Ut, Wt, Vt = (t.clone() for t in dl.scale_free(net))
     M, b = data.torch_moments()
     xi = dl.predictor(net) @ M - b
-    H = net.Z / m ** 0.5 + Wt / m
+    H = net.Z / m**0.5 + Wt / m
     lam_sf = torch.einsum("rjd,rij,ri->rd", Ut, H, Vt) / m
     torch.testing.assert_close(lam_sf, dl.predictor(net))
     dl.train(net, data, tau, 1)
     U1, W1, V1 = dl.scale_free(net)
     torch.testing.assert_close(U1, Ut - tau * torch.einsum("rij,ri,rd->rjd", H, Vt, xi))
-    torch.testing.assert_close(W1, Wt - tau * torch.einsum("ri,rd,rjd->rij", Vt, xi, Ut))
+    torch.testing.assert_close(
+        W1, Wt - tau * torch.einsum("ri,rd,rjd->rij", Vt, xi, Ut)
+    )
     torch.testing.assert_close(V1, Vt - tau * torch.einsum("rij,rjd,rd->ri", H, Ut, xi))
 
 
@@ -187,7 +207,7 @@ def test_predictor_at_init_has_variance_d_over_m():
     """E ‖λ^m(0)‖² = d/m exactly (λ = U^T Z^T V~ / m^(3/2)); Monte Carlo with a 4-sigma band."""
     m, d, R = 12, 3, 3000
     lam = dl.predictor(dl.init_mup(m, d, R, seed=7, keep_init=False)).numpy()
-    q = (lam ** 2).sum(1) * m / d
+    q = (lam**2).sum(1) * m / d
     assert abs(q.mean() - 1) < 4 * q.std(ddof=1) / np.sqrt(R)
 
 
@@ -225,9 +245,11 @@ def test_weights_moments_match_limit(data):
     net = dl.init_mup(m, data.d, 3, seed=2)
     dl.train(net, data, tau, K)
     Ut, Wt, Vt = dl.scale_free(net)
-    np.testing.assert_allclose((Ut.transpose(1, 2) @ Ut / m).mean(0).numpy(), mom["UtU"], atol=0.2)
-    np.testing.assert_allclose(float((Wt ** 2).mean()), mom["w_sq"], rtol=0.15)
-    np.testing.assert_allclose(float((Vt ** 2).mean()), mom["v_sq"], rtol=0.15)
+    np.testing.assert_allclose(
+        (Ut.transpose(1, 2) @ Ut / m).mean(0).numpy(), mom["UtU"], atol=0.2
+    )
+    np.testing.assert_allclose(float((Wt**2).mean()), mom["w_sq"], rtol=0.15)
+    np.testing.assert_allclose(float((Vt**2).mean()), mom["v_sq"], rtol=0.15)
 
 
 @pytest.mark.parametrize("dist", ["uniform", "rademacher", "gaussian"])
@@ -247,7 +269,9 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="distribution"):
         dl.init_mup(4, 2, 1, seed=0, dist="cauchy")
     with pytest.raises(ValueError, match="normalisation"):
-        dl.Regression(X=np.ones((2, 2)), y=np.ones(2), lam_star=np.ones(2), normalisation="median")
+        dl.Regression(
+            X=np.ones((2, 2)), y=np.ones(2), lam_star=np.ones(2), normalisation="median"
+        )
     with pytest.raises(ValueError, match="truncation"):
         iw.init_limit(3, 5)
 
@@ -256,7 +280,9 @@ def test_chunked_training_equals_one_batch(data):
     a = dl.init_mup(24, data.d, 5, seed=4)
     b = a.clone()
     ta = dl.train(a, data, 0.1, 7, every=3, snapshot_at=(2,), chunk_bytes=None)
-    tb = dl.train(b, data, 0.1, 7, every=3, snapshot_at=(2,), chunk_bytes=2 * 24 * 24 * 8)
+    tb = dl.train(
+        b, data, 0.1, 7, every=3, snapshot_at=(2,), chunk_bytes=2 * 24 * 24 * 8
+    )
     np.testing.assert_allclose(tb.lam, ta.lam, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(tb.v_msq, ta.v_msq, rtol=1e-13)
     torch.testing.assert_close(b.W, a.W)
@@ -285,8 +311,12 @@ def test_plateau_fraction_of_exponential_decay():
 def test_flow_to_convergence_reaches_pinv_at_several_scales():
     data = dl.gaussian_regression(d=4, n=2, seed=5)
     for s in (0.1, 1.0, 30.0):
-        sol = iw.flow_to_convergence(data, 20, 5.0, scale=s, speed=1.0 if s <= 10 else 1 / s, tol=1e-8)
-        np.testing.assert_allclose(sol.lam[-1], np.linalg.pinv(data.X) @ data.y, atol=1e-7)
+        sol = iw.flow_to_convergence(
+            data, 20, 5.0, scale=s, speed=1.0 if s <= 10 else 1 / s, tol=1e-8
+        )
+        np.testing.assert_allclose(
+            sol.lam[-1], np.linalg.pinv(data.X) @ data.y, atol=1e-7
+        )
 
 
 def test_power_law_fit_recovers_exponent():

@@ -22,8 +22,12 @@ def test_property_counts_on_hand_made_pairs():
     B = torch.diag(torch.tensor([-3.0, 1.0], dtype=torch.float64)).expand(1, 2, 2)
     det = an.check_properties("det", torch.linalg.det, A, B)
     # det(A+B) = -4 < det A + det B = 1 - 3 = -2: super-additivity fails; det is multiplicative
-    assert det.super_additive_violations == 1 and det.super_multiplicative_violations == 0
-    tr = an.check_properties("trace", lambda M: torch.diagonal(M, dim1=-2, dim2=-1).sum(-1), A, A)
+    assert (
+        det.super_additive_violations == 1 and det.super_multiplicative_violations == 0
+    )
+    tr = an.check_properties(
+        "trace", lambda M: torch.diagonal(M, dim1=-2, dim2=-1).sum(-1), A, A
+    )
     # trace(I I) = 2 < trace(I)^2 = 4
     assert tr.super_additive_violations == 0 and tr.super_multiplicative_violations == 1
 
@@ -41,9 +45,13 @@ def test_determinant_on_psd_and_general():
     g = torch.Generator().manual_seed(1)
     X, Y = an.random_psd(500, 4, g, rank=8), an.random_psd(500, 4, g, rank=8)
     psd = an.determinant_test("PSD", X, Y)
-    assert psd.super_additive_violations == 0 and psd.multiplicative_max_log_error < 1e-9
+    assert (
+        psd.super_additive_violations == 0 and psd.multiplicative_max_log_error < 1e-9
+    )
     assert float(an.minkowski_margin(X, Y).min()) >= -1e-12
     G1 = torch.randn(500, 4, 4, dtype=torch.float64, generator=g)
     G2 = torch.randn(500, 4, 4, dtype=torch.float64, generator=g)
     gen = an.determinant_test("general", G1, G2)
-    assert gen.super_additive_violations > 100 and gen.multiplicative_max_log_error < 1e-8
+    assert (
+        gen.super_additive_violations > 100 and gen.multiplicative_max_log_error < 1e-8
+    )

@@ -69,7 +69,13 @@ def test_path_sums_count_paths(convention):
     # Lemma 2's quantity on each graph
     for T_ in (3, 9):
         assert float(lb.lemma2_average(f[:, 1, 0], T_)) == pytest.approx(
-            (gp.eq1_total(T_, L - 1) if convention == "eq1" else gp.paper_total(T_, L - 1)) / T_)
+            (
+                gp.eq1_total(T_, L - 1)
+                if convention == "eq1"
+                else gp.paper_total(T_, L - 1)
+            )
+            / T_
+        )
 
 
 @pytest.mark.parametrize("convention", gp.CONVENTIONS)
@@ -82,16 +88,20 @@ def test_bias_updates_autograd_vs_finite_differences_and_recursion(convention):
     db = lb.bias_updates(Wr, Wi, r, convention)
 
     def loss(b):
-        h = lb.deep_linear_rnn(torch.zeros(S, T + 1, n, dtype=torch.float64), Wr, Wi, b, convention)
+        h = lb.deep_linear_rnn(
+            torch.zeros(S, T + 1, n, dtype=torch.float64), Wr, Wi, b, convention
+        )
         return float((r * h[:, :, -1]).sum() / T)
 
     b0 = torch.zeros(S, L + 1, n, dtype=torch.float64)
     eps = 1e-6
-    for (s, l, i) in [(0, 1, 0), (2, 2, 3), (1, 3, 1)]:
+    for s, l, i in [(0, 1, 0), (2, 2, 3), (1, 3, 1)]:
         bp, bm = b0.clone(), b0.clone()
         bp[s, l, i] += eps
         bm[s, l, i] -= eps
-        assert -(loss(bp) - loss(bm)) / (2 * eps) == pytest.approx(float(db[s, l, i]), abs=1e-7)
+        assert -(loss(bp) - loss(bm)) / (2 * eps) == pytest.approx(
+            float(db[s, l, i]), abs=1e-7
+        )
     U = lb.updates_from_jacobians(lb.iter_grid_jacobians(Wr, Wi, T, convention), r)
     torch.testing.assert_close(U[T - 1].permute(1, 0, 2), db, atol=1e-12, rtol=1e-12)
 
@@ -101,12 +111,18 @@ def test_target_matrices_have_the_target():
     W = lb.target_matrices(4, 2, 6, 0.7, "orthogonal", g)[:, 1:]
     ev = torch.linalg.eigvals(W).abs()
     torch.testing.assert_close(ev, torch.full_like(ev, 0.7), atol=1e-12, rtol=0)
-    torch.testing.assert_close(lb.spectral_norms(W), torch.full((4, 2), 0.7, dtype=torch.float64))
+    torch.testing.assert_close(
+        lb.spectral_norms(W), torch.full((4, 2), 0.7, dtype=torch.float64)
+    )
     Wg = lb.target_matrices(4, 2, 6, 0.5, "gaussian", g)[:, 1:]
-    torch.testing.assert_close(lb.spectral_radii(Wg), torch.full((4, 2), 0.5, dtype=torch.float64))
+    torch.testing.assert_close(
+        lb.spectral_radii(Wg), torch.full((4, 2), 0.5, dtype=torch.float64)
+    )
     assert (lb.spectral_norms(Wg) > 0.5).all()
     Wn = lb.target_matrices(4, 2, 6, 0.5, "gaussian-norm", g)[:, 1:]
-    torch.testing.assert_close(lb.spectral_norms(Wn), torch.full((4, 2), 0.5, dtype=torch.float64))
+    torch.testing.assert_close(
+        lb.spectral_norms(Wn), torch.full((4, 2), 0.5, dtype=torch.float64)
+    )
     with pytest.raises(ValueError, match="ensemble"):
         lb.target_matrices(1, 1, 2, 1.0, "cauchy", g)
 
@@ -122,36 +138,61 @@ def test_norms_summing_to_one_keep_jacobians_bounded():
 
 def test_nonnormal_pair_radii_and_growth():
     Wr, Wi = lb.nonnormal_pair(0.5, 0.5, 2.0, L=6)
-    assert torch.allclose(lb.spectral_radii(Wr[:, 1:]), torch.tensor(0.5, dtype=torch.float64))
-    assert torch.allclose(lb.spectral_radii(Wi[:, 1:]), torch.tensor(0.5, dtype=torch.float64))
+    assert torch.allclose(
+        lb.spectral_radii(Wr[:, 1:]), torch.tensor(0.5, dtype=torch.float64)
+    )
+    assert torch.allclose(
+        lb.spectral_radii(Wi[:, 1:]), torch.tensor(0.5, dtype=torch.float64)
+    )
     BA = Wi[0, 1] @ Wr[0, 1]
     assert float(lb.spectral_radii(BA)) > 4
     F = lb.grid_jacobians(Wr, Wi, 30, "eq1")
     D = lb.lemma2_average(lb.spectral_norms(F[:, 1:, 0]), 30)
-    assert float(D[0]) > 1e3 * float(D[-1])      # deeper layers (l = 1) get far larger derivatives
+    assert float(D[0]) > 1e3 * float(
+        D[-1]
+    )  # deeper layers (l = 1) get far larger derivatives
 
 
 @pytest.mark.parametrize("convention", gp.CONVENTIONS)
 @pytest.mark.parametrize("rho", [0.5, 0.8, 1.0])
 def test_pascal_closed_forms(convention, rho):
     T, L = 30, 4
-    x = torch.randn(3, T, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    x = torch.randn(
+        3, T, dtype=torch.float64, generator=torch.Generator().manual_seed(5)
+    )
     y, g_sum, g_last = lb.pascal_outputs_and_gradients(x, L, rho, convention)
     # an independent Jacobian of the whole output sequence by torch.func.jacrev
     J = torch.func.jacrev(lambda s: gp.pascal_rnn(s, L, rho, convention)[:, -1])(x[0])
-    np.testing.assert_allclose(g_sum[0].numpy(), J.sum(0).numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        g_sum[0].numpy(), J.sum(0).numpy(), rtol=1e-12, atol=1e-12
+    )
     np.testing.assert_allclose(g_last[0].numpy(), J[-1].numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(g_sum[0].numpy(), lb.pascal_gradient_closed_form(T, L, rho, convention, "sum"), rtol=1e-12)
-    np.testing.assert_allclose(g_last[0].numpy(), lb.pascal_gradient_closed_form(T, L, rho, convention, "last"), rtol=1e-12)
-    assert torch.allclose(g_sum[0], g_sum[2])     # linear network: the same derivative for every input
+    np.testing.assert_allclose(
+        g_sum[0].numpy(),
+        lb.pascal_gradient_closed_form(T, L, rho, convention, "sum"),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        g_last[0].numpy(),
+        lb.pascal_gradient_closed_form(T, L, rho, convention, "last"),
+        rtol=1e-12,
+    )
+    assert torch.allclose(
+        g_sum[0], g_sum[2]
+    )  # linear network: the same derivative for every input
 
 
 def test_pascal_rho1_binomials():
     T, L = 40, 5
     dt = T - np.arange(T)
-    np.testing.assert_array_equal(lb.pascal_gradient_closed_form(T, L, 1.0, "stacked", "sum"), lb.fig1c_paper_curve(T, L))
-    np.testing.assert_array_equal(lb.pascal_gradient_closed_form(T, L, 1.0, "eq1", "sum"),
-                                  [comb(int(d) - 1, L) for d in dt])
+    np.testing.assert_array_equal(
+        lb.pascal_gradient_closed_form(T, L, 1.0, "stacked", "sum"),
+        lb.fig1c_paper_curve(T, L),
+    )
+    np.testing.assert_array_equal(
+        lb.pascal_gradient_closed_form(T, L, 1.0, "eq1", "sum"),
+        [comb(int(d) - 1, L) for d in dt],
+    )
     assert lb.pascal_gradient_closed_form(T, L, 0.5, "stacked", "sum").max() <= 1.0
 
 

@@ -14,10 +14,15 @@ from rnnbook.lsc import decaying_covariance as dc
 def test_spike_latency_by_hand():
     x = np.array([[1.0, 0.5, 0.2, 0.0, 0.3]])
     s = dc.spike_latency(x)
-    assert s.shape == (1, 50, 5) and s.sum() == 2          # x = 0.3 spikes at 55 ms > 50 ms: none
-    assert s[0, math.floor(50 * math.log(1.25)), 0] == 1   # 11 ms
+    assert (
+        s.shape == (1, 50, 5) and s.sum() == 2
+    )  # x = 0.3 spikes at 55 ms > 50 ms: none
+    assert s[0, math.floor(50 * math.log(1.25)), 0] == 1  # 11 ms
     assert s[0, math.floor(50 * math.log(0.5 / 0.3)), 1] == 1  # 25 ms
-    X1, X2 = dc.load_sl_digits(20, 3, time_repeat=2), dc.load_sl_digits(20, 3, time_repeat=2)
+    X1, X2 = (
+        dc.load_sl_digits(20, 3, time_repeat=2),
+        dc.load_sl_digits(20, 3, time_repeat=2),
+    )
     assert X1.shape == (20, 100, 64) and np.array_equal(X1, X2)
 
 
@@ -26,15 +31,21 @@ def test_lstm_step_matches_torch_lstmcell():
     layer = dc.init_lstm(3, [4], g)[0]
     cell = torch.nn.LSTMCell(3, 4)
     n = 4
-    perm = torch.cat([torch.arange(0, 2 * n), torch.arange(3 * n, 4 * n), torch.arange(2 * n, 3 * n)])  # i f g o
+    perm = torch.cat(
+        [torch.arange(0, 2 * n), torch.arange(3 * n, 4 * n), torch.arange(2 * n, 3 * n)]
+    )  # i f g o
     with torch.no_grad():
-        cell.weight_ih.copy_(layer.W[perm]); cell.weight_hh.copy_(layer.U[perm])
-        cell.bias_ih.copy_(torch.randn(4 * n, generator=g)); cell.bias_hh.zero_()
+        cell.weight_ih.copy_(layer.W[perm])
+        cell.weight_hh.copy_(layer.U[perm])
+        cell.bias_ih.copy_(torch.randn(4 * n, generator=g))
+        cell.bias_hh.zero_()
     layer.b = cell.bias_ih.detach()[torch.argsort(perm)].clone()
     x = torch.randn(3, generator=g)
     h, c = torch.randn(n, generator=g), torch.randn(n, generator=g)
     h2, c2 = cell(x[None], (h[None], c[None]))
-    torch.testing.assert_close(dc.lstm_step(layer, x, torch.cat([h, c])), torch.cat([h2[0], c2[0]]))
+    torch.testing.assert_close(
+        dc.lstm_step(layer, x, torch.cat([h, c])), torch.cat([h2[0], c2[0]])
+    )
 
 
 def test_closed_form_jacobians_equal_jacrev():
@@ -44,8 +55,12 @@ def test_closed_form_jacobians_equal_jacrev():
         layer.b = torch.randn(4 * 6, generator=g)
     x = torch.randn(7, 5, generator=g)
     s = torch.randn(7, 12, generator=g)
-    torch.testing.assert_close(dc.transition_jacobians(layers[0], x, s), dc.transition_jacobians_autograd(layers[0], x, s),
-                               atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(
+        dc.transition_jacobians(layers[0], x, s),
+        dc.transition_jacobians_autograd(layers[0], x, s),
+        atol=1e-6,
+        rtol=1e-5,
+    )
 
 
 def test_transition_norms_shapes_and_values():
@@ -54,9 +69,15 @@ def test_transition_norms_shapes_and_values():
     layers = dc.init_lstm(64, [5, 5], g)
     a = dc.transition_norms(layers, X)
     states = dc.run_lstm(layers, X)
-    J = dc.transition_jacobians_autograd(layers[1], states[0][:, 1:, :5].reshape(-1, 5), states[1][:, :-1].reshape(-1, 10))
+    J = dc.transition_jacobians_autograd(
+        layers[1],
+        states[0][:, 1:, :5].reshape(-1, 5),
+        states[1][:, :-1].reshape(-1, 10),
+    )
     assert a[1].shape == (6, 50)
-    torch.testing.assert_close(a[1].reshape(-1), torch.linalg.matrix_norm(J, ord=2), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        a[1].reshape(-1), torch.linalg.matrix_norm(J, ord=2), atol=1e-5, rtol=1e-5
+    )
 
 
 def test_lag_statistics_against_scipy():
@@ -69,6 +90,11 @@ def test_lag_statistics_against_scipy():
         assert st.p[lag] == pytest.approx(p, rel=1e-6, abs=1e-12)
         assert st.cov[lag] == pytest.approx(np.cov(a[:, 2], a[:, 2 + lag])[0, 1])
     C, frac, mx = dc.pairwise_significance(a, 0, 5)
-    assert C.shape == (12, 12) and 0 <= frac <= 1 and mx == pytest.approx(np.max(np.abs(np.triu(np.corrcoef(a.T), 5))))
-    const = np.ones((10, 8)); const[:, 3:] += rng.normal(size=(10, 5))
+    assert (
+        C.shape == (12, 12)
+        and 0 <= frac <= 1
+        and mx == pytest.approx(np.max(np.abs(np.triu(np.corrcoef(a.T), 5))))
+    )
+    const = np.ones((10, 8))
+    const[:, 3:] += rng.normal(size=(10, 5))
     assert dc.first_varying_step(const) == 3

@@ -6,8 +6,15 @@ import torch
 from rnnbook.lsc import initializations as ini
 
 
-@pytest.mark.parametrize("scheme,var", [("glorot-normal", 1.0), ("glorot-uniform", 1.0), ("he-normal", 2.0),
-                                        ("he-uniform", 2.0)])
+@pytest.mark.parametrize(
+    "scheme,var",
+    [
+        ("glorot-normal", 1.0),
+        ("glorot-uniform", 1.0),
+        ("he-normal", 2.0),
+        ("he-uniform", 2.0),
+    ],
+)
 def test_init_variances(scheme, var):
     n = 64
     W = ini.init_weights((50,), n, scheme, torch.Generator().manual_seed(0))
@@ -18,7 +25,9 @@ def test_init_variances(scheme, var):
 
 def test_orthogonal_is_orthogonal():
     Q = ini.init_weights((5,), 7, "orthogonal", torch.Generator().manual_seed(1))
-    torch.testing.assert_close(Q @ Q.transpose(-1, -2), torch.eye(7, dtype=torch.float64).expand(5, 7, 7))
+    torch.testing.assert_close(
+        Q @ Q.transpose(-1, -2), torch.eye(7, dtype=torch.float64).expand(5, 7, 7)
+    )
     r = ini.jacobian_radii(2, 1, 3, 9, "orthogonal", torch.Generator().manual_seed(2))
     torch.testing.assert_close(r, torch.ones_like(r))
 

@@ -27,7 +27,9 @@ def test_ratio_laws_match_numbers():
     paths_T = laws["paths, (i) T grows"]
     for T_, d in [(3, 2), (10, 5), (40, 7)]:
         num = Fraction(comb(T_ + 1 + d, T_ + 1), comb(T_ + d, T_))
-        assert paths_T.ratio.subs({pg.T: T_, pg.dl: d}) == sp.Rational(num.numerator, num.denominator)
+        assert paths_T.ratio.subs({pg.T: T_, pg.dl: d}) == sp.Rational(
+            num.numerator, num.denominator
+        )
     # the degree: n (f(n+1)/f(n) - 1) -> degree, checked with exact integers at large n
     T_, d = 10**6, 5
     r = comb(T_ + 1 + d, T_ + 1) / comb(T_ + d, T_)
@@ -40,9 +42,14 @@ def test_exponential_rate_matches_exact_counts():
     rate, rate_T = pg.exponential_rate()
     for k in (1, 3, 100):
         m = 20_000 // k
-        exact = (math.log(comb((k + 1) * (2 * m) + 2, k * 2 * m)) - math.log(comb((k + 1) * m + 2, k * m))) / m
+        exact = (
+            math.log(comb((k + 1) * (2 * m) + 2, k * 2 * m))
+            - math.log(comb((k + 1) * m + 2, k * m))
+        ) / m
         assert exact == pytest.approx(float(rate.subs(pg.kk, k)), rel=1e-3)
-        assert float(rate_T.subs(pg.kk, k)) == pytest.approx(float(rate.subs(pg.kk, k)) / k)
+        assert float(rate_T.subs(pg.kk, k)) == pytest.approx(
+            float(rate.subs(pg.kk, k)) / k
+        )
 
 
 def test_far_slopes_are_close_to_asymptotes():
@@ -50,7 +57,9 @@ def test_far_slopes_are_close_to_asymptotes():
     assert far["(i) paths"] == pytest.approx(5, rel=1e-3)
     assert far["(i) lemma2"] == pytest.approx(6, rel=1e-3)
     assert far["(ii) paths"] == pytest.approx(5, rel=1e-2)
-    assert far["(iii) paths"] == pytest.approx((101 * math.log(101) - 100 * math.log(100)) / 100, rel=1e-2)
+    assert far["(iii) paths"] == pytest.approx(
+        (101 * math.log(101) - 100 * math.log(100)) / 100, rel=1e-2
+    )
 
 
 def test_regimes_panels():
@@ -66,7 +75,7 @@ def test_proof_inequalities():
     bad = pg.eq33_terms(100, 1)
     assert bad["eq32"] and bad["eq33"] and bad["step_corrected"] and not bad["step"]
     # direct arithmetic for the failing step: a^100 / 100 < a^50 with a = 1.01
-    assert 1.01 ** 100 / 100 < 1.01 ** 50
+    assert 1.01**100 / 100 < 1.01**50
     good = pg.eq33_terms(100, 20)
     assert all(good.values())
 

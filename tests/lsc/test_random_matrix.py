@@ -15,7 +15,13 @@ def test_chi_and_kostlan_formulas(k):
     assert rm.chi_mean(k) == pytest.approx(stats.chi(k).mean(), rel=1e-10)
     assert rm.chi_var(k) == pytest.approx(stats.chi(k).var(), rel=1e-6)
     # E sqrt(Gamma(k, 1)) by quadrature
-    m = integrate.quad(lambda x: math.sqrt(x) * stats.gamma(k).pdf(x), 0, k + 30 * math.sqrt(k) + 30, points=[k], limit=200)[0]
+    m = integrate.quad(
+        lambda x: math.sqrt(x) * stats.gamma(k).pdf(x),
+        0,
+        k + 30 * math.sqrt(k) + 30,
+        points=[k],
+        limit=200,
+    )[0]
     assert rm.kostlan_mean(k) == pytest.approx(m, rel=1e-7)
 
 
@@ -29,7 +35,9 @@ def test_variance_limits_with_numbers():
 def test_ginibre_radius_exact_cases_and_monte_carlo():
     # n = 1: |z| with E|z|^2 = 1 is Rayleigh(1/sqrt 2): mean sqrt(pi)/2, variance 1 - pi/4
     m1, v1 = rm.ginibre_radius_moments(1)
-    assert m1 == pytest.approx(math.sqrt(math.pi) / 2, rel=1e-8) and v1 == pytest.approx(1 - math.pi / 4, rel=1e-6)
+    assert m1 == pytest.approx(
+        math.sqrt(math.pi) / 2, rel=1e-8
+    ) and v1 == pytest.approx(1 - math.pi / 4, rel=1e-6)
     g = torch.Generator().manual_seed(0)
     lam = rm.eigen_moduli(20000, 3, "complex", g)
     s = rm.summarize(lam.amax(-1), 3, "complex")

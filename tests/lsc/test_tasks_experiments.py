@@ -33,7 +33,9 @@ def test_sl_mnist_one_spike_per_bright_pixel():
     px = imgs[idx].reshape(20, -1) / 255.0
     t = ld.latency_ms(px)
     expected = (np.isfinite(t) & (t < 50)).sum(1)
-    assert np.array_equal(x.sum(1).numpy().sum(1) / 2, expected)  # one spike per pixel (repeated twice)
+    assert np.array_equal(
+        x.sum(1).numpy().sum(1) / 2, expected
+    )  # one spike per pixel (repeated twice)
     b, c = d.times[0], d.chans[0]
     assert np.array_equal(b, np.floor(t[0, c]).astype(int))  # 1 ms bins
     assert np.array_equal(d.labels, labels[idx])
@@ -50,7 +52,9 @@ def test_cochlea_maps_a_tone_to_its_place():
     assert peaks[0] < peaks[1] < peaks[2]
     for p, f in zip(peaks, (300.0, 1000.0, 4000.0)):
         assert abs(np.log(cf[p] / f)) < 0.25
-    spikes = ld.lif_spikes([ld.cochlea_drive(np.sin(2 * np.pi * 1000 * t), sr, 32)], bin_ms=10, n_steps=30)
+    spikes = ld.lif_spikes(
+        [ld.cochlea_drive(np.sin(2 * np.pi * 1000 * t), sr, 32)], bin_ms=10, n_steps=30
+    )
     tt, ch = spikes[0]
     assert len(tt) > 0 and abs(np.median(ch) - peaks[1]) <= 2 and tt.max() < 30
 
@@ -68,7 +72,7 @@ def test_lif_rate_increases_with_drive():
 def test_mode_accuracy_by_hand():
     logits = torch.zeros(2, 5, 3)
     logits[0, :3, 1] = 1  # sample 0: predicts 1 three times, 0 twice
-    logits[1, :, 2] = 1   # sample 1: predicts 2 always
+    logits[1, :, 2] = 1  # sample 1: predicts 2 always
     assert E.mode_accuracy(logits, torch.tensor([1, 0])) == 0.5
     assert E.mode_accuracy(logits, torch.tensor([1, 2])) == 1.0
 
@@ -104,7 +108,7 @@ def test_lookahead_adabelief_syncs_every_six_steps():
     for _ in range(6):
         for p, o in ((w, opt), (w_ref, ref)):
             o.zero_grad()
-            (p ** 2).sum().backward()
+            (p**2).sum().backward()
             o.step()
     assert torch.allclose(w.detach(), 1.0 + 0.5 * (w_ref.detach() - 1.0), atol=1e-6)
 
@@ -114,11 +118,17 @@ def test_train_seq_on_a_tiny_task_learns():
     n, T, C = 64, 6, 4
     labels = g.integers(0, 2, n)
     times = [np.arange(T) for _ in range(n)]
-    chans = [np.full(T, 2 * y) for y in labels]  # class 0 fires channel 0, class 1 channel 2
+    chans = [
+        np.full(T, 2 * y) for y in labels
+    ]  # class 0 fires channel 0, class 1 channel 2
     data = ld.SpikeDataset(times, chans, labels, T, C, 2)
     task = E.SeqTask("toy", "classify", C, 2, data, data, data, T)
     model = lm.make_rnn("gru", 1, C, 8, 2, seed=0)
-    res = E.train_seq(model, task, E.TrainConfig(lr=1e-2, batch=16, max_steps=60, eval_every=20, patience=3))
+    res = E.train_seq(
+        model,
+        task,
+        E.TrainConfig(lr=1e-2, batch=16, max_steps=60, eval_every=20, patience=3),
+    )
     assert res["test"]["acc"] == 1.0
 
 

@@ -38,15 +38,72 @@ from typing import Any, Mapping
 import yaml
 
 PAPERS = ("lsc", "implicit-bias", "mean-field", "infinite-width", "synthesis")
-VERDICTS = ("reproduced", "partly-reproduced", "not-reproduced", "inconclusive", "not-attempted")
-FUNCTIONS = {"abs": abs, "min": min, "max": max, "all": all, "any": any, "len": len, "sum": sum,
-             "round": round, "float": float, "int": int, "bool": bool, "isfinite": math.isfinite,
-             "sorted": sorted, "set": set}
-_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
-          ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.FloorDiv, ast.Compare,
-          ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
-          ast.Name, ast.Load, ast.Store, ast.Constant, ast.Call, ast.List, ast.Tuple, ast.Subscript,
-          ast.Slice, ast.IfExp, ast.GeneratorExp, ast.ListComp, ast.comprehension, ast.Dict)
+VERDICTS = (
+    "reproduced",
+    "partly-reproduced",
+    "not-reproduced",
+    "inconclusive",
+    "not-attempted",
+)
+FUNCTIONS = {
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "all": all,
+    "any": any,
+    "len": len,
+    "sum": sum,
+    "round": round,
+    "float": float,
+    "int": int,
+    "bool": bool,
+    "isfinite": math.isfinite,
+    "sorted": sorted,
+    "set": set,
+}
+_NODES = (
+    ast.Expression,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.UnaryOp,
+    ast.Not,
+    ast.USub,
+    ast.UAdd,
+    ast.BinOp,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.Pow,
+    ast.Mod,
+    ast.FloorDiv,
+    ast.Compare,
+    ast.Eq,
+    ast.NotEq,
+    ast.Lt,
+    ast.LtE,
+    ast.Gt,
+    ast.GtE,
+    ast.In,
+    ast.NotIn,
+    ast.Is,
+    ast.IsNot,
+    ast.Name,
+    ast.Load,
+    ast.Store,
+    ast.Constant,
+    ast.Call,
+    ast.List,
+    ast.Tuple,
+    ast.Subscript,
+    ast.Slice,
+    ast.IfExp,
+    ast.GeneratorExp,
+    ast.ListComp,
+    ast.comprehension,
+    ast.Dict,
+)
 
 
 class ClaimError(ValueError):
@@ -58,13 +115,20 @@ def compile_rule(expr: str, where: str) -> Any:
     try:
         tree = ast.parse(str(expr), mode="eval")
     except SyntaxError as e:
-        raise ClaimError(f"{where}: rule {expr!r} is not an expression ({e.msg})") from None
+        raise ClaimError(
+            f"{where}: rule {expr!r} is not an expression ({e.msg})"
+        ) from None
     for node in ast.walk(tree):
         if not isinstance(node, _NODES):
-            raise ClaimError(f"{where}: rule {expr!r} uses {type(node).__name__}, which rules may not")
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
-                                               and node.func.id in FUNCTIONS):
-            raise ClaimError(f"{where}: rule {expr!r} calls a function outside {sorted(FUNCTIONS)}")
+            raise ClaimError(
+                f"{where}: rule {expr!r} uses {type(node).__name__}, which rules may not"
+            )
+        if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
+        ):
+            raise ClaimError(
+                f"{where}: rule {expr!r} calls a function outside {sorted(FUNCTIONS)}"
+            )
     return compile(tree, where, "eval")
 
 
@@ -72,11 +136,16 @@ def evaluate(expr: str, names: Mapping[str, Any], where: str = "rule") -> Any:
     """Evaluate a rule expression over ``names`` (measured values, constants, profile)."""
     code = compile_rule(expr, where)
     missing = sorted(n for n in code.co_names if n not in names and n not in FUNCTIONS)
-    comp = {n.id for n in ast.walk(ast.parse(str(expr), mode="eval"))
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    comp = {
+        n.id
+        for n in ast.walk(ast.parse(str(expr), mode="eval"))
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     missing = [n for n in missing if n not in comp]
     if missing:
-        raise ClaimError(f"{where}: rule {expr!r} needs {', '.join(missing)}, which was not measured")
+        raise ClaimError(
+            f"{where}: rule {expr!r} needs {', '.join(missing)}, which was not measured"
+        )
     return eval(code, {"__builtins__": {}, **FUNCTIONS}, dict(names))
 
 
@@ -99,7 +168,10 @@ class Declaration:
 
     def rule_text(self) -> str:
         """The rule as one line of text (shown in the claim box)."""
-        parts = [f"{v} if {c}" if c != "otherwise" else f"otherwise {v}" for v, c in self.rule]
+        parts = [
+            f"{v} if {c}" if c != "otherwise" else f"otherwise {v}"
+            for v, c in self.rule
+        ]
         return "; ".join(parts)
 
 
@@ -107,12 +179,16 @@ def _rule(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     if isinstance(raw, str) and raw in VERDICTS:  # a fixed verdict, e.g. not-attempted
         return ((raw, "otherwise"),)
     if not isinstance(raw, list) or not raw:
-        raise ClaimError(f"{where}: 'rule' must be a list of '<verdict>: <condition>' entries")
+        raise ClaimError(
+            f"{where}: 'rule' must be a list of '<verdict>: <condition>' entries"
+        )
     out = []
     for entry in raw:
         if not isinstance(entry, dict) or len(entry) != 1:
-            raise ClaimError(f"{where}: rule entry {entry!r} must be one '<verdict>: <condition>'")
-        (key, cond), = entry.items()
+            raise ClaimError(
+                f"{where}: rule entry {entry!r} must be one '<verdict>: <condition>'"
+            )
+        ((key, cond),) = entry.items()
         if key == "otherwise":
             key, cond = cond, "otherwise"
         if key not in VERDICTS:
@@ -125,8 +201,18 @@ def _rule(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-_KEYS = {"id", "source", "statement", "paper_value", "tolerance", "constants", "rule", "measured",
-         "note", "trained"}
+_KEYS = {
+    "id",
+    "source",
+    "statement",
+    "paper_value",
+    "tolerance",
+    "constants",
+    "rule",
+    "measured",
+    "note",
+    "trained",
+}
 
 
 def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
@@ -135,17 +221,27 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
     try:
         data = yaml.safe_load(path.read_text())
     except OSError:
-        raise ClaimError(f"no claims file {path}: every chapter declares its claims there") from None
+        raise ClaimError(
+            f"no claims file {path}: every chapter declares its claims there"
+        ) from None
     if not isinstance(data, dict) or data.get("paper") not in PAPERS:
-        raise ClaimError(f"{path}: needs 'paper:' (one of {PAPERS}) and a 'claims:' list")
+        raise ClaimError(
+            f"{path}: needs 'paper:' (one of {PAPERS}) and a 'claims:' list"
+        )
     out: dict[str, Declaration] = {}
     for raw in data.get("claims") or []:
-        where = f"{path.name}: claim {raw.get('id')!r}" if isinstance(raw, dict) else str(path)
+        where = (
+            f"{path.name}: claim {raw.get('id')!r}"
+            if isinstance(raw, dict)
+            else str(path)
+        )
         if not isinstance(raw, dict):
             raise ClaimError(f"{where}: each claim is a mapping")
         unknown = set(raw) - _KEYS
         if unknown:
-            raise ClaimError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+            raise ClaimError(
+                f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}"
+            )
         for key in ("id", "source", "statement", "rule"):
             if not raw.get(key):
                 raise ClaimError(f"{where}: {key!r} must be given")
@@ -156,11 +252,19 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
         if raw.get("trained") is not None:
             compile_rule(raw["trained"], where)
         out[raw["id"]] = Declaration(
-            id=raw["id"], paper=data["paper"], source=str(raw["source"]),
-            statement=str(raw["statement"]).strip(), rule=_rule(raw["rule"], where),
-            paper_value=raw.get("paper_value"), tolerance=raw.get("tolerance"),
-            constants=dict(raw.get("constants") or {}), measured=raw.get("measured"),
-            note=str(raw.get("note") or "").strip(), trained=raw.get("trained"), chapter=chapter)
+            id=raw["id"],
+            paper=data["paper"],
+            source=str(raw["source"]),
+            statement=str(raw["statement"]).strip(),
+            rule=_rule(raw["rule"], where),
+            paper_value=raw.get("paper_value"),
+            tolerance=raw.get("tolerance"),
+            constants=dict(raw.get("constants") or {}),
+            measured=raw.get("measured"),
+            note=str(raw.get("note") or "").strip(),
+            trained=raw.get("trained"),
+            chapter=chapter,
+        )
     return out
 
 
@@ -189,7 +293,9 @@ def all_declared(root: Path) -> dict[str, Declaration]:
         chapter = str(path.relative_to(root)).removesuffix(".claims.yaml")
         for cid, d in load(path, chapter).items():
             if cid in out:
-                raise ClaimError(f"claim {cid} is declared in {out[cid].chapter} and in {chapter}")
+                raise ClaimError(
+                    f"claim {cid} is declared in {out[cid].chapter} and in {chapter}"
+                )
             out[cid] = d
     return out
 
@@ -204,7 +310,9 @@ class Decision:
 
 class _Fmt(dict):
     def __missing__(self, key: str) -> str:
-        raise ClaimError(f"the display template needs {{{key}}}, which was not measured")
+        raise ClaimError(
+            f"the display template needs {{{key}}}, which was not measured"
+        )
 
 
 def _show(template: str, names: Mapping[str, Any], where: str) -> str:
@@ -218,7 +326,9 @@ def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
     """Apply the declared gate and rule to the measured ``values``."""
     clash = set(values) & set(d.constants)
     if clash:
-        raise ClaimError(f"claim {d.id}: {sorted(clash)} are declared constants, not measurements")
+        raise ClaimError(
+            f"claim {d.id}: {sorted(clash)} are declared constants, not measurements"
+        )
     names = {**d.constants, **values, "profile": profile}
     trained = None
     if d.trained is not None:

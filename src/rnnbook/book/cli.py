@@ -20,14 +20,34 @@ def _value(text: str):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m rnnbook", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="execute every chapter at a profile and render the book")
+    b = sub.add_parser(
+        "build", help="execute every chapter at a profile and render the book"
+    )
     b.add_argument("--profile", default="book", choices=PROFILES)
-    b.add_argument("--jobs", type=int, default=None, help="chapters run in parallel (default: one per core)")
-    b.add_argument("--no-html", action="store_true", help="execute and collect claims, but do not render")
+    b.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="chapters run in parallel (default: one per core)",
+    )
+    b.add_argument(
+        "--no-html",
+        action="store_true",
+        help="execute and collect claims, but do not render",
+    )
     b.add_argument("--root", type=Path, default=Path("."))
-    c = sub.add_parser("chapter", help="re-run one chapter with new parameters into _build/runs/")
+    c = sub.add_parser(
+        "chapter", help="re-run one chapter with new parameters into _build/runs/"
+    )
     c.add_argument("name", help="chapter, e.g. implicit_bias/rho_j")
-    c.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    c.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+    )
     c.add_argument("--profile", default=None, choices=PROFILES)
     c.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)

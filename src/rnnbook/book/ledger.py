@@ -21,8 +21,21 @@ from rnnbook.cache import build_dir
 from . import claims as _claims
 from .claims import PAPERS, VERDICTS, ClaimError
 
-FIELDS = ("id", "paper", "source", "statement", "paper_value", "measured", "tolerance", "verdict",
-          "profile", "note", "rule", "seeds", "trained")
+FIELDS = (
+    "id",
+    "paper",
+    "source",
+    "statement",
+    "paper_value",
+    "measured",
+    "tolerance",
+    "verdict",
+    "profile",
+    "note",
+    "rule",
+    "seeds",
+    "trained",
+)
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 
 
@@ -65,8 +78,13 @@ class Claim:
 
     def _repr_markdown_(self) -> str:
         """The claim box shown in the chapter, under the cell that measured it."""
-        kind = {"reproduced": "tip", "partly-reproduced": "warning", "not-reproduced": "danger",
-                "inconclusive": "note", "not-attempted": "note"}[self.verdict]
+        kind = {
+            "reproduced": "tip",
+            "partly-reproduced": "warning",
+            "not-reproduced": "danger",
+            "inconclusive": "note",
+            "not-attempted": "note",
+        }[self.verdict]
         rows = [f"**{md_escape(self.source)}.** {md_escape(self.statement)}", ""]
         if self.paper_value is not None:
             rows.append(f"- **paper**: {md_cell(self.paper_value, 600)}")
@@ -79,23 +97,42 @@ class Claim:
             gate = "passed" if self.trained["passed"] else "failed"
             rows.append(f"- **trained** ({md_cell(self.trained['rule'], 200)}): {gate}")
         if self.rule:
-            rows.append(f"- **rule** (declared before the run): {md_cell(self.rule, 600)}")
+            rows.append(
+                f"- **rule** (declared before the run): {md_cell(self.rule, 600)}"
+            )
         if self.note:
             rows.append(f"- **note**: {md_cell(self.note, 1500)}")
-        return "\n".join([f":::{{admonition}} `{self.id}`: {self.verdict}", f":class: {kind}", "",
-                          *rows, ":::"])
+        return "\n".join(
+            [
+                f":::{{admonition}} `{self.id}`: {self.verdict}",
+                f":class: {kind}",
+                "",
+                *rows,
+                ":::",
+            ]
+        )
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
-            raise ValueError(f"claim id {self.id!r}: must be lower-case letters, digits, '.', '-' or '_'")
+            raise ValueError(
+                f"claim id {self.id!r}: must be lower-case letters, digits, '.', '-' or '_'"
+            )
         if self.paper not in PAPERS:
-            raise ValueError(f"claim {self.id}: paper {self.paper!r} must be one of {PAPERS}")
+            raise ValueError(
+                f"claim {self.id}: paper {self.paper!r} must be one of {PAPERS}"
+            )
         if not self.id.startswith(self.paper.split("-")[0]):
-            raise ValueError(f"claim {self.id}: id must start with the paper's short name")
+            raise ValueError(
+                f"claim {self.id}: id must start with the paper's short name"
+            )
         if self.verdict not in VERDICTS:
-            raise ValueError(f"claim {self.id}: verdict {self.verdict!r} must be one of {VERDICTS}")
+            raise ValueError(
+                f"claim {self.id}: verdict {self.verdict!r} must be one of {VERDICTS}"
+            )
         if self.verdict == "not-attempted" and not self.note:
-            raise ValueError(f"claim {self.id}: a not-attempted claim needs the reason in 'note'")
+            raise ValueError(
+                f"claim {self.id}: a not-attempted claim needs the reason in 'note'"
+            )
         for name in ("source", "statement"):
             if not getattr(self, name):
                 raise ValueError(f"claim {self.id}: {name!r} must not be empty")
@@ -112,35 +149,57 @@ class Ledger:
     """
 
     def __init__(self, chapter: str, profile: str, root: Path | None = None) -> None:
-        if chapter in PAPERS:  # the old form Ledger(paper, profile): records undeclared claims
+        if (
+            chapter in PAPERS
+        ):  # the old form Ledger(paper, profile): records undeclared claims
             self.paper, self.declared = chapter, None
             self.chapter = os.environ.get("RNNBOOK_CHAPTER", "")
         else:
             self.chapter = "notebooks/" + chapter.removeprefix("notebooks/")
-            self.declared = _claims.load(_claims.claims_file(chapter, root), self.chapter)
+            self.declared = _claims.load(
+                _claims.claims_file(chapter, root), self.chapter
+            )
             papers = {d.paper for d in self.declared.values()}
             self.paper = papers.pop() if papers else ""
         self.profile = profile
         self.claims: list[Claim] = []
 
-    def check(self, id: str, *, seeds: int | None = None, note: str = "", **values: Any) -> Claim:
+    def check(
+        self, id: str, *, seeds: int | None = None, note: str = "", **values: Any
+    ) -> Claim:
         """Record declared claim ``id`` from its measured ``values``; the declared rule decides.
 
         ``note`` is appended to the declared note (for what only the run can say)."""
         if self.declared is None:
-            raise ClaimError("this ledger was opened without declarations: use Ledger('<part>/<chapter>', profile)")
+            raise ClaimError(
+                "this ledger was opened without declarations: use Ledger('<part>/<chapter>', profile)"
+            )
         if id not in self.declared:
-            raise ClaimError(f"claim {id!r} is not declared in {self.chapter}.claims.yaml; "
-                             f"declared: {', '.join(self.declared)}")
+            raise ClaimError(
+                f"claim {id!r} is not declared in {self.chapter}.claims.yaml; "
+                f"declared: {', '.join(self.declared)}"
+            )
         d = self.declared[id]
         dec = _claims.decide(d, _jsonable(values), self.profile)
         full_note = " ".join(x for x in (dec.note, note) if x)
         if dec.verdict == "not-attempted" and not full_note:
             full_note = "not attempted"
-        claim = Claim(id=id, paper=d.paper, source=d.source, statement=d.statement,
-                      paper_value=d.paper_value, measured=dec.measured, tolerance=d.tolerance,
-                      verdict=dec.verdict, profile=self.profile, note=full_note, chapter=self.chapter,
-                      rule=d.rule_text(), seeds=seeds, trained=dec.trained)
+        claim = Claim(
+            id=id,
+            paper=d.paper,
+            source=d.source,
+            statement=d.statement,
+            paper_value=d.paper_value,
+            measured=dec.measured,
+            tolerance=d.tolerance,
+            verdict=dec.verdict,
+            profile=self.profile,
+            note=full_note,
+            chapter=self.chapter,
+            rule=d.rule_text(),
+            seeds=seeds,
+            trained=dec.trained,
+        )
         return self._write(claim)
 
     def _write(self, claim: Claim) -> Claim:
@@ -150,21 +209,47 @@ class Ledger:
         self.claims = [c for c in self.claims if c.id != claim.id] + [claim]
         return claim
 
-    def record(self, id: str, source: str, statement: str, *, measured: Any, verdict: str,
-               paper_value: Any = None, tolerance: Any = None, note: str = "", **extra: Any) -> Claim:
+    def record(
+        self,
+        id: str,
+        source: str,
+        statement: str,
+        *,
+        measured: Any,
+        verdict: str,
+        paper_value: Any = None,
+        tolerance: Any = None,
+        note: str = "",
+        **extra: Any,
+    ) -> Claim:
         """Record one claim (writes ``<claims dir>/<id>.json``) and return it."""
         if self.declared is not None:
-            raise ClaimError(f"claim {id!r}: this chapter declares its claims; use ledger.check")
-        claim = Claim(id=id, paper=self.paper, source=source, statement=statement, paper_value=paper_value,
-                      measured=measured, tolerance=tolerance, verdict=verdict, profile=self.profile,
-                      note=note, chapter=self.chapter, extra=_jsonable(extra))
+            raise ClaimError(
+                f"claim {id!r}: this chapter declares its claims; use ledger.check"
+            )
+        claim = Claim(
+            id=id,
+            paper=self.paper,
+            source=source,
+            statement=statement,
+            paper_value=paper_value,
+            measured=measured,
+            tolerance=tolerance,
+            verdict=verdict,
+            profile=self.profile,
+            note=note,
+            chapter=self.chapter,
+            extra=_jsonable(extra),
+        )
         return self._write(claim)
 
     def table(self) -> str:
         """The chapter's verdicts as a Markdown table (display it with ``IPython.display.Markdown``)."""
         rows = ["| claim | source | measured | verdict |", "| --- | --- | --- | --- |"]
         for c in self.claims:
-            rows.append(f"| `{c.id}` | {md_escape(c.source)} | {md_cell(c.measured)} | **{c.verdict}** |")
+            rows.append(
+                f"| `{c.id}` | {md_escape(c.source)} | {md_cell(c.measured)} | **{c.verdict}** |"
+            )
         return "\n".join(rows)
 
 
@@ -196,4 +281,8 @@ def collect(folder: Path) -> list[dict]:
 
 def verdict_within(measured: float, expected: float, rel_tol: float) -> str:
     """``reproduced`` if ``|measured - expected| <= rel_tol * |expected|``, else ``not-reproduced``."""
-    return "reproduced" if abs(measured - expected) <= rel_tol * abs(expected) else "not-reproduced"
+    return (
+        "reproduced"
+        if abs(measured - expected) <= rel_tol * abs(expected)
+        else "not-reproduced"
+    )

@@ -6,7 +6,6 @@ hand-written pages ``book/scorecard.md``, ``book/errata.md`` and ``book/status.m
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess
@@ -25,10 +24,28 @@ PAPER_TITLES = {
     "infinite-width": "Chizat et al., *Infinite-width limit of deep linear neural networks*",
     "synthesis": "The book's own cross-paper claims (synthesis)",
 }
-BADGE = {"reproduced": "success", "partly-reproduced": "warning", "not-reproduced": "danger",
-         "inconclusive": "info", "not-attempted": "secondary"}
-PACKAGES = ("torch", "numpy", "scipy", "sympy", "matplotlib", "jupyter-book", "sphinx", "myst-nb",
-            "papermill", "jupytext", "nbclient", "ipykernel", "rnnbook")
+BADGE = {
+    "reproduced": "success",
+    "partly-reproduced": "warning",
+    "not-reproduced": "danger",
+    "inconclusive": "info",
+    "not-attempted": "secondary",
+}
+PACKAGES = (
+    "torch",
+    "numpy",
+    "scipy",
+    "sympy",
+    "matplotlib",
+    "jupyter-book",
+    "sphinx",
+    "myst-nb",
+    "papermill",
+    "jupytext",
+    "nbclient",
+    "ipykernel",
+    "rnnbook",
+)
 
 
 def _cell(x: Any, width: int = 220) -> str:
@@ -44,32 +61,59 @@ def _chapter_link(c: dict) -> str:
 
 
 def scorecard(claims: list[dict]) -> str:
-    counts = {p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS}
-    lines = ["| paper | " + " | ".join(VERDICTS) + " | total |", "|---" * (len(VERDICTS) + 2) + "|"]
+    counts = {
+        p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS
+    }
+    lines = [
+        "| paper | " + " | ".join(VERDICTS) + " | total |",
+        "|---" * (len(VERDICTS) + 2) + "|",
+    ]
     papers = [p for p in PAPERS if p != "synthesis" or counts[p]]
     for p in papers:
-        lines.append(f"| {p} | " + " | ".join(str(counts[p][v]) for v in VERDICTS) + f" | {sum(counts[p].values())} |")
+        lines.append(
+            f"| {p} | "
+            + " | ".join(str(counts[p][v]) for v in VERDICTS)
+            + f" | {sum(counts[p].values())} |"
+        )
     total = Counter(c["verdict"] for c in claims)
-    lines.append("| **all** | " + " | ".join(f"**{total[v]}**" for v in VERDICTS) + f" | **{len(claims)}** |")
+    lines.append(
+        "| **all** | "
+        + " | ".join(f"**{total[v]}**" for v in VERDICTS)
+        + f" | **{len(claims)}** |"
+    )
     out = ["## Verdicts per paper", "", *lines, ""]
     for p in papers:
         mine = [c for c in claims if c["paper"] == p]
         out += [f"## {PAPER_TITLES[p]}", ""]
         if not mine:
-            out += ["No claim of this paper is checked yet: its chapters are still to be written.", ""]
+            out += [
+                "No claim of this paper is checked yet: its chapters are still to be written.",
+                "",
+            ]
             continue
-        out += ["| verdict | claim | source | statement | chapter |", "|---|---|---|---|---|"]
+        out += [
+            "| verdict | claim | source | statement | chapter |",
+            "|---|---|---|---|---|",
+        ]
         for c in mine:
-            out.append(f"| {badge(c['verdict'])} | `{c['id']}` | {_cell(c['source'])} | {_cell(c['statement'], 300)} "
-                       f"| {_chapter_link(c)} |")
+            out.append(
+                f"| {badge(c['verdict'])} | `{c['id']}` | {_cell(c['source'])} | {_cell(c['statement'], 300)} "
+                f"| {_chapter_link(c)} |"
+            )
         out += ["", "Details:", ""]
         for c in mine:
-            out += [f":::{{dropdown}} {c['id']}: {c['verdict']}", "",
-                    f"- **statement**: {_cell(c['statement'], 1000)}",
-                    f"- **paper**: {_cell(c['paper_value'], 1000)}",
-                    f"- **measured** ({c['profile']} profile): {_cell(c['measured'], 2000)}",
-                    f"- **tolerance**: {_cell(c['tolerance'], 600)}",
-                    f"- **note**: {_cell(c['note'] or None, 2000)}", "", ":::", ""]
+            out += [
+                f":::{{dropdown}} {c['id']}: {c['verdict']}",
+                "",
+                f"- **statement**: {_cell(c['statement'], 1000)}",
+                f"- **paper**: {_cell(c['paper_value'], 1000)}",
+                f"- **measured** ({c['profile']} profile): {_cell(c['measured'], 2000)}",
+                f"- **tolerance**: {_cell(c['tolerance'], 600)}",
+                f"- **note**: {_cell(c['note'] or None, 2000)}",
+                "",
+                ":::",
+                "",
+            ]
         out.append("")
     return "\n".join(out)
 
@@ -80,10 +124,16 @@ def errata_evidence(claims: list[dict]) -> str:
         return "Every claim checked so far reproduced.\n"
     out = []
     for c in bad:
-        out += [f"**`{c['id']}`** ({PAPER_TITLES[c['paper']].split(',')[0]}, {c['source']}) {badge(c['verdict'])}",
-                "", f"- claim: {_cell(c['statement'], 600)}", f"- paper: {_cell(c['paper_value'], 600)}",
-                f"- measured ({c['profile']} profile): {_cell(c['measured'], 600)}",
-                f"- note: {_cell(c['note'], 1200)}", f"- computed in: {_chapter_link(c)}", ""]
+        out += [
+            f"**`{c['id']}`** ({PAPER_TITLES[c['paper']].split(',')[0]}, {c['source']}) {badge(c['verdict'])}",
+            "",
+            f"- claim: {_cell(c['statement'], 600)}",
+            f"- paper: {_cell(c['paper_value'], 600)}",
+            f"- measured ({c['profile']} profile): {_cell(c['measured'], 600)}",
+            f"- note: {_cell(c['note'], 1200)}",
+            f"- computed in: {_chapter_link(c)}",
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -96,10 +146,21 @@ def _version(name: str) -> str:
 
 def _git_commit(root: Path) -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True).stdout.strip()
-        return (out.stdout.strip() or "unknown") + (" (with uncommitted changes)" if dirty else "")
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return (out.stdout.strip() or "unknown") + (
+            " (with uncommitted changes)" if dirty else ""
+        )
     except OSError:
         return "unknown"
 
@@ -108,29 +169,43 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
     rows = ["| chapter | execution time (s) |", "|---|---|"]
     for ch in chapters:
         secs = timings["chapters"].get(ch.name, {}).get("seconds")
-        rows.append(f"| {{doc}}`/{ch.name}` | {secs:.1f} |" if secs is not None else f"| {ch.name} | — |")
+        rows.append(
+            f"| {{doc}}`/{ch.name}` | {secs:.1f} |"
+            if secs is not None
+            else f"| {ch.name} | — |"
+        )
     total = sum(v["seconds"] for v in timings["chapters"].values())
     import torch
 
     out = [
         f"Built at profile **{timings['profile']}** on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, "
-        f"commit `{_git_commit(root or Path.cwd())}`.", "",
-        "## Chapter execution times", "", *rows, "",
+        f"commit `{_git_commit(root or Path.cwd())}`.",
+        "",
+        "## Chapter execution times",
+        "",
+        *rows,
+        "",
         f"Sum of chapter times {total:.1f} s; wall time of the parallel execution "
-        f"{timings['wall_seconds']:.1f} s with {timings['jobs']} worker(s).", "",
-        "## Machine and packages", "",
-        "| | |", "|---|---|",
+        f"{timings['wall_seconds']:.1f} s with {timings['jobs']} worker(s).",
+        "",
+        "## Machine and packages",
+        "",
+        "| | |",
+        "|---|---|",
         f"| Python | {platform.python_version()} |",
         f"| platform | {platform.platform()} |",
         f"| CPU cores | {os.cpu_count()} |",
         f"| threads per chapter (OMP_NUM_THREADS) | {timings.get('threads_per_chapter', '—')} |",
         f"| CUDA available | {torch.cuda.is_available()} |",
-        *[f"| {p} | {_version(p)} |" for p in PACKAGES], "",
+        *[f"| {p} | {_version(p)} |" for p in PACKAGES],
+        "",
     ]
     return "\n".join(out)
 
 
-def write_generated(folder: Path, claims: list[dict], timings: dict, chapters: list[Any]) -> None:
+def write_generated(
+    folder: Path, claims: list[dict], timings: dict, chapters: list[Any]
+) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.parents[3] if len(folder.parents) > 3 else None
     (folder / "scorecard.md").write_text(scorecard(claims))

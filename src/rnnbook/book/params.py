@@ -49,7 +49,9 @@ def _type_ok(value: Any, kind: type) -> bool:
 
 
 def _describe(p: Param) -> str:
-    kind = f"list of {p.item.__name__}" if p.kind is list and p.item else p.kind.__name__
+    kind = (
+        f"list of {p.item.__name__}" if p.kind is list and p.item else p.kind.__name__
+    )
     return f"a {kind}" + (f" ({p.allowed})" if p.allowed else "")
 
 
@@ -60,9 +62,13 @@ def validate(name: str, value: Any, p: Param) -> Any:
     items = value if p.kind is list else [value]
     if p.kind is list:
         if len(value) == 0:
-            raise ParameterError(f"parameter {name!r} = {value!r}: must be a non-empty {_describe(p)}")
+            raise ParameterError(
+                f"parameter {name!r} = {value!r}: must be a non-empty {_describe(p)}"
+            )
         if p.item is not None and not all(_type_ok(v, p.item) for v in value):
-            raise ParameterError(f"parameter {name!r} = {value!r}: must be {_describe(p)}")
+            raise ParameterError(
+                f"parameter {name!r} = {value!r}: must be {_describe(p)}"
+            )
     if p.check is not None and not all(p.check(v) for v in items):
         raise ParameterError(f"parameter {name!r} = {value!r}: must be {_describe(p)}")
     if p.kind is float:
@@ -79,7 +85,9 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
     Raises :class:`ParameterError` on an unknown profile, an unknown name or a bad value.
     """
     if not isinstance(profile, str) or profile not in PROFILES:
-        raise ParameterError(f"parameter 'profile' = {profile!r}: must be one of {', '.join(map(repr, PROFILES))}")
+        raise ParameterError(
+            f"parameter 'profile' = {profile!r}: must be one of {', '.join(map(repr, PROFILES))}"
+        )
     unknown = sorted(set(given) - set(spec))
     if unknown:
         raise ParameterError(
@@ -94,7 +102,9 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
 
 def describe(P: SimpleNamespace) -> str:
     """The resolved parameters of a chapter as one Markdown line (shown under its parameters cell)."""
-    return f"Profile **{P.profile}**: " + ", ".join(f"`{k}={v}`" for k, v in vars(P).items() if k != "profile")
+    return f"Profile **{P.profile}**: " + ", ".join(
+        f"`{k}={v}`" for k, v in vars(P).items() if k != "profile"
+    )
 
 
 def positive(x: Any) -> bool:

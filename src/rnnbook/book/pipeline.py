@@ -41,8 +41,8 @@ class BuildError(RuntimeError):
 
 @dataclass(frozen=True)
 class Chapter:
-    name: str      # e.g. "notebooks/lsc/lemma2_paths", as in _toc.yml
-    source: Path   # the Jupytext source
+    name: str  # e.g. "notebooks/lsc/lemma2_paths", as in _toc.yml
+    source: Path  # the Jupytext source
 
     @property
     def short(self) -> str:
@@ -67,12 +67,22 @@ def chapters(root: Path) -> list[Chapter]:
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     found = []
     for name in _toc_files(toc):
-        name = str(Path(name).with_suffix("")) if Path(name).suffix in SOURCE_SUFFIXES + (".ipynb",) else name
+        name = (
+            str(Path(name).with_suffix(""))
+            if Path(name).suffix in SOURCE_SUFFIXES + (".ipynb",)
+            else name
+        )
         if not name.startswith("notebooks/"):
             continue
-        sources = [root / f"{name}{s}" for s in SOURCE_SUFFIXES if (root / f"{name}{s}").exists()]
+        sources = [
+            root / f"{name}{s}"
+            for s in SOURCE_SUFFIXES
+            if (root / f"{name}{s}").exists()
+        ]
         if len(sources) != 1:
-            raise BuildError(f"chapter {name} in _toc.yml needs exactly one source ({' or '.join(SOURCE_SUFFIXES)})")
+            raise BuildError(
+                f"chapter {name} in _toc.yml needs exactly one source ({' or '.join(SOURCE_SUFFIXES)})"
+            )
         found.append(Chapter(name, sources[0]))
     return found
 
@@ -82,8 +92,10 @@ def find_chapter(root: Path, name: str) -> Chapter:
     for ch in chapters(root):
         if ch.short == want:
             return ch
-    raise ParameterError(f"chapter {name!r} is not in _toc.yml; the chapters are: "
-                         + ", ".join(c.short for c in chapters(root)))
+    raise ParameterError(
+        f"chapter {name!r} is not in _toc.yml; the chapters are: "
+        + ", ".join(c.short for c in chapters(root))
+    )
 
 
 def notebook_parameters(source: Path) -> dict[str, Any]:
@@ -94,7 +106,9 @@ def notebook_parameters(source: Path) -> dict[str, Any]:
     for cell in tmp.cells:
         if "parameters" in cell.metadata.get("tags", []):
             ns: dict[str, Any] = {}
-            exec(compile(cell.source, str(source), "exec"), ns)  # the cell only assigns literals
+            exec(
+                compile(cell.source, str(source), "exec"), ns
+            )  # the cell only assigns literals
             return {k: v for k, v in ns.items() if not k.startswith("__")}
     raise BuildError(f"{source}: no cell tagged 'parameters'")
 
@@ -104,11 +118,15 @@ def check_parameters(chapter: Chapter, given: dict[str, Any]) -> None:
     known = notebook_parameters(chapter.source)
     for name in given:
         if name not in known:
-            raise ParameterError(f"unknown parameter {name!r} for chapter {chapter.short}; "
-                                 f"its parameters are: {', '.join(known)}")
+            raise ParameterError(
+                f"unknown parameter {name!r} for chapter {chapter.short}; "
+                f"its parameters are: {', '.join(known)}"
+            )
     if "profile" in given and given["profile"] not in PROFILES:
-        raise ParameterError(f"parameter 'profile' = {given['profile']!r}: must be one of "
-                             + ", ".join(map(repr, PROFILES)))
+        raise ParameterError(
+            f"parameter 'profile' = {given['profile']!r}: must be one of "
+            + ", ".join(map(repr, PROFILES))
+        )
 
 
 def _execute(job: dict) -> dict:
@@ -121,23 +139,49 @@ def _execute(job: dict) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(src)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     unexecuted = cwd / (out.stem + ".in.ipynb")
     jupytext.write(nb, unexecuted)
     t0 = time.perf_counter()
     error = None
     try:
-        pm.execute_notebook(str(unexecuted), str(out), parameters=job["parameters"], kernel_name="python3",
-                            cwd=str(cwd), progress_bar=False, log_output=False)
+        pm.execute_notebook(
+            str(unexecuted),
+            str(out),
+            parameters=job["parameters"],
+            kernel_name="python3",
+            cwd=str(cwd),
+            progress_bar=False,
+            log_output=False,
+        )
     except pm.PapermillExecutionError as e:
-        error = {"cell": e.exec_count, "ename": e.ename, "evalue": e.evalue,
-                 "traceback": _ANSI.sub("", "\n".join(e.traceback))}
+        error = {
+            "cell": e.exec_count,
+            "ename": e.ename,
+            "evalue": e.evalue,
+            "traceback": _ANSI.sub("", "\n".join(e.traceback)),
+        }
     except Exception as e:  # kernel died, bad notebook, ...
-        error = {"cell": None, "ename": type(e).__name__, "evalue": str(e), "traceback": ""}
-    return {"chapter": job["chapter"], "seconds": time.perf_counter() - t0, "error": error}
+        error = {
+            "cell": None,
+            "ename": type(e).__name__,
+            "evalue": str(e),
+            "traceback": "",
+        }
+    return {
+        "chapter": job["chapter"],
+        "seconds": time.perf_counter() - t0,
+        "error": error,
+    }
 
 
-def _kernel_env(build: Path, chapter: Chapter, threads: int, claims_dir: Path | None = None) -> dict[str, str]:
+def _kernel_env(
+    build: Path, chapter: Chapter, threads: int, claims_dir: Path | None = None
+) -> dict[str, str]:
     env = {
         "RNNBOOK_BUILD_DIR": str(build),
         "RNNBOOK_ROOT": str(build.parent),
@@ -150,19 +194,28 @@ def _kernel_env(build: Path, chapter: Chapter, threads: int, claims_dir: Path | 
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "JUPYTER_PLATFORM_DIRS": "1",
     }
-    env["RNNBOOK_CLAIMS_DIR"] = str(claims_dir if claims_dir is not None else build / "claims")
+    env["RNNBOOK_CLAIMS_DIR"] = str(
+        claims_dir if claims_dir is not None else build / "claims"
+    )
     return env
 
 
 def _report_failure(result: dict, profile: str) -> str:
     e = result["error"]
     where = f"cell [{e['cell']}]" if e["cell"] is not None else "the kernel"
-    return (f"\nFAILED: chapter {result['chapter']} (profile {profile}) in {where}: {e['ename']}: {e['evalue']}\n"
-            f"{e['traceback']}\n")
+    return (
+        f"\nFAILED: chapter {result['chapter']} (profile {profile}) in {where}: {e['ename']}: {e['evalue']}\n"
+        f"{e['traceback']}\n"
+    )
 
 
-def execute_chapters(root: Path, profile: str, jobs: int | None = None,
-                     overrides: dict[str, Any] | None = None, log=print) -> list[dict]:
+def execute_chapters(
+    root: Path,
+    profile: str,
+    jobs: int | None = None,
+    overrides: dict[str, Any] | None = None,
+    log=print,
+) -> list[dict]:
     """Run every chapter of ``_toc.yml`` at ``profile``; raises BuildError naming each failed chapter."""
     build = root / "_build"
     chs = chapters(root)
@@ -175,13 +228,19 @@ def execute_chapters(root: Path, profile: str, jobs: int | None = None,
     for ch in chs:
         params = {"profile": profile, **(overrides or {})}
         check_parameters(ch, params)
-        job_list.append({
-            "chapter": ch.name, "source": str(ch.source), "parameters": params,
-            "output": str(build / "stage" / f"{ch.name}.ipynb"),
-            "cwd": str(build / "work" / ch.short),
-            "env": _kernel_env(build, ch, threads),
-        })
-    log(f"executing {len(job_list)} chapter(s) at profile '{profile}' on {jobs} worker(s)")
+        job_list.append(
+            {
+                "chapter": ch.name,
+                "source": str(ch.source),
+                "parameters": params,
+                "output": str(build / "stage" / f"{ch.name}.ipynb"),
+                "cwd": str(build / "work" / ch.short),
+                "env": _kernel_env(build, ch, threads),
+            }
+        )
+    log(
+        f"executing {len(job_list)} chapter(s) at profile '{profile}' on {jobs} worker(s)"
+    )
     results = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         futures = [pool.submit(_execute, j) for j in job_list]
@@ -192,8 +251,11 @@ def execute_chapters(root: Path, profile: str, jobs: int | None = None,
             results.append(r)
     failed = [r for r in results if r["error"] is not None]
     if failed:
-        raise BuildError("".join(_report_failure(r, profile) for r in failed)
-                         + f"\n{len(failed)} chapter(s) failed: " + ", ".join(r["chapter"] for r in failed))
+        raise BuildError(
+            "".join(_report_failure(r, profile) for r in failed)
+            + f"\n{len(failed)} chapter(s) failed: "
+            + ", ".join(r["chapter"] for r in failed)
+        )
     return results
 
 
@@ -219,21 +281,35 @@ def stage_sources(root: Path) -> Path:
 def render(root: Path, log=print) -> Path:
     """``jupyter-book build -W -n --keep-going`` of the stage; returns the HTML folder."""
     jb = Path(sys.executable).parent / "jupyter-book"
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(root / "_build" / "stage"),
-           "--path-output", str(root), "-W", "-n", "--keep-going"]
+    cmd = [
+        str(jb) if jb.exists() else "jupyter-book",
+        "build",
+        str(root / "_build" / "stage"),
+        "--path-output",
+        str(root),
+        "-W",
+        "-n",
+        "--keep-going",
+    ]
     log("rendering: " + " ".join(cmd[1:]))
     env = {**os.environ, "MPLCONFIGDIR": str(root / "_build" / ".cache" / "matplotlib")}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise BuildError("jupyter-book failed:\n" + proc.stdout[-6000:] + proc.stderr[-6000:])
+        raise BuildError(
+            "jupyter-book failed:\n" + proc.stdout[-6000:] + proc.stderr[-6000:]
+        )
     return root / "_build" / "html"
 
 
-def build(root: Path, profile: str, jobs: int | None = None, html: bool = True, log=print) -> Path:
+def build(
+    root: Path, profile: str, jobs: int | None = None, html: bool = True, log=print
+) -> Path:
     """The whole pipeline; returns the HTML folder (or the build folder with ``html=False``)."""
     root = root.resolve()
     if profile not in PROFILES:
-        raise ParameterError(f"parameter 'profile' = {profile!r}: must be one of {', '.join(map(repr, PROFILES))}")
+        raise ParameterError(
+            f"parameter 'profile' = {profile!r}: must be one of {', '.join(map(repr, PROFILES))}"
+        )
     build_dir = root / "_build"
     for stale in ("claims", "stage/notebooks"):
         shutil.rmtree(build_dir / stale, ignore_errors=True)
@@ -244,13 +320,19 @@ def build(root: Path, profile: str, jobs: int | None = None, html: bool = True, 
     claims = ledger.collect(build_dir / "claims")
     (build_dir / "claims.json").write_text(json.dumps(claims, indent=1))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(results) or 1))
-    timings = {"profile": profile, "wall_seconds": wall, "jobs": workers,
-               "threads_per_chapter": max(1, (os.cpu_count() or 1) // workers),
-               "chapters": {r["chapter"]: {"seconds": r["seconds"]} for r in results}}
+    timings = {
+        "profile": profile,
+        "wall_seconds": wall,
+        "jobs": workers,
+        "threads_per_chapter": max(1, (os.cpu_count() or 1) // workers),
+        "chapters": {r["chapter"]: {"seconds": r["seconds"]} for r in results},
+    }
     (build_dir / "timings.json").write_text(json.dumps(timings, indent=1))
     log(f"{len(claims)} claim(s) -> {build_dir / 'claims.json'}")
     stage = stage_sources(root)
-    pages.write_generated(stage / "book" / "_generated", claims, timings, chapters(root))
+    pages.write_generated(
+        stage / "book" / "_generated", claims, timings, chapters(root)
+    )
     if not html:
         return build_dir
     out = render(root, log=log)
@@ -269,9 +351,16 @@ def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> 
     out_dir = root / "_build" / "runs" / ch.short / slug
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    job = {"chapter": ch.name, "source": str(ch.source), "parameters": params,
-           "output": str(out_dir / f"{Path(ch.short).name}.ipynb"), "cwd": str(out_dir / "work"),
-           "env": _kernel_env(root / "_build", ch, os.cpu_count() or 1, claims_dir=out_dir / "claims")}
+    job = {
+        "chapter": ch.name,
+        "source": str(ch.source),
+        "parameters": params,
+        "output": str(out_dir / f"{Path(ch.short).name}.ipynb"),
+        "cwd": str(out_dir / "work"),
+        "env": _kernel_env(
+            root / "_build", ch, os.cpu_count() or 1, claims_dir=out_dir / "claims"
+        ),
+    }
     log(f"running {ch.short} with {params}")
     r = _execute(job)
     if r["error"] is not None:

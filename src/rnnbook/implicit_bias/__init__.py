@@ -12,11 +12,40 @@ the real-data decoding of Table 1 (:mod:`~rnnbook.implicit_bias.decoding`, with 
 stand-in and the loader of the original macaque S1 recording).
 """
 
-from . import (conv_models, decoding, delay_sweep, fmri_standin, gd_training, init_statistics,
-               kernel_regime, linear_rnn, ntk, s1_macaque, scale_factors, stability, teacher_tasks)
+from . import (
+    conv_models,
+    decoding,
+    delay_sweep,
+    fmri_standin,
+    gd_training,
+    init_statistics,
+    kernel_regime,
+    linear_rnn,
+    ntk,
+    s1_macaque,
+    scale_factors,
+    stability,
+    teacher_tasks,
+)
 from .ntk import empirical_ntk, limit_kernel
 from .scale_factors import derive_rho, rho
 
-__all__ = ["conv_models", "decoding", "delay_sweep", "fmri_standin", "gd_training",
-           "init_statistics", "kernel_regime", "linear_rnn", "ntk", "s1_macaque", "scale_factors",
-           "stability", "teacher_tasks", "empirical_ntk", "limit_kernel", "derive_rho", "rho"]
+__all__ = [
+    "conv_models",
+    "decoding",
+    "delay_sweep",
+    "fmri_standin",
+    "gd_training",
+    "init_statistics",
+    "kernel_regime",
+    "linear_rnn",
+    "ntk",
+    "s1_macaque",
+    "scale_factors",
+    "stability",
+    "teacher_tasks",
+    "empirical_ntk",
+    "limit_kernel",
+    "derive_rho",
+    "rho",
+]

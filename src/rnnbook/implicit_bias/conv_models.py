@@ -62,6 +62,7 @@ def theta_from_impulse(L: Tensor, rho: Tensor) -> Tensor:
 
 # --- Proposition 2.1(b) -------------------------------------------------------------------------
 
+
 def vandermonde_nodes(T: int, radius: float = 0.9) -> np.ndarray:
     """T distinct non-zero real eigenvalues for App. B.1: Chebyshev points of [-radius, radius] (none is 0
     when T is even; for odd T the middle node is moved to radius / (2T))."""
@@ -98,7 +99,10 @@ def vandermonde_realization(L: Tensor, lambdas: np.ndarray | None = None) -> Par
             F[blk, b] = 1.0
             C[a, blk] = np.linalg.solve(V.T, Lnp[:, a, b])  # c V = L  <=>  V^T c = L
     s = np.sqrt(n)
-    return {k: torch.tensor(v, dtype=L.dtype) for k, v in (("W", s * W), ("F", F), ("C", s * C))}
+    return {
+        k: torch.tensor(v, dtype=L.dtype)
+        for k, v in (("W", s * W), ("F", F), ("C", s * C))
+    }
 
 
 def vandermonde_condition(T: int, lambdas: np.ndarray | None = None) -> float:
@@ -120,5 +124,5 @@ def delay_line_realization(L: Tensor) -> Params:
     F = torch.zeros(n, n_x, dtype=L.dtype)
     F[:n_x] = torch.eye(n_x, dtype=L.dtype)
     C = L.permute(1, 0, 2).reshape(n_y, n)
-    s = n ** 0.5
+    s = n**0.5
     return {"W": s * W, "F": F, "C": s * C}

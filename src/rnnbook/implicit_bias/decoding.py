@@ -25,7 +25,9 @@ from . import linear_rnn
 from .scale_factors import rho as rho_factors
 
 
-def windows(X: np.ndarray, Y: np.ndarray, T: int, stride: int) -> tuple[np.ndarray, np.ndarray]:
+def windows(
+    X: np.ndarray, Y: np.ndarray, T: int, stride: int
+) -> tuple[np.ndarray, np.ndarray]:
     """All windows of length ``T`` starting every ``stride`` steps: shapes (N, T, n_x), (N, T, n_y)."""
     if len(X) < T:
         return np.zeros((0, T, X.shape[1])), np.zeros((0, T, Y.shape[1]))
@@ -40,7 +42,9 @@ def fold_bounds(n_time: int, folds: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def split(n_time: int, folds: int, fold: int, limited_fraction: float) -> dict[str, list[tuple[int, int]]]:
+def split(
+    n_time: int, folds: int, fold: int, limited_fraction: float
+) -> dict[str, list[tuple[int, int]]]:
     """Time segments of the test block and of the two training regimes for one fold (see module doc)."""
     blocks = fold_bounds(n_time, folds)
     test = blocks[fold]
@@ -63,12 +67,17 @@ class Prepared:
 
     train: gt.LagStats
     test: gt.LagStats
-    test_sst: float          # sum of squared deviations of the test outputs from their mean
-    n_train_steps: int       # time points in the training stretch
+    test_sst: float  # sum of squared deviations of the test outputs from their mean
+    n_train_steps: int  # time points in the training stretch
 
 
-def prepare(X: np.ndarray, Y: np.ndarray, segments: list[tuple[int, int]], test: tuple[int, int],
-            T: int) -> Prepared:
+def prepare(
+    X: np.ndarray,
+    Y: np.ndarray,
+    segments: list[tuple[int, int]],
+    test: tuple[int, int],
+    T: int,
+) -> Prepared:
     Xtr = np.concatenate([X[a:b] for a, b in segments])
     Ytr = np.concatenate([Y[a:b] for a, b in segments])
     mx, sx = Xtr.mean(0), Xtr.std(0) + 1e-12
@@ -80,7 +89,12 @@ def prepare(X: np.ndarray, Y: np.ndarray, segments: list[tuple[int, int]], test:
     Tx, Ty = windows((X[a:b] - mx) / sx, (Y[a:b] - my) / sy, T, T)
     as_t = lambda v: torch.tensor(v, dtype=torch.float64)
     sst = float(((Ty - Ty.reshape(-1, Ty.shape[-1]).mean(0)) ** 2).sum())
-    return Prepared(gt.lag_stats(as_t(Wx), as_t(Wy)), gt.lag_stats(as_t(Tx), as_t(Ty)), sst, len(Xtr))
+    return Prepared(
+        gt.lag_stats(as_t(Wx), as_t(Wy)),
+        gt.lag_stats(as_t(Tx), as_t(Ty)),
+        sst,
+        len(Xtr),
+    )
 
 
 def r2_curve(losses: Tensor, prep_test: gt.LagStats, sst: Tensor) -> Tensor:
@@ -92,26 +106,47 @@ def r2_curve(losses: Tensor, prep_test: gt.LagStats, sst: Tensor) -> Tensor:
 class Table1Result:
     models: tuple[str, ...]
     regimes: tuple[str, ...]
-    r2: np.ndarray                 # (regimes, folds, models): final test R^2
-    curves: np.ndarray             # (regimes, folds, models, steps+1): test R^2 along training
-    final_L: np.ndarray | None = None  # (regimes, folds, models, T, n_y, n_x): the trained impulse responses
+    r2: np.ndarray  # (regimes, folds, models): final test R^2
+    curves: np.ndarray  # (regimes, folds, models, steps+1): test R^2 along training
+    final_L: np.ndarray | None = (
+        None  # (regimes, folds, models, T, n_y, n_x): the trained impulse responses
+    )
     train_sizes: dict[str, list[int]] = field(default_factory=dict)
     rho: np.ndarray | None = None
-    lr_stability: float = 0.0      # lr * largest Hessian eigenvalue over models and data sets (< 2: stable)
+    lr_stability: float = (
+        0.0  # lr * largest Hessian eigenvalue over models and data sets (< 2: stable)
+    )
 
 
 #: Table 1 of the ICML version (macaque S1, predicting hand velocity): R^2 per direction and model.
 PAPER_TABLE1 = {
-    "all": {"R2_x": {"RNN": 0.6462, "scaled conv": 0.6442, "unscaled conv": 0.6565},
-            "R2_y": {"RNN": 0.5911, "scaled conv": 0.5860, "unscaled conv": 0.6027}},
-    "limited": {"R2_x": {"RNN": 0.6043, "scaled conv": 0.6046, "unscaled conv": 0.5856},
-                "R2_y": {"RNN": 0.4257, "scaled conv": 0.4234, "unscaled conv": 0.3918}},
+    "all": {
+        "R2_x": {"RNN": 0.6462, "scaled conv": 0.6442, "unscaled conv": 0.6565},
+        "R2_y": {"RNN": 0.5911, "scaled conv": 0.5860, "unscaled conv": 0.6027},
+    },
+    "limited": {
+        "R2_x": {"RNN": 0.6043, "scaled conv": 0.6046, "unscaled conv": 0.5856},
+        "R2_y": {"RNN": 0.4257, "scaled conv": 0.4234, "unscaled conv": 0.3918},
+    },
 }
 
 
-def run_table1(X: np.ndarray, Y: np.ndarray, *, T: int, folds: int, limited_fraction: float, n: int,
-               nu_W: float, nu_F: float, nu_C: float, lr: float, steps: int, seed: int,
-               progress=lambda it, **kw: it) -> Table1Result:
+def run_table1(
+    X: np.ndarray,
+    Y: np.ndarray,
+    *,
+    T: int,
+    folds: int,
+    limited_fraction: float,
+    n: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    lr: float,
+    steps: int,
+    seed: int,
+    progress=lambda it, **kw: it,
+) -> Table1Result:
     """Train the three models on every fold and regime; one batched RNN training for all of them."""
     regimes = ("limited", "all")
     preps = []
@@ -130,21 +165,43 @@ def run_table1(X: np.ndarray, Y: np.ndarray, *, T: int, folds: int, limited_frac
     # stability of GD: lr times the largest eigenvalue of the Hessian in each model's own parameters
     H = 2.0 * train.R / train.M[:, None, None]
     d_s = torch.repeat_interleave(rho, n_x).sqrt()
-    lam = max(float(torch.linalg.eigvalsh(H).max()),
-              float(torch.linalg.eigvalsh(d_s[:, None] * H * d_s[None, :]).max()))
+    lam = max(
+        float(torch.linalg.eigvalsh(H).max()),
+        float(torch.linalg.eigvalsh(d_s[:, None] * H * d_s[None, :]).max()),
+    )
     runs = {
         "RNN": gt.train_rnn(params, train, lr, steps, {"test": test})[0],
         "scaled conv": gt.train_conv(L0, rho, train, lr, steps, {"test": test}),
         "unscaled conv": gt.train_conv(L0, None, train, lr, steps, {"test": test}),
     }
     models = tuple(runs)
-    curves = torch.stack([r2_curve(runs[m].losses["test"], test, sst) for m in models], -1)  # (steps+1, B, models)
-    curves = curves.reshape(steps + 1, folds, len(regimes), len(models)).permute(2, 1, 3, 0).numpy()
-    final_L = torch.stack([runs[m].L[-1] for m in models], 1)  # (B, models, T, n_y, n_x)
-    final_L = final_L.reshape(folds, len(regimes), *final_L.shape[1:]).transpose(0, 1).numpy()
-    return Table1Result(models, regimes, curves[..., -1], curves, final_L,
-                        {reg: [p.n_train_steps for p in preps[i::len(regimes)]] for i, reg in enumerate(regimes)},
-                        rho.numpy(), lr * lam)
+    curves = torch.stack(
+        [r2_curve(runs[m].losses["test"], test, sst) for m in models], -1
+    )  # (steps+1, B, models)
+    curves = (
+        curves.reshape(steps + 1, folds, len(regimes), len(models))
+        .permute(2, 1, 3, 0)
+        .numpy()
+    )
+    final_L = torch.stack(
+        [runs[m].L[-1] for m in models], 1
+    )  # (B, models, T, n_y, n_x)
+    final_L = (
+        final_L.reshape(folds, len(regimes), *final_L.shape[1:]).transpose(0, 1).numpy()
+    )
+    return Table1Result(
+        models,
+        regimes,
+        curves[..., -1],
+        curves,
+        final_L,
+        {
+            reg: [p.n_train_steps for p in preps[i :: len(regimes)]]
+            for i, reg in enumerate(regimes)
+        },
+        rho.numpy(),
+        lr * lam,
+    )
 
 
 def paired_one_sided(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -154,4 +211,6 @@ def paired_one_sided(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     diff = np.asarray(a) - np.asarray(b)
     if len(diff) < 2 or np.allclose(diff, diff[0]):
         return float(diff.mean()), float("nan")
-    return float(diff.mean()), float(stats.ttest_1samp(diff, 0.0, alternative="greater").pvalue)
+    return float(diff.mean()), float(
+        stats.ttest_1samp(diff, 0.0, alternative="greater").pvalue
+    )

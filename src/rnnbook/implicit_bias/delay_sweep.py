@@ -27,9 +27,11 @@ MODELS = ("RNN", "scaled conv", "unscaled conv", "unscaled conv, zero init")
 class DelaySweep:
     delays: list[int]
     seeds: int
-    test_mse: np.ndarray    # (models, seeds, delays), after the last step
-    train_mse: np.ndarray   # (models, seeds, delays)
-    test_power: np.ndarray  # (seeds, delays): mean squared test output, the error of predicting 0
+    test_mse: np.ndarray  # (models, seeds, delays), after the last step
+    train_mse: np.ndarray  # (models, seeds, delays)
+    test_power: (
+        np.ndarray
+    )  # (seeds, delays): mean squared test output, the error of predicting 0
     rho: np.ndarray
 
     @property
@@ -39,29 +41,68 @@ class DelaySweep:
         return self.test_mse / self.test_power[None]
 
 
-def run_delay_sweep(*, delays: list[int], seeds: int, n: int, n_teacher: int, n_x: int, T: int, n_train: int,
-                    n_test: int, nu_W: float, nu_F: float, nu_C: float, snr_db: float, lr: float, steps: int,
-                    seed: int) -> DelaySweep:
+def run_delay_sweep(
+    *,
+    delays: list[int],
+    seeds: int,
+    n: int,
+    n_teacher: int,
+    n_x: int,
+    T: int,
+    n_train: int,
+    n_test: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    snr_db: float,
+    lr: float,
+    steps: int,
+    seed: int,
+) -> DelaySweep:
     trains, tests = [], []
     for s in range(seeds):
         for d in delays:
-            task = teacher_tasks.teacher_task(n_teacher=n_teacher, n_x=n_x, n_y=1, T=T, n_train=n_train,
-                                              n_test=n_test, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, snr_db=snr_db,
-                                              seed=seed + s, delay=d)
+            task = teacher_tasks.teacher_task(
+                n_teacher=n_teacher,
+                n_x=n_x,
+                n_y=1,
+                T=T,
+                n_train=n_train,
+                n_test=n_test,
+                nu_W=nu_W,
+                nu_F=nu_F,
+                nu_C=nu_C,
+                snr_db=snr_db,
+                seed=seed + s,
+                delay=d,
+            )
             trains.append(gt.lag_stats(task.X_train, task.Y_train))
             tests.append(gt.lag_stats(task.X_test, task.Y_test))
     train, test = gt.stack_stats(trains), gt.stack_stats(tests)
     rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C))
-    p = linear_rnn.init_params(n, n_x, 1, nu_W, nu_F, nu_C, seed=seed + 999, batch=seeds)
-    p = {k: v.repeat_interleave(len(delays), dim=0) for k, v in p.items()}  # same student for every delay
+    p = linear_rnn.init_params(
+        n, n_x, 1, nu_W, nu_F, nu_C, seed=seed + 999, batch=seeds
+    )
+    p = {
+        k: v.repeat_interleave(len(delays), dim=0) for k, v in p.items()
+    }  # same student for every delay
     rnn, _ = gt.train_rnn(p, train, lr, steps, {"test": test})
     L0 = rnn.L[0]
-    runs = {"RNN": rnn, "scaled conv": gt.train_conv(L0, rho, train, lr, steps, {"test": test}),
-            "unscaled conv": gt.train_conv(L0, None, train, lr, steps, {"test": test}),
-            # a control: the unscaled model started from L = 0 rather than from the RNN's initial filter
-            "unscaled conv, zero init": gt.train_conv(torch.zeros_like(L0), None, train, lr, steps, {"test": test})}
+    runs = {
+        "RNN": rnn,
+        "scaled conv": gt.train_conv(L0, rho, train, lr, steps, {"test": test}),
+        "unscaled conv": gt.train_conv(L0, None, train, lr, steps, {"test": test}),
+        # a control: the unscaled model started from L = 0 rather than from the RNN's initial filter
+        "unscaled conv, zero init": gt.train_conv(
+            torch.zeros_like(L0), None, train, lr, steps, {"test": test}
+        ),
+    }
     shape = (seeds, len(delays))
-    test_mse = np.stack([runs[m].losses["test"][-1].reshape(shape).numpy() for m in MODELS])
-    train_mse = np.stack([runs[m].losses["train"][-1].reshape(shape).numpy() for m in MODELS])
+    test_mse = np.stack(
+        [runs[m].losses["test"][-1].reshape(shape).numpy() for m in MODELS]
+    )
+    train_mse = np.stack(
+        [runs[m].losses["train"][-1].reshape(shape).numpy() for m in MODELS]
+    )
     power = (test.yy / test.M).reshape(shape).numpy()
     return DelaySweep(list(delays), seeds, test_mse, train_mse, power, rho.numpy())

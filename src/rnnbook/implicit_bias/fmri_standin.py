@@ -25,8 +25,14 @@ def data_file() -> Path:
     """Path of the csv inside the installed nitime package (nitime itself is not imported)."""
     spec = importlib.util.find_spec("nitime")
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("the stand-in data set needs the package nitime (see requirements.txt)")
-    return Path(list(spec.submodule_search_locations)[0]) / "data" / "event_related_fmri.csv"
+        raise ModuleNotFoundError(
+            "the stand-in data set needs the package nitime (see requirements.txt)"
+        )
+    return (
+        Path(list(spec.submodule_search_locations)[0])
+        / "data"
+        / "event_related_fmri.csv"
+    )
 
 
 def load_event_related_fmri() -> tuple[np.ndarray, np.ndarray]:

@@ -32,10 +32,10 @@ from .linear_rnn import Params
 class LagStats:
     """Sufficient statistics of a data set (X, Y) for a convolution with ``lags`` lags (see module doc)."""
 
-    R: Tensor   # (..., lags n_x, lags n_x)
-    Q: Tensor   # (..., n_y, lags n_x)
+    R: Tensor  # (..., lags n_x, lags n_x)
+    Q: Tensor  # (..., n_y, lags n_x)
     yy: Tensor  # (...,)
-    M: Tensor   # (...,) number of scalar outputs, N T n_y
+    M: Tensor  # (...,) number of scalar outputs, N T n_y
     lags: int
     n_x: int
     n_y: int
@@ -51,7 +51,7 @@ def lag_stats(X: Tensor, Y: Tensor, lags: int | None = None) -> LagStats:
     R = Z.transpose(-1, -2) @ Z
     Q = Yf.transpose(-1, -2) @ Z
     M = torch.full(R.shape[:-2], N * T * n_y, dtype=R.dtype)
-    return LagStats(R, Q, (Yf ** 2).sum((-1, -2)), M, lags, n_x, n_y)
+    return LagStats(R, Q, (Yf**2).sum((-1, -2)), M, lags, n_x, n_y)
 
 
 def stack_stats(stats: list[LagStats]) -> LagStats:
@@ -59,8 +59,12 @@ def stack_stats(stats: list[LagStats]) -> LagStats:
     first = stats[0]
     if any((s.lags, s.n_x, s.n_y) != (first.lags, first.n_x, first.n_y) for s in stats):
         raise ValueError("stack_stats: the data sets need the same lags, n_x and n_y")
-    return LagStats(*(torch.stack([getattr(s, f) for s in stats]) for f in ("R", "Q", "yy", "M")),
-                    first.lags, first.n_x, first.n_y)
+    return LagStats(
+        *(torch.stack([getattr(s, f) for s in stats]) for f in ("R", "Q", "yy", "M")),
+        first.lags,
+        first.n_x,
+        first.n_y,
+    )
 
 
 def _flat(L: Tensor) -> Tensor:
@@ -83,10 +87,13 @@ def mse(L: Tensor, s: LagStats) -> Tensor:
 
 def mse_grad(L: Tensor, s: LagStats) -> Tensor:
     """dMSE/dL, same shape as ``L``."""
-    return _unflat(2.0 / s.M[..., None, None] * (_flat(L) @ s.R - s.Q), L.shape[-3], L.shape[-1])
+    return _unflat(
+        2.0 / s.M[..., None, None] * (_flat(L) @ s.R - s.Q), L.shape[-3], L.shape[-1]
+    )
 
 
 # --- the RNN's impulse response and its adjoint --------------------------------------------------
+
 
 def _krylov(params: Params, T: int) -> tuple[Tensor, Tensor, Tensor]:
     """V = [F, s W F, ..., (s W)^{T-1} F] (n x T n_x) and U = [C; s C W; ...] (T n_y x n), s = n^{-1/2},
@@ -109,8 +116,12 @@ def _adjoint(params: Params, V: Tensor, U: Tensor, G: Tensor) -> Params:
     s = params["W"].shape[-1] ** -0.5
     idx = torch.arange(T)[:, None] + torch.arange(T)[None, :] + 1  # a + b + 1
     Gpad = torch.cat([G, G.new_zeros(*G.shape[:-3], 1, n_y, n_x)], -3)
-    H = Gpad[..., idx.clamp(max=T), :, :]  # (..., T, T, n_y, n_x); index T is the zero block
-    H = H.permute(*range(H.dim() - 4), -4, -2, -3, -1).reshape(*G.shape[:-3], T * n_y, T * n_x)
+    H = Gpad[
+        ..., idx.clamp(max=T), :, :
+    ]  # (..., T, T, n_y, n_x); index T is the zero block
+    H = H.permute(*range(H.dim() - 4), -4, -2, -3, -1).reshape(
+        *G.shape[:-3], T * n_y, T * n_x
+    )
     dW = s * s * (U.transpose(-1, -2) @ H) @ V.transpose(-1, -2)
     dF = s * U.transpose(-1, -2) @ G.reshape(*G.shape[:-3], T * n_y, n_x)
     dC = s * _flat(G) @ V.transpose(-1, -2)
@@ -129,12 +140,13 @@ def rnn_impulse_and_grad(params: Params, G: Tensor) -> tuple[Tensor, Params]:
 
 # --- training loops ------------------------------------------------------------------------------
 
+
 @dataclass
 class Trajectory:
     """What a training run recorded at every step 0..steps: the impulse response and the losses."""
 
-    L: Tensor                   # (steps+1, ..., T, n_y, n_x)
-    losses: dict[str, Tensor]   # name -> (steps+1, ...)
+    L: Tensor  # (steps+1, ..., T, n_y, n_x)
+    losses: dict[str, Tensor]  # name -> (steps+1, ...)
 
 
 def _record(L: Tensor, evals: dict[str, LagStats], out: dict[str, list]) -> None:
@@ -142,11 +154,21 @@ def _record(L: Tensor, evals: dict[str, LagStats], out: dict[str, list]) -> None
         out[name].append(mse(L, st))
 
 
-def train_conv(L0: Tensor, rho: Tensor | None, train: LagStats, lr: float, steps: int,
-               evals: dict[str, LagStats] | None = None) -> Trajectory:
+def train_conv(
+    L0: Tensor,
+    rho: Tensor | None,
+    train: LagStats,
+    lr: float,
+    steps: int,
+    evals: dict[str, LagStats] | None = None,
+) -> Trajectory:
     """Full-batch GD on the scaled convolution (8), theta_{l+1} = theta_l - lr dMSE/dtheta, started from
     theta_0 = L0 / sqrt(rho) (Eq. 58). ``rho=None`` is the unscaled convolution (5) (rho_j = 1)."""
-    rho = torch.ones(L0.shape[-3], dtype=L0.dtype) if rho is None else torch.as_tensor(rho, dtype=L0.dtype)
+    rho = (
+        torch.ones(L0.shape[-3], dtype=L0.dtype)
+        if rho is None
+        else torch.as_tensor(rho, dtype=L0.dtype)
+    )
     evals = {"train": train, **(evals or {})}
     theta = theta_from_impulse(L0, rho)
     Ls, losses = [], {k: [] for k in evals}
@@ -155,17 +177,32 @@ def train_conv(L0: Tensor, rho: Tensor | None, train: LagStats, lr: float, steps
         Ls.append(L)
         _record(L, evals, losses)
         if step < steps:
-            theta = theta - lr * scaled_impulse(mse_grad(L, train), rho)  # dMSE/dtheta_j = sqrt(rho_j) dMSE/dL_j
+            theta = theta - lr * scaled_impulse(
+                mse_grad(L, train), rho
+            )  # dMSE/dtheta_j = sqrt(rho_j) dMSE/dL_j
     return Trajectory(torch.stack(Ls), {k: torch.stack(v) for k, v in losses.items()})
 
 
 def cast(s: LagStats, dtype: torch.dtype) -> LagStats:
     """The same statistics in another floating-point type."""
-    return LagStats(s.R.to(dtype), s.Q.to(dtype), s.yy.to(dtype), s.M.to(dtype), s.lags, s.n_x, s.n_y)
+    return LagStats(
+        s.R.to(dtype),
+        s.Q.to(dtype),
+        s.yy.to(dtype),
+        s.M.to(dtype),
+        s.lags,
+        s.n_x,
+        s.n_y,
+    )
 
 
-def train_rnn(params: Params, train: LagStats, lr: float, steps: int,
-              evals: dict[str, LagStats] | None = None) -> tuple[Trajectory, Params]:
+def train_rnn(
+    params: Params,
+    train: LagStats,
+    lr: float,
+    steps: int,
+    evals: dict[str, LagStats] | None = None,
+) -> tuple[Trajectory, Params]:
     """Full-batch GD on the linear RNN (1): (W, F, C) <- (W, F, C) - lr dMSE/d(W, F, C).
 
     Returns the trajectory and the final parameters. Leading batch axes of the parameters train
@@ -175,7 +212,7 @@ def train_rnn(params: Params, train: LagStats, lr: float, steps: int,
     train = cast(train, dtype)
     evals = {"train": train, **{k: cast(v, dtype) for k, v in (evals or {}).items()}}
     p = {k: v.clone() for k, v in params.items()}
-    T, n_y, n_x = train.lags, train.n_y, train.n_x
+    T = train.lags
     Ls, losses = [], {k: [] for k in evals}
     for step in range(steps + 1):
         V, U, L = _krylov(p, T)
@@ -184,7 +221,9 @@ def train_rnn(params: Params, train: LagStats, lr: float, steps: int,
         if step < steps:
             g = _adjoint(p, V, U, mse_grad(L, train))
             p = {k: p[k] - lr * g[k] for k in p}
-    return Trajectory(torch.stack(Ls), {k: torch.stack(v) for k, v in losses.items()}), p
+    return Trajectory(
+        torch.stack(Ls), {k: torch.stack(v) for k, v in losses.items()}
+    ), p
 
 
 def rnn_impulse(params: Params, T: int) -> Tensor:

@@ -8,14 +8,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from scipy import stats
 
 from . import linear_rnn
 
 
-def sample_impulse_responses(n: int, n_x: int, n_y: int, T: int, nu_W: float, nu_F: float, nu_C: float,
-                             draws: int, seed: int, chunk: int = 64) -> np.ndarray:
+def sample_impulse_responses(
+    n: int,
+    n_x: int,
+    n_y: int,
+    T: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    draws: int,
+    seed: int,
+    chunk: int = 64,
+) -> np.ndarray:
     """``draws`` independent networks from (4), their L_0..L_{T-1} (9): array (draws, T, n_y, n_x).
 
     Networks are drawn ``chunk`` at a time (one batched generator per chunk, seeded ``seed + chunk index``).
@@ -23,7 +32,9 @@ def sample_impulse_responses(n: int, n_x: int, n_y: int, T: int, nu_W: float, nu
     out = []
     for k, start in enumerate(range(0, draws, chunk)):
         b = min(chunk, draws - start)
-        p = linear_rnn.init_params(n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + k, batch=b)
+        p = linear_rnn.init_params(
+            n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + k, batch=b
+        )
         out.append(linear_rnn.impulse_response(p, T).numpy())
     return np.concatenate(out)
 
@@ -39,8 +50,8 @@ class LagSummary:
     excess_kurtosis: np.ndarray
     kurtosis_se: np.ndarray
     ks_pvalue: np.ndarray
-    max_abs_corr: float       # largest |correlation| between lags j != k (same component)
-    corr_se: float            # its null standard error, 1 / sqrt(draws)
+    max_abs_corr: float  # largest |correlation| between lags j != k (same component)
+    corr_se: float  # its null standard error, 1 / sqrt(draws)
 
 
 def summarize(L: np.ndarray, nu_W: float, nu_F: float, nu_C: float) -> LagSummary:
@@ -53,14 +64,23 @@ def summarize(L: np.ndarray, nu_W: float, nu_F: float, nu_C: float) -> LagSummar
     draws, T = L.shape[:2]
     var = nu_C * nu_F * nu_W ** np.arange(T)
     Z = L / np.sqrt(var)[None, :, None, None]
-    per_draw = (Z ** 2).reshape(draws, T, -1).mean(-1)       # (draws, T): ||L_j||^2 / (n_x n_y var_j)
+    per_draw = (
+        (Z**2).reshape(draws, T, -1).mean(-1)
+    )  # (draws, T): ||L_j||^2 / (n_x n_y var_j)
     ratio = per_draw.mean(0)
     ratio_se = per_draw.std(0, ddof=1) / np.sqrt(draws)
-    comp = Z[:, :, 0, 0]                                     # (draws, T), independent across draws
+    comp = Z[:, :, 0, 0]  # (draws, T), independent across draws
     kurt = stats.kurtosis(comp, axis=0, fisher=True)
     ks = np.array([stats.kstest(comp[:, j], "norm").pvalue for j in range(T)])
     m = draws
     corr = np.corrcoef(comp.T)
     off = np.abs(corr[~np.eye(T, dtype=bool)])
-    return LagSummary(ratio, ratio_se, kurt, np.full(T, np.sqrt(24.0 / m)), ks, float(off.max()),
-                      float(1 / np.sqrt(draws)))
+    return LagSummary(
+        ratio,
+        ratio_se,
+        kurt,
+        np.full(T, np.sqrt(24.0 / m)),
+        ks,
+        float(off.max()),
+        float(1 / np.sqrt(draws)),
+    )

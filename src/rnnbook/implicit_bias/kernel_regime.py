@@ -13,7 +13,13 @@ from torch import Tensor
 
 from . import gd_training as gt
 from . import linear_rnn
-from .scale_factors import PAPER_RHO_MAX, T as T_sym, nu_C as nu_C_sym, nu_F as nu_F_sym, rho as rho_factors
+from .scale_factors import (
+    PAPER_RHO_MAX,
+    T as T_sym,
+    nu_C as nu_C_sym,
+    nu_F as nu_F_sym,
+    rho as rho_factors,
+)
 
 
 @dataclass
@@ -26,12 +32,25 @@ class PairRun:
     lr: float
 
 
-def train_pair(train: gt.LagStats, evals: dict[str, gt.LagStats], *, n: int, nu_W: float, nu_F: float,
-               nu_C: float, lr: float, steps: int, seed: int, batch: int | None = None) -> PairRun:
+def train_pair(
+    train: gt.LagStats,
+    evals: dict[str, gt.LagStats],
+    *,
+    n: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    lr: float,
+    steps: int,
+    seed: int,
+    batch: int | None = None,
+) -> PairRun:
     """Draw the student RNN from (4), start the scaled convolution from its impulse response (Eq. 58), and
     train both with the same learning rate."""
     rho = torch.tensor(rho_factors(train.lags, nu_W, nu_F, nu_C))
-    params = linear_rnn.init_params(n, train.n_x, train.n_y, nu_W, nu_F, nu_C, seed=seed, batch=batch)
+    params = linear_rnn.init_params(
+        n, train.n_x, train.n_y, nu_W, nu_F, nu_C, seed=seed, batch=batch
+    )
     rnn, _ = gt.train_rnn(params, train, lr, steps, evals)
     conv = gt.train_conv(rnn.L[0], rho, train, lr, steps, evals)
     return PairRun(rnn, conv, rho, lr)
@@ -63,14 +82,17 @@ class Theorem41:
     """
 
     B1: float
-    B2: Tensor                # one per network of a batch
+    B2: Tensor  # one per network of a batch
     rho_max: float
     proof_matrix_norm: float  # ||I - lr A~^T A~ D||_2, which the proof asserts is <= 1
 
 
-def theorem41_constants(train: gt.LagStats, L0: Tensor, rho: Tensor, nu_F: float, nu_C: float,
-                        lr: float) -> Theorem41:
-    rho_max = float(PAPER_RHO_MAX.subs({T_sym: train.lags, nu_F_sym: nu_F, nu_C_sym: nu_C}))
+def theorem41_constants(
+    train: gt.LagStats, L0: Tensor, rho: Tensor, nu_F: float, nu_C: float, lr: float
+) -> Theorem41:
+    rho_max = float(
+        PAPER_RHO_MAX.subs({T_sym: train.lags, nu_F_sym: nu_F, nu_C_sym: nu_C})
+    )
     AtA = 2.0 * train.R / train.M[..., None, None]
     B1 = 1.0 / (rho_max * float(torch.linalg.eigvalsh(AtA).max()))
     B2 = gt.mse_grad(L0, train).flatten(-3).norm(dim=-1)
@@ -79,13 +101,17 @@ def theorem41_constants(train: gt.LagStats, L0: Tensor, rho: Tensor, nu_F: float
     return Theorem41(B1, B2, rho_max, float(torch.linalg.matrix_norm(M, ord=2)))
 
 
-def drift_ratio(traj: gt.Trajectory, rho: Tensor, lr: float, B2: float | Tensor) -> Tensor:
+def drift_ratio(
+    traj: gt.Trajectory, rho: Tensor, lr: float, B2: float | Tensor
+) -> Tensor:
     """||L_j^l - L_j^0||_F / (B_2 rho_j lr l) for l >= 1: Eq. (25) holds where this is <= 1.
 
     ``traj.L`` has shape (steps+1, ..., T, n_y, n_x); returns (steps, ..., T).
     """
     drift = (traj.L - traj.L[0]).flatten(-2).norm(dim=-1)[1:]
     steps = drift.shape[0]
-    ell = torch.arange(1, steps + 1, dtype=drift.dtype).reshape(steps, *([1] * (drift.dim() - 1)))
+    ell = torch.arange(1, steps + 1, dtype=drift.dtype).reshape(
+        steps, *([1] * (drift.dim() - 1))
+    )
     B2 = torch.as_tensor(B2, dtype=drift.dtype)
     return drift / (B2[..., None] * rho * lr * ell)

@@ -1,6 +1,6 @@
 """The linear RNN of Emami et al., *Implicit Bias of Linear RNNs*, Eq. (1), with the initialization (4).
 
-    h_t = W h_{t-1} / sqrt(n) + F x_t,    y_t = C h_t / sqrt(n),    h_{-1} = 0.
+h_t = W h_{t-1} / sqrt(n) + F x_t,    y_t = C h_t / sqrt(n),    h_{-1} = 0.
 """
 
 from __future__ import annotations
@@ -11,8 +11,17 @@ from torch import Tensor
 Params = dict[str, Tensor]
 
 
-def init_params(n: int, n_x: int, n_y: int, nu_W: float, nu_F: float, nu_C: float,
-                seed: int, dtype: torch.dtype = torch.float64, batch: int | None = None) -> Params:
+def init_params(
+    n: int,
+    n_x: int,
+    n_y: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    seed: int,
+    dtype: torch.dtype = torch.float64,
+    batch: int | None = None,
+) -> Params:
     """Eq. (4): W_ij ~ N(0, nu_W), F_ij ~ N(0, nu_F), C_ki ~ N(0, nu_C), i.i.d., drawn from ``seed``.
 
     With ``batch = B`` every tensor gets a leading axis of ``B`` independent draws (one generator).
@@ -28,9 +37,9 @@ def init_params(n: int, n_x: int, n_y: int, nu_W: float, nu_F: float, nu_C: floa
     g = torch.Generator().manual_seed(seed)
     b = () if batch is None else (batch,)
     return {
-        "W": torch.randn(*b, n, n, generator=g, dtype=dtype) * nu_W ** 0.5,
-        "F": torch.randn(*b, n, n_x, generator=g, dtype=dtype) * nu_F ** 0.5,
-        "C": torch.randn(*b, n_y, n, generator=g, dtype=dtype) * nu_C ** 0.5,
+        "W": torch.randn(*b, n, n, generator=g, dtype=dtype) * nu_W**0.5,
+        "F": torch.randn(*b, n, n_x, generator=g, dtype=dtype) * nu_F**0.5,
+        "C": torch.randn(*b, n_y, n, generator=g, dtype=dtype) * nu_C**0.5,
     }
 
 
@@ -41,8 +50,8 @@ def forward(params: Params, x: Tensor) -> Tensor:
     h = torch.zeros(*x.shape[:-2], n, dtype=W.dtype)
     ys = []
     for t in range(x.shape[-2]):
-        h = h @ W.T / n ** 0.5 + x[..., t, :] @ F.T
-        ys.append(h @ C.T / n ** 0.5)
+        h = h @ W.T / n**0.5 + x[..., t, :] @ F.T
+        ys.append(h @ C.T / n**0.5)
     return torch.stack(ys, dim=-2)
 
 
@@ -51,8 +60,8 @@ def impulse_response(params: Params, T: int) -> Tensor:
     with leading batch axes ``...`` (``W`` of shape ``(..., n, n)``)."""
     W, F, C = params["W"], params["F"], params["C"]
     n = W.shape[-1]
-    out, v = [], F / n ** 0.5
+    out, v = [], F / n**0.5
     for _ in range(T):
         out.append(C @ v)
-        v = W @ v / n ** 0.5
+        v = W @ v / n**0.5
     return torch.stack(out, dim=-3)

@@ -32,8 +32,12 @@ def limit_kernel(X1: Tensor, X2: Tensor, rho: Tensor) -> Tensor:
     return torch.einsum("aqt,q,bqs->atbs", T1, D, T2)
 
 
-def empirical_ntk(fn: Callable[[dict[str, Tensor], Tensor], Tensor], params: dict[str, Tensor],
-                  X1: Tensor, X2: Tensor | None = None) -> Tensor:
+def empirical_ntk(
+    fn: Callable[[dict[str, Tensor], Tensor], Tensor],
+    params: dict[str, Tensor],
+    X1: Tensor,
+    X2: Tensor | None = None,
+) -> Tensor:
     """Theta(x, x') = sum over parameters p of (df(x)/dp)(df(x')/dp)^T, by reverse-mode autodiff.
 
     ``fn(params, X)`` maps a batch to outputs of shape (N, T, n_y); returns (N1, T, n_y, N2, T, n_y).

@@ -21,7 +21,9 @@ import numpy as np
 
 def bin_spikes(spike_times: list[np.ndarray], edges: np.ndarray) -> np.ndarray:
     """Spike counts of each neuron in the bins ``[edges[k], edges[k+1])``; shape (bins, neurons)."""
-    return np.stack([np.histogram(np.asarray(st, float).ravel(), edges)[0] for st in spike_times], 1).astype(float)
+    return np.stack(
+        [np.histogram(np.asarray(st, float).ravel(), edges)[0] for st in spike_times], 1
+    ).astype(float)
 
 
 def load_s1(path: str | Path, dt: float = 0.05) -> tuple[np.ndarray, np.ndarray, float]:
@@ -34,8 +36,10 @@ def load_s1(path: str | Path, dt: float = 0.05) -> tuple[np.ndarray, np.ndarray,
 
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path}: the macaque S1 recording is not available offline; "
-                                "see rnnbook.implicit_bias.s1_macaque's documentation for where it comes from")
+        raise FileNotFoundError(
+            f"{path}: the macaque S1 recording is not available offline; "
+            "see rnnbook.implicit_bias.s1_macaque's documentation for where it comes from"
+        )
     data = io.loadmat(str(path))
     spike_times = [np.asarray(s).ravel() for s in np.squeeze(data["spike_times"])]
     vels = np.asarray(data["vels"], float)

@@ -22,7 +22,7 @@ j, T = sp.symbols("j T", integer=True, nonnegative=True)
 nu_W, nu_F, nu_C = sp.symbols("nu_W nu_F nu_C", positive=True)
 
 #: Eq. (21) as printed in the paper (the thing to check, not an input of the book's numbers).
-PAPER_RHO = nu_C * (j * nu_F * nu_W ** (j - 1) + nu_W ** j) + nu_F * nu_W ** j
+PAPER_RHO = nu_C * (j * nu_F * nu_W ** (j - 1) + nu_W**j) + nu_F * nu_W**j
 #: Eq. (22): rho_max as printed.
 PAPER_RHO_MAX = nu_C * (T * nu_F + 1) + nu_F
 
@@ -50,8 +50,14 @@ def derive_rho() -> RhoDerivation:
     rec2 = sp.Eq(t2(j + 1), nu_W * t2(j) + t1(j))
     tau_2 = sp.rsolve(t2(j + 1) - nu_W * t2(j) - tau_1, t2(j), {t2(0): 1})
     # check the solutions satisfy the recursions and the initial values
-    assert sp.simplify(tau_1.subs(j, j + 1) - nu_W * tau_1) == 0 and tau_1.subs(j, 0) == nu_F
-    assert sp.simplify(tau_2.subs(j, j + 1) - nu_W * tau_2 - tau_1) == 0 and tau_2.subs(j, 0) == 1
+    assert (
+        sp.simplify(tau_1.subs(j, j + 1) - nu_W * tau_1) == 0
+        and tau_1.subs(j, 0) == nu_F
+    )
+    assert (
+        sp.simplify(tau_2.subs(j, j + 1) - nu_W * tau_2 - tau_1) == 0
+        and tau_2.subs(j, 0) == 1
+    )
     rho = sp.expand(nu_C * tau_2 + tau_1)
     return RhoDerivation(rec1, rec2, tau_1, tau_2, rho, sp.simplify(rho - PAPER_RHO))
 
@@ -62,21 +68,33 @@ def rho(T_: int, nu_W_: float, nu_F_: float, nu_C_: float) -> np.ndarray:
         raise ValueError(f"T = {T_!r}: must be a positive integer")
     f = sp.lambdify((j, nu_W, nu_F, nu_C), derive_rho().rho, "numpy")
     js = np.arange(T_, dtype=float)
-    return np.asarray(f(js, float(nu_W_), float(nu_F_), float(nu_C_)), dtype=float) * np.ones(T_)
+    return np.asarray(
+        f(js, float(nu_W_), float(nu_F_), float(nu_C_)), dtype=float
+    ) * np.ones(T_)
 
 
 @dataclass(frozen=True)
 class Bound22:
-    slack: sp.Expr          # (rho_max nu_W^{j-1} - rho_j) / nu_W^{j-1}; the bound holds at j iff slack >= 0
-    worst_case: sp.Expr     # slack at j = T-1 (slack decreases in j)
-    nu_W_threshold: sp.Expr  # the bound holds for every 0 <= j <= T-1 iff nu_W <= threshold
+    slack: (
+        sp.Expr
+    )  # (rho_max nu_W^{j-1} - rho_j) / nu_W^{j-1}; the bound holds at j iff slack >= 0
+    worst_case: sp.Expr  # slack at j = T-1 (slack decreases in j)
+    nu_W_threshold: (
+        sp.Expr
+    )  # the bound holds for every 0 <= j <= T-1 iff nu_W <= threshold
 
 
 @lru_cache(maxsize=None)
 def derive_bound22() -> Bound22:
     """Where does rho_j <= rho_max nu_W^{j-1} (Eq. 22) hold? Divide by nu_W^{j-1} > 0 and study the slack."""
-    slack = sp.expand(sp.simplify((PAPER_RHO_MAX * nu_W ** (j - 1) - derive_rho().rho) / nu_W ** (j - 1)))
-    assert sp.diff(slack, j) == -nu_C * nu_F  # strictly decreasing in j: the worst lag is the last one
+    slack = sp.expand(
+        sp.simplify(
+            (PAPER_RHO_MAX * nu_W ** (j - 1) - derive_rho().rho) / nu_W ** (j - 1)
+        )
+    )
+    assert (
+        sp.diff(slack, j) == -nu_C * nu_F
+    )  # strictly decreasing in j: the worst lag is the last one
     worst = sp.expand(slack.subs(j, T - 1))
     threshold = sp.solve(sp.Eq(worst, 0), nu_W)[0]
     return Bound22(slack, worst, sp.simplify(threshold))

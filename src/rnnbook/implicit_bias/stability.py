@@ -20,7 +20,9 @@ def scaled_spectral_radius(W: np.ndarray | torch.Tensor) -> float:
     return float(np.abs(np.linalg.eigvals(W)).max() / np.sqrt(W.shape[0]))
 
 
-def spectral_radii(widths: list[int], nu_Ws: list[float], seeds: int, seed: int) -> np.ndarray:
+def spectral_radii(
+    widths: list[int], nu_Ws: list[float], seeds: int, seed: int
+) -> np.ndarray:
     """Spectral radii of W / sqrt(n) for W drawn from (4): array (len(nu_Ws), len(widths), seeds).
 
     Each (nu_W, n, s) is an independent draw of init (4) from the seed ``seed + 100003 s + 1009 n + k``.
@@ -29,6 +31,8 @@ def spectral_radii(widths: list[int], nu_Ws: list[float], seeds: int, seed: int)
     for k, nu in enumerate(nu_Ws):
         for a, n in enumerate(widths):
             for s in range(seeds):
-                W = linear_rnn.init_params(n, 1, 1, nu, 1.0, 1.0, seed=seed + 100003 * s + 1009 * n + k)["W"]
+                W = linear_rnn.init_params(
+                    n, 1, 1, nu, 1.0, 1.0, seed=seed + 100003 * s + 1009 * n + k
+                )["W"]
                 out[k, a, s] = scaled_spectral_radius(W.numpy())
     return out

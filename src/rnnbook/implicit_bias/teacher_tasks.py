@@ -25,7 +25,7 @@ class Task:
     Y_train: Tensor  # (N_train, T, n_y), noisy
     X_test: Tensor
     Y_test: Tensor
-    L_true: Tensor   # (T, n_y, n_x): the impulse response of the (delayed) teacher
+    L_true: Tensor  # (T, n_y, n_x): the impulse response of the (delayed) teacher
     noise_var: float
 
 
@@ -39,8 +39,21 @@ def delayed(L: Tensor, delay: int) -> Tensor:
     return out
 
 
-def teacher_task(*, n_teacher: int, n_x: int, n_y: int, T: int, n_train: int, n_test: int,
-                 nu_W: float, nu_F: float, nu_C: float, snr_db: float, seed: int, delay: int = 0) -> Task:
+def teacher_task(
+    *,
+    n_teacher: int,
+    n_x: int,
+    n_y: int,
+    T: int,
+    n_train: int,
+    n_test: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    snr_db: float,
+    seed: int,
+    delay: int = 0,
+) -> Task:
     """Draw a teacher RNN from (4) (seed ``seed``), inputs x_t ~ N(0, I), and noisy outputs.
 
     The noise variance is the mean power of the clean outputs of all sequences divided by
@@ -51,6 +64,8 @@ def teacher_task(*, n_teacher: int, n_x: int, n_y: int, T: int, n_train: int, n_
     g = torch.Generator().manual_seed(seed + 7919)
     X = torch.randn(n_train + n_test, T, n_x, generator=g, dtype=torch.float64)
     clean = conv_forward(L, X)
-    noise_var = float((clean ** 2).mean()) / 10 ** (snr_db / 10)
-    Y = clean + noise_var ** 0.5 * torch.randn(clean.shape, generator=g, dtype=torch.float64)
+    noise_var = float((clean**2).mean()) / 10 ** (snr_db / 10)
+    Y = clean + noise_var**0.5 * torch.randn(
+        clean.shape, generator=g, dtype=torch.float64
+    )
     return Task(X[:n_train], Y[:n_train], X[n_train:], Y[n_train:], L, noise_var)

@@ -12,4 +12,11 @@ Sec. 2: the finite-width three-layer linear network in muP (Secs. 2.1-2.2) in
 from . import deep_linear, limit, mup_symbolic, regression
 from .regression import Regression, gaussian_regression
 
-__all__ = ["deep_linear", "limit", "mup_symbolic", "regression", "Regression", "gaussian_regression"]
+__all__ = [
+    "deep_linear",
+    "limit",
+    "mup_symbolic",
+    "regression",
+    "Regression",
+    "gaussian_regression",
+]

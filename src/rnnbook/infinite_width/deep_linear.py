@@ -30,13 +30,19 @@ DISTRIBUTIONS = ("gaussian", "uniform", "rademacher")
 
 
 # ------------------------------------------------------------------------------------------- network
-def unit_variance(shape: tuple[int, ...], dist: str, generator: torch.Generator,
-                  dtype: torch.dtype = torch.float64) -> Tensor:
+def unit_variance(
+    shape: tuple[int, ...],
+    dist: str,
+    generator: torch.Generator,
+    dtype: torch.dtype = torch.float64,
+) -> Tensor:
     """I.i.d. entries with mean 0 and variance 1: Gaussian, centred uniform on [−√3, √3], or ±1."""
     if dist == "gaussian":
         return torch.randn(shape, generator=generator, dtype=dtype)
     if dist == "uniform":
-        return (2.0 * torch.rand(shape, generator=generator, dtype=dtype) - 1.0) * 3.0 ** 0.5
+        return (
+            2.0 * torch.rand(shape, generator=generator, dtype=dtype) - 1.0
+        ) * 3.0**0.5
     if dist == "rademacher":
         return 2.0 * torch.randint(0, 2, shape, generator=generator).to(dtype) - 1.0
     raise ValueError(f"distribution {dist!r}: must be one of {DISTRIBUTIONS}")
@@ -64,11 +70,24 @@ class MuPNet:
         return self.U.shape[2]
 
     def clone(self) -> "MuPNet":
-        return MuPNet(self.U.clone(), self.W.clone(), self.V.clone(), None if self.Z is None else self.Z.clone())
+        return MuPNet(
+            self.U.clone(),
+            self.W.clone(),
+            self.V.clone(),
+            None if self.Z is None else self.Z.clone(),
+        )
 
 
-def init_mup(m: int, d: int, reps: int, seed: int, dist: str = "gaussian", keep_init: bool = True,
-             dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> MuPNet:
+def init_mup(
+    m: int,
+    d: int,
+    reps: int,
+    seed: int,
+    dist: str = "gaussian",
+    keep_init: bool = True,
+    dtype: torch.dtype = torch.float64,
+    device: str | torch.device = "cpu",
+) -> MuPNet:
     """Initialization (2.1) in μP: U = U~(0), W = Z/√m, V = V~(0)/m, with U~(0), Z, V~(0) i.i.d. of unit
     variance drawn from ``dist`` (Gaussian in (2.1); uniform or Rademacher for Remark (v) and Fig. 2.3)."""
     if m < 1 or d < 1 or reps < 1:
@@ -78,7 +97,7 @@ def init_mup(m: int, d: int, reps: int, seed: int, dist: str = "gaussian", keep_
     Z = unit_variance((reps, m, m), dist, g, dtype)
     V = unit_variance((reps, m), dist, g, dtype)
     U, Z, V = U.to(device), Z.to(device), V.to(device)
-    return MuPNet(U=U, W=Z / m ** 0.5, V=V / m, Z=Z if keep_init else None)
+    return MuPNet(U=U, W=Z / m**0.5, V=V / m, Z=Z if keep_init else None)
 
 
 def predictor(net: MuPNet) -> Tensor:
@@ -87,7 +106,9 @@ def predictor(net: MuPNet) -> Tensor:
     return torch.bmm(net.U.transpose(1, 2), WtV)[:, :, 0]
 
 
-def risk(U: Tensor, W: Tensor, V: Tensor, X: Tensor, y: Tensor, normalisation: str = "mean") -> Tensor:
+def risk(
+    U: Tensor, W: Tensor, V: Tensor, X: Tensor, y: Tensor, normalisation: str = "mean"
+) -> Tensor:
     """F(U, W, V) = (1/2c) Σ_i (V^T W U x_i − y_i)² for one network (for autograd checks)."""
     h = X @ U.T @ W.T @ V
     c = X.shape[0] if normalisation == "mean" else 1
@@ -98,7 +119,11 @@ def gradients(net: MuPNet, xi: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """The chain-rule gradients of Sec. 2.1: ∂F/∂U = W^T V ξ^T, ∂F/∂W = V ξ^T U^T, ∂F/∂V = W U ξ."""
     WtV = torch.bmm(net.W.transpose(1, 2), net.V[:, :, None])
     Uxi = torch.bmm(net.U, xi[:, :, None])
-    return (WtV * xi[:, None, :], net.V[:, :, None] * Uxi.transpose(1, 2), torch.bmm(net.W, Uxi)[:, :, 0])
+    return (
+        WtV * xi[:, None, :],
+        net.V[:, :, None] * Uxi.transpose(1, 2),
+        torch.bmm(net.W, Uxi)[:, :, 0],
+    )
 
 
 LR_FACTORS = {"U": "m", "W": "1", "V": "1/m"}
@@ -107,11 +132,11 @@ LR_FACTORS = {"U": "m", "W": "1", "V": "1/m"}
 def gd_step(net: MuPNet, M: Tensor, b: Tensor, tau: float) -> Tensor:
     """One GD step with the layer-wise learning rates τm, τ, τ/m, in place; returns λ before the step."""
     m = net.m
-    WtV = torch.bmm(net.W.transpose(1, 2), net.V[:, :, None])          # (R, m, 1)
-    lam = torch.bmm(net.U.transpose(1, 2), WtV)                         # (R, d, 1)
-    xi = torch.matmul(M, lam) - b[:, None]                              # (R, d, 1)
-    Uxi = torch.bmm(net.U, xi)                                          # (R, m, 1)
-    WUxi = torch.bmm(net.W, Uxi)                                        # (R, m, 1)
+    WtV = torch.bmm(net.W.transpose(1, 2), net.V[:, :, None])  # (R, m, 1)
+    lam = torch.bmm(net.U.transpose(1, 2), WtV)  # (R, d, 1)
+    xi = torch.matmul(M, lam) - b[:, None]  # (R, d, 1)
+    Uxi = torch.bmm(net.U, xi)  # (R, m, 1)
+    WUxi = torch.bmm(net.W, Uxi)  # (R, m, 1)
     net.U.baddbmm_(WtV, xi.transpose(1, 2), alpha=-tau * m)
     net.W.baddbmm_(net.V[:, :, None], Uxi.transpose(1, 2), alpha=-tau)
     net.V.add_(WUxi[:, :, 0], alpha=-tau / m)
@@ -129,27 +154,58 @@ class Trajectory:
     snapshots: dict[int, MuPNet]
 
 
-def train(net: MuPNet, data: Regression, tau: float, steps: int, every: int = 1,
-          snapshot_at: tuple[int, ...] = (), chunk_bytes: int | None = 2 ** 20) -> Trajectory:
+def train(
+    net: MuPNet,
+    data: Regression,
+    tau: float,
+    steps: int,
+    every: int = 1,
+    snapshot_at: tuple[int, ...] = (),
+    chunk_bytes: int | None = 2**20,
+) -> Trajectory:
     """Run ``steps`` GD steps of all networks (in place) on ``data``; record every ``every`` steps and at the end.
 
     On the CPU the repetitions are trained in chunks whose middle layers take about ``chunk_bytes`` (cache-sized
     batches are several times faster than one large batch); the result does not depend on the chunking."""
     if tau <= 0 or steps < 0 or every < 1:
-        raise ValueError(f"tau = {tau}, steps = {steps}, every = {every}: need tau > 0, steps >= 0, every >= 1")
+        raise ValueError(
+            f"tau = {tau}, steps = {steps}, every = {every}: need tau > 0, steps >= 0, every >= 1"
+        )
     per_net = net.m * net.m * net.W.element_size()
-    size = net.reps if (chunk_bytes is None or net.W.is_cuda) else max(1, chunk_bytes // per_net)
+    size = (
+        net.reps
+        if (chunk_bytes is None or net.W.is_cuda)
+        else max(1, chunk_bytes // per_net)
+    )
     if size < net.reps:
         parts = []
         for i in range(0, net.reps, size):
             sl = slice(i, i + size)
-            sub = MuPNet(net.U[sl], net.W[sl], net.V[sl], None if net.Z is None else net.Z[sl])
-            parts.append(train(sub, data, tau, steps, every, snapshot_at, chunk_bytes=None))
-        snaps = {k: MuPNet(*(torch.cat([getattr(p_.snapshots[k], f) for p_ in parts]) for f in ("U", "W", "V")),
-                           None if net.Z is None else torch.cat([p_.snapshots[k].Z for p_ in parts]))
-                 for k in snapshot_at if k <= steps}
-        return Trajectory(k=parts[0].k, lam=np.concatenate([p_.lam for p_ in parts], axis=1),
-                          v_msq=np.concatenate([p_.v_msq for p_ in parts], axis=1), snapshots=snaps)
+            sub = MuPNet(
+                net.U[sl], net.W[sl], net.V[sl], None if net.Z is None else net.Z[sl]
+            )
+            parts.append(
+                train(sub, data, tau, steps, every, snapshot_at, chunk_bytes=None)
+            )
+        snaps = {
+            k: MuPNet(
+                *(
+                    torch.cat([getattr(p_.snapshots[k], f) for p_ in parts])
+                    for f in ("U", "W", "V")
+                ),
+                None
+                if net.Z is None
+                else torch.cat([p_.snapshots[k].Z for p_ in parts]),
+            )
+            for k in snapshot_at
+            if k <= steps
+        }
+        return Trajectory(
+            k=parts[0].k,
+            lam=np.concatenate([p_.lam for p_ in parts], axis=1),
+            v_msq=np.concatenate([p_.v_msq for p_ in parts], axis=1),
+            snapshots=snaps,
+        )
     M, b = data.torch_moments(net.U.dtype, net.U.device)
     ks, lams, vs, snaps = [], [], [], {}
     for k in range(steps + 1):
@@ -158,22 +214,26 @@ def train(net: MuPNet, data: Regression, tau: float, steps: int, every: int = 1,
         record = k % every == 0 or k == steps
         if record:
             ks.append(k)
-            vs.append((net.m * (net.V ** 2).sum(1)).cpu().numpy())
+            vs.append((net.m * (net.V**2).sum(1)).cpu().numpy())
         if k == steps:
             lams.append(predictor(net).cpu().numpy())
             break
         lam = gd_step(net, M, b, tau)
         if record:
             lams.append(lam.cpu().numpy())
-    return Trajectory(k=np.array(ks), lam=np.array(lams), v_msq=np.array(vs), snapshots=snaps)
+    return Trajectory(
+        k=np.array(ks), lam=np.array(lams), v_msq=np.array(vs), snapshots=snaps
+    )
 
 
 def scale_free(net: MuPNet) -> tuple[Tensor, Tensor, Tensor]:
     """The scale-free variables (2.3): U~ = U, W~ = m W − √m Z, V~ = m V (needs Z: ``keep_init=True``)."""
     if net.Z is None:
-        raise ValueError("the scale-free W~ needs Z = sqrt(m) W(0): initialize with keep_init=True")
+        raise ValueError(
+            "the scale-free W~ needs Z = sqrt(m) W(0): initialize with keep_init=True"
+        )
     m = net.m
-    return net.U, m * net.W - m ** 0.5 * net.Z, m * net.V
+    return net.U, m * net.W - m**0.5 * net.Z, m * net.V
 
 
 def layer_kernels(net: MuPNet) -> tuple[Tensor, Tensor, Tensor]:
@@ -182,8 +242,8 @@ def layer_kernels(net: MuPNet) -> tuple[Tensor, Tensor, Tensor]:
     m, d = net.m, net.d
     WtV = torch.bmm(net.W.transpose(1, 2), net.V[:, :, None])[:, :, 0]
     eye = torch.eye(d, dtype=net.U.dtype, device=net.U.device)
-    K_U = m * (WtV ** 2).sum(1)[:, None, None] * eye
-    K_W = (net.V ** 2).sum(1)[:, None, None] * torch.bmm(net.U.transpose(1, 2), net.U)
+    K_U = m * (WtV**2).sum(1)[:, None, None] * eye
+    K_W = (net.V**2).sum(1)[:, None, None] * torch.bmm(net.U.transpose(1, 2), net.U)
     WU = torch.bmm(net.W, net.U)
     K_V = torch.bmm(WU.transpose(1, 2), WU) / m
     return K_U, K_W, K_V

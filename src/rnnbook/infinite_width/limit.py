@@ -101,10 +101,16 @@ def gd_step(state: LimitState, S: np.ndarray, xi: np.ndarray, tau: float) -> Lim
     return LimitState(A, G, B)
 
 
-def energy_gradients(state: LimitState, S: np.ndarray, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def energy_gradients(
+    state: LimitState, S: np.ndarray, xi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """∇ of ℰ(A, G, B) (2.11) for the square loss: ((𝒜+G)^T B ξ^T, B ξ^T A^T, (𝒜+G) A ξ)."""
     H = S + state.G
-    return np.outer(H.T @ state.B, xi), np.outer(state.B, state.A @ xi), H @ (state.A @ xi)
+    return (
+        np.outer(H.T @ state.B, xi),
+        np.outer(state.B, state.A @ xi),
+        H @ (state.A @ xi),
+    )
 
 
 @dataclass
@@ -119,11 +125,20 @@ class LimitTrajectory:
     states: dict[int, LimitState] = field(default_factory=dict)
 
 
-def train(data: Regression, tau: float, steps: int, N: int | None = None, scale: float = 1.0,
-          every: int = 1, keep: tuple[int, ...] = ()) -> LimitTrajectory:
+def train(
+    data: Regression,
+    tau: float,
+    steps: int,
+    N: int | None = None,
+    scale: float = 1.0,
+    every: int = 1,
+    keep: tuple[int, ...] = (),
+) -> LimitTrajectory:
     """GD (2.10) for ``steps`` steps on the truncation N (default: the exact size ``support_rows(d, steps)``)."""
     if tau <= 0 or steps < 0 or every < 1 or not scale > 0:
-        raise ValueError(f"tau = {tau}, steps = {steps}, every = {every}, scale = {scale}: bad value")
+        raise ValueError(
+            f"tau = {tau}, steps = {steps}, every = {every}, scale = {scale}: bad value"
+        )
     d = data.d
     N = support_rows(d, steps) if N is None else N
     S = shift_matrix(N, d)
@@ -141,17 +156,30 @@ def train(data: Regression, tau: float, steps: int, N: int | None = None, scale:
             break
         st = gd_step(st, S, data.xi(lam), tau)
     lams = np.array(lams)
-    return LimitTrajectory(k=np.array(ks), lam=lams, risk=data.risk(lams), b_sq=np.array(bsq), N=N, states=states)
+    return LimitTrajectory(
+        k=np.array(ks),
+        lam=lams,
+        risk=data.risk(lams),
+        b_sq=np.array(bsq),
+        N=N,
+        states=states,
+    )
 
 
-def kernel(state: LimitState, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def kernel(
+    state: LimitState, S: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three terms of R_t (5.17), the contributions of A, G, B to dλ/dt = −R_t ξ:
     ‖(𝒜+G)^T B‖² I_d (from A), ‖B‖² A^T A (from G), A^T (𝒜+G)^T (𝒜+G) A (from B)."""
     H = S + state.G
     HtB = H.T @ state.B
     HA = H @ state.A
     d = state.A.shape[1]
-    return float(HtB @ HtB) * np.eye(d), float(state.B @ state.B) * state.A.T @ state.A, HA.T @ HA
+    return (
+        float(HtB @ HtB) * np.eye(d),
+        float(state.B @ state.B) * state.A.T @ state.A,
+        HA.T @ HA,
+    )
 
 
 # ------------------------------------------------------------------------------ continuous time (Sec. 5)
@@ -160,7 +188,11 @@ def _pack(st: LimitState) -> np.ndarray:
 
 
 def _unpack(z: np.ndarray, N: int, d: int) -> LimitState:
-    return LimitState(z[: N * d].reshape(N, d), z[N * d: N * d + N * N].reshape(N, N), z[N * d + N * N:])
+    return LimitState(
+        z[: N * d].reshape(N, d),
+        z[N * d : N * d + N * N].reshape(N, N),
+        z[N * d + N * N :],
+    )
 
 
 @dataclass
@@ -173,8 +205,15 @@ class FlowSolution:
     nfev: int
 
 
-def gradient_flow(data: Regression, t_eval: np.ndarray, N: int, scale: float = 1.0, speed: float = 1.0,
-                  rtol: float = 1e-10, atol: float = 1e-12) -> FlowSolution:
+def gradient_flow(
+    data: Regression,
+    t_eval: np.ndarray,
+    N: int,
+    scale: float = 1.0,
+    speed: float = 1.0,
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+) -> FlowSolution:
     """The gradient flow (5.1) of ℰ (τ → 0 limit of (2.10)) from (5.5)-(5.6), truncated to N, by DOP853.
 
     With a predictor scale s the vector field is (2.10)'s with ξ at the scaled predictor (see the module
@@ -190,13 +229,26 @@ def gradient_flow(data: Regression, t_eval: np.ndarray, N: int, scale: float = 1
         return -speed * np.concatenate([gA.ravel(), gG.ravel(), gB])
 
     t_eval = np.asarray(t_eval, dtype=float)
-    sol = integrate.solve_ivp(rhs, (0.0, float(t_eval[-1])), _pack(init_limit(N, d)), method="DOP853",
-                              t_eval=t_eval, rtol=rtol, atol=atol)
+    sol = integrate.solve_ivp(
+        rhs,
+        (0.0, float(t_eval[-1])),
+        _pack(init_limit(N, d)),
+        method="DOP853",
+        t_eval=t_eval,
+        rtol=rtol,
+        atol=atol,
+    )
     if not sol.success:
         raise RuntimeError(f"gradient flow integration failed: {sol.message}")
     lams = np.array([predictor(_unpack(z, N, d), S, scale) for z in sol.y.T])
-    return FlowSolution(t=sol.t, lam=lams, risk=data.risk(lams), final=_unpack(sol.y[:, -1], N, d), N=N,
-                        nfev=int(sol.nfev))
+    return FlowSolution(
+        t=sol.t,
+        lam=lams,
+        risk=data.risk(lams),
+        final=_unpack(sol.y[:, -1], N, d),
+        N=N,
+        nfev=int(sol.nfev),
+    )
 
 
 def linear_flow(data: Regression, t: np.ndarray, rate: float = 1.0) -> np.ndarray:
@@ -210,7 +262,9 @@ def linear_flow(data: Regression, t: np.ndarray, rate: float = 1.0) -> np.ndarra
     return out
 
 
-def linear_gd(data: Regression, tau: float, steps: int, rate: float = 1.0) -> np.ndarray:
+def linear_gd(
+    data: Regression, tau: float, steps: int, rate: float = 1.0
+) -> np.ndarray:
     """GD on the linear model from λ = 0: λ ← λ − τ rate ξ(λ); shape (steps + 1, d)."""
     lam = np.zeros(data.d)
     out = [lam]
@@ -224,7 +278,11 @@ def linear_gd(data: Regression, tau: float, steps: int, rate: float = 1.0) -> np
 def weight_moments(state: LimitState) -> dict[str, np.ndarray | float]:
     """Second moments of the entries of the limit weights (2.13): the rows of U~^∞ have covariance A^T A,
     the entries of V~^∞ have variance ‖B‖², those of W~^∞ have second moment ‖G‖_F²."""
-    return {"UtU": state.A.T @ state.A, "v_sq": float(state.B @ state.B), "w_sq": float(np.sum(state.G ** 2))}
+    return {
+        "UtU": state.A.T @ state.A,
+        "v_sq": float(state.B @ state.B),
+        "w_sq": float(np.sum(state.G**2)),
+    }
 
 
 def v_entry_law(B: np.ndarray, dist: str = "gaussian"):
@@ -253,7 +311,9 @@ class _ConvolvedLaw:
 
     def __init__(self, b1: float, sigma: float, dist: str) -> None:
         if dist not in ("uniform", "rademacher"):
-            raise ValueError(f"distribution {dist!r}: must be gaussian, uniform or rademacher")
+            raise ValueError(
+                f"distribution {dist!r}: must be gaussian, uniform or rademacher"
+            )
         self.b1, self.sigma, self.dist = abs(b1), max(sigma, 1e-300), dist
 
     def _F(self, x):  # ∫ Φ((x - t)/σ) dt, an antiderivative used for the uniform case
@@ -263,8 +323,10 @@ class _ConvolvedLaw:
     def cdf(self, x):
         x = np.asarray(x, dtype=float)
         if self.dist == "rademacher":
-            return 0.5 * (_Phi((x - self.b1) / self.sigma) + _Phi((x + self.b1) / self.sigma))
-        a = self.b1 * 3.0 ** 0.5
+            return 0.5 * (
+                _Phi((x - self.b1) / self.sigma) + _Phi((x + self.b1) / self.sigma)
+            )
+        a = self.b1 * 3.0**0.5
         if a == 0:
             return _Phi(x / self.sigma)
         return (self._F(x + a) - self._F(x - a)) / (2 * a)
@@ -272,25 +334,42 @@ class _ConvolvedLaw:
     def pdf(self, x):
         x = np.asarray(x, dtype=float)
         if self.dist == "rademacher":
-            return 0.5 * (_phi((x - self.b1) / self.sigma) + _phi((x + self.b1) / self.sigma)) / self.sigma
-        a = self.b1 * 3.0 ** 0.5
+            return (
+                0.5
+                * (_phi((x - self.b1) / self.sigma) + _phi((x + self.b1) / self.sigma))
+                / self.sigma
+            )
+        a = self.b1 * 3.0**0.5
         if a == 0:
             return _phi(x / self.sigma) / self.sigma
         return (_Phi((x + a) / self.sigma) - _Phi((x - a) / self.sigma)) / (2 * a)
 
     def var(self) -> float:
-        return self.b1 ** 2 + self.sigma ** 2
+        return self.b1**2 + self.sigma**2
 
 
-def flow_to_convergence(data: Regression, N: int, t_end: float, scale: float = 1.0, speed: float = 1.0,
-                        points: int = 2000, tol: float = 1e-9, max_doublings: int = 4,
-                        rtol: float = 1e-11, atol: float = 1e-13) -> FlowSolution:
+def flow_to_convergence(
+    data: Regression,
+    N: int,
+    t_end: float,
+    scale: float = 1.0,
+    speed: float = 1.0,
+    points: int = 2000,
+    tol: float = 1e-9,
+    max_doublings: int = 4,
+    rtol: float = 1e-11,
+    atol: float = 1e-13,
+) -> FlowSolution:
     """:func:`gradient_flow` on [0, T], T = t_end doubled until ‖λ(T) − X⁺y‖ <= tol ‖X⁺y‖ (at most max_doublings
     times); the time grid is uniform with ``points`` points plus a fine start (the plateau of small scales)."""
     lam_hat = data.min_norm()
     T = float(t_end)
     for _ in range(max_doublings + 1):
-        t = np.unique(np.concatenate([np.linspace(0.0, T, points), np.geomspace(T * 1e-5, T, points)]))
+        t = np.unique(
+            np.concatenate(
+                [np.linspace(0.0, T, points), np.geomspace(T * 1e-5, T, points)]
+            )
+        )
         sol = gradient_flow(data, t, N, scale=scale, speed=speed, rtol=rtol, atol=atol)
         if np.linalg.norm(sol.lam[-1] - lam_hat) <= tol * np.linalg.norm(lam_hat):
             break
@@ -304,7 +383,9 @@ def _resample(path: np.ndarray, spacing: float) -> np.ndarray:
     if s[-1] == 0:
         return path[:1]
     grid = np.linspace(0.0, s[-1], int(np.ceil(s[-1] / spacing)) + 1)
-    return np.stack([np.interp(grid, s, path[:, j]) for j in range(path.shape[1])], axis=1)
+    return np.stack(
+        [np.interp(grid, s, path[:, j]) for j in range(path.shape[1])], axis=1
+    )
 
 
 def path_distance(P: np.ndarray, Q: np.ndarray, spacing: float) -> float:
@@ -312,11 +393,16 @@ def path_distance(P: np.ndarray, Q: np.ndarray, spacing: float) -> float:
     by arc length with the given spacing (so the result is within ``spacing`` of the exact polyline distance)."""
     from scipy.spatial import cKDTree
 
-    A, B = _resample(np.asarray(P, float), spacing), _resample(np.asarray(Q, float), spacing)
+    A, B = (
+        _resample(np.asarray(P, float), spacing),
+        _resample(np.asarray(Q, float), spacing),
+    )
     return float(max(cKDTree(B).query(A)[0].max(), cKDTree(A).query(B)[0].max()))
 
 
-def plateau_fraction(t: np.ndarray, risk: np.ndarray, first: float = 0.9, last: float = 1e-4) -> float:
+def plateau_fraction(
+    t: np.ndarray, risk: np.ndarray, first: float = 0.9, last: float = 1e-4
+) -> float:
     """Time for the risk to fall below ``first`` × its initial value, over the time to fall below ``last`` × it."""
     r0 = risk[0]
     if not np.any(risk < last * r0):
@@ -324,10 +410,15 @@ def plateau_fraction(t: np.ndarray, risk: np.ndarray, first: float = 0.9, last: 
     return float(t[np.argmax(risk < first * r0)] / t[np.argmax(risk < last * r0)])
 
 
-def deviation_profile(P: np.ndarray, Q: np.ndarray, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+def deviation_profile(
+    P: np.ndarray, Q: np.ndarray, spacing: float
+) -> tuple[np.ndarray, np.ndarray]:
     """For the path P resampled by arc length: (fraction of P's length travelled, distance to the path Q)."""
     from scipy.spatial import cKDTree
 
-    A, B = _resample(np.asarray(P, float), spacing), _resample(np.asarray(Q, float), spacing)
+    A, B = (
+        _resample(np.asarray(P, float), spacing),
+        _resample(np.asarray(Q, float), spacing),
+    )
     dist, _ = cKDTree(B).query(A)
     return np.linspace(0.0, 1.0, len(A)), dist

@@ -25,22 +25,33 @@ class ScaleFreeDerivation:
     m: int
     d: int
     lr: tuple
-    difference: dict[str, sp.Matrix]     # (GD + change of variables) − printed (2.5), simplified
-    ratio: dict[str, sp.Expr]            # derived increment / printed increment, per layer (a scalar when it is one)
+    difference: dict[
+        str, sp.Matrix
+    ]  # (GD + change of variables) − printed (2.5), simplified
+    ratio: dict[
+        str, sp.Expr
+    ]  # derived increment / printed increment, per layer (a scalar when it is one)
 
     @property
     def matches_paper(self) -> bool:
         return all(D.is_zero_matrix for D in self.difference.values())
 
 
-def scale_free_updates(m: int = 3, d: int = 2, lr: tuple = ("m", 1, "1/m")) -> ScaleFreeDerivation:
+def scale_free_updates(
+    m: int = 3, d: int = 2, lr: tuple = ("m", 1, "1/m")
+) -> ScaleFreeDerivation:
     """Derive the scale-free updates from GD with learning rates τη on F(U, W, V) = ∫ L(V^T W U x, y) dp.
 
     The gradient of F is ∫ L'(h, y) ∇h dp; ∇h is linear in x, so ∫ L' ∇h(x) dp = ∇h evaluated at ξ = ∫ L' x dp.
     """
     msym = sp.Symbol("m", positive=True)
     tau = sp.Symbol("tau", positive=True)
-    Ut, Wt, Vt, Z = _mat("Ut", m, d), _mat("Wt", m, m), _mat("Vt", m, 1), _mat("Z", m, m)
+    Ut, Wt, Vt, Z = (
+        _mat("Ut", m, d),
+        _mat("Wt", m, m),
+        _mat("Vt", m, 1),
+        _mat("Z", m, m),
+    )
     xi = _mat("xi", d, 1)
     factors = {"m": msym, "1/m": 1 / msym, 1: sp.Integer(1)}
     eta = [factors[f] if not isinstance(f, sp.Expr) else f for f in lr]
@@ -50,14 +61,24 @@ def scale_free_updates(m: int = 3, d: int = 2, lr: tuple = ("m", 1, "1/m")) -> S
     x = _mat("x", d, 1)
     h = (v.T * w * u * x)[0, 0]
     at = {**dict(zip(u, U)), **dict(zip(w, W)), **dict(zip(v, V)), **dict(zip(x, xi))}
-    grad = {name: sp.Matrix(M.shape[0], M.shape[1], lambda i, j, M=M: sp.diff(h, M[i, j]).subs(at, simultaneous=True))
-            for name, M in (("U", u), ("W", w), ("V", v))}
+    grad = {
+        name: sp.Matrix(
+            M.shape[0],
+            M.shape[1],
+            lambda i, j, M=M: sp.diff(h, M[i, j]).subs(at, simultaneous=True),
+        )
+        for name, M in (("U", u), ("W", w), ("V", v))
+    }
     U1 = U - tau * eta[0] * grad["U"]
     W1 = W - tau * eta[1] * grad["W"]
     V1 = V - tau * eta[2] * grad["V"]
     derived = {"U": U1, "W": msym * (W1 - Z / sp.sqrt(msym)), "V": msym * V1}
     H = Z / sp.sqrt(msym) + Wt / msym
-    printed = {"U": Ut - tau * H.T * Vt * xi.T, "W": Wt - tau * Vt * xi.T * Ut.T, "V": Vt - tau * H * Ut * xi}
+    printed = {
+        "U": Ut - tau * H.T * Vt * xi.T,
+        "W": Wt - tau * Vt * xi.T * Ut.T,
+        "V": Vt - tau * H * Ut * xi,
+    }
     old = {"U": Ut, "W": Wt, "V": Vt}
     difference, ratio = {}, {}
     for k in ("U", "W", "V"):
@@ -65,15 +86,21 @@ def scale_free_updates(m: int = 3, d: int = 2, lr: tuple = ("m", 1, "1/m")) -> S
         num, den = (derived[k] - old[k]), (printed[k] - old[k])
         nz = [i for i in range(len(num)) if sp.expand(den[i]) != 0]
         r = sp.simplify(num[nz[0]] / den[nz[0]])
-        ratio[k] = r if all(sp.expand(num[i] - r * den[i]) == 0 for i in range(len(num))) else sp.Symbol("varies")
-    return ScaleFreeDerivation(m=m, d=d, lr=tuple(lr), difference=difference, ratio=ratio)
+        ratio[k] = (
+            r
+            if all(sp.expand(num[i] - r * den[i]) == 0 for i in range(len(num)))
+            else sp.Symbol("varies")
+        )
+    return ScaleFreeDerivation(
+        m=m, d=d, lr=tuple(lr), difference=difference, ratio=ratio
+    )
 
 
 @dataclass
 class KernelDerivation:
     d: int
     N: int
-    per_layer: dict[str, sp.Matrix]      # J_l J_l^T at initialization, l = A, G, B
+    per_layer: dict[str, sp.Matrix]  # J_l J_l^T at initialization, l = A, G, B
     total: sp.Matrix
 
 
@@ -87,11 +114,15 @@ def limit_kernel_at_init(d: int = 2, N: int | None = None) -> KernelDerivation:
                 S[i, j] = 1
     A, G, B = _mat("a", N, d), _mat("g", N, N), _mat("b", N, 1)
     lam = A.T * (S + G).T * B
-    init = {**{A[i, j]: int(i == j) for i in range(N) for j in range(d)},
-            **{G[i, j]: 0 for i in range(N) for j in range(N)},
-            **{B[i]: int(i == 0) for i in range(N)}}
+    init = {
+        **{A[i, j]: int(i == j) for i in range(N) for j in range(d)},
+        **{G[i, j]: 0 for i in range(N) for j in range(N)},
+        **{B[i]: int(i == 0) for i in range(N)},
+    }
     per_layer = {}
     for name, P in (("A", A), ("G", G), ("B", B)):
         J = lam.jacobian(list(P)).subs(init)
         per_layer[name] = sp.simplify(J * J.T)
-    return KernelDerivation(d=d, N=N, per_layer=per_layer, total=sum(per_layer.values(), sp.zeros(d, d)))
+    return KernelDerivation(
+        d=d, N=N, per_layer=per_layer, total=sum(per_layer.values(), sp.zeros(d, d))
+    )

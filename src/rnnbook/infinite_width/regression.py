@@ -30,7 +30,9 @@ class Regression:
 
     def __post_init__(self) -> None:
         if self.normalisation not in NORMALISATIONS:
-            raise ValueError(f"normalisation {self.normalisation!r}: must be one of {NORMALISATIONS}")
+            raise ValueError(
+                f"normalisation {self.normalisation!r}: must be one of {NORMALISATIONS}"
+            )
 
     @property
     def n(self) -> int:
@@ -60,7 +62,7 @@ class Regression:
     def risk(self, lam: np.ndarray) -> np.ndarray:
         """F(λ) = (1/2c) Σ_i (λ·x_i − y_i)², for λ of shape (..., d)."""
         r = lam @ self.X.T - self.y
-        return 0.5 * np.sum(r ** 2, axis=-1) / self.c
+        return 0.5 * np.sum(r**2, axis=-1) / self.c
 
     def min_norm(self) -> np.ndarray:
         """The minimal-ℓ2-norm minimizer of the risk (Theorem 2.3), by the pseudo-inverse: X⁺ y."""
@@ -71,12 +73,15 @@ class Regression:
         import torch
 
         dtype = torch.float64 if dtype is None else dtype
-        return (torch.as_tensor(self.M, dtype=dtype, device=device),
-                torch.as_tensor(self.b, dtype=dtype, device=device))
+        return (
+            torch.as_tensor(self.M, dtype=dtype, device=device),
+            torch.as_tensor(self.b, dtype=dtype, device=device),
+        )
 
 
-def gaussian_regression(d: int, n: int, seed: int, x_std: float = 1.0,
-                        normalisation: str = "mean") -> Regression:
+def gaussian_regression(
+    d: int, n: int, seed: int, x_std: float = 1.0, normalisation: str = "mean"
+) -> Regression:
     """Sec. 2.5: x ~ N(0, x_std² I_d), λ* ~ N(0, I_d), y = x^T λ* (noise-free), n samples."""
     if d < 1 or n < 1:
         raise ValueError(f"d = {d}, n = {n}: must be positive")
@@ -85,4 +90,6 @@ def gaussian_regression(d: int, n: int, seed: int, x_std: float = 1.0,
     rng = np.random.default_rng(seed)
     lam_star = rng.standard_normal(d)
     X = x_std * rng.standard_normal((n, d))
-    return Regression(X=X, y=X @ lam_star, lam_star=lam_star, normalisation=normalisation)
+    return Regression(
+        X=X, y=X @ lam_star, lam_star=lam_star, normalisation=normalisation
+    )

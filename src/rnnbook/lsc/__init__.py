@@ -14,12 +14,48 @@ pre-training to a target radius (:mod:`~rnnbook.lsc.pretrain`), the tasks (:mod:
 and the training runs of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`).
 """
 
-from . import (antinorms, bounds, decaying_covariance, experiments, gradient_paths, initializations,
-               models, path_growth, pretrain, random_matrix, tasks)
+from . import (
+    antinorms,
+    bounds,
+    decaying_covariance,
+    experiments,
+    gradient_paths,
+    initializations,
+    models,
+    path_growth,
+    pretrain,
+    random_matrix,
+    tasks,
+)
 from .models import FFN, make_lru, make_rnn
-from .pretrain import LSCConfig, LSCReport, StackedRNN, Transition, batched_jacobian, measure
+from .pretrain import (
+    LSCConfig,
+    LSCReport,
+    StackedRNN,
+    Transition,
+    batched_jacobian,
+    measure,
+)
 
-__all__ = ["antinorms", "bounds", "decaying_covariance", "experiments", "gradient_paths",
-           "initializations", "models", "path_growth", "pretrain", "random_matrix", "tasks",
-           "FFN", "make_lru", "make_rnn", "LSCConfig", "LSCReport", "StackedRNN", "Transition",
-           "batched_jacobian", "measure"]
+__all__ = [
+    "antinorms",
+    "bounds",
+    "decaying_covariance",
+    "experiments",
+    "gradient_paths",
+    "initializations",
+    "models",
+    "path_growth",
+    "pretrain",
+    "random_matrix",
+    "tasks",
+    "FFN",
+    "make_lru",
+    "make_rnn",
+    "LSCConfig",
+    "LSCReport",
+    "StackedRNN",
+    "Transition",
+    "batched_jacobian",
+    "measure",
+]

@@ -27,7 +27,9 @@ def candidate_functions() -> dict[str, Fn]:
     n_of = lambda A: A.shape[-1]  # noqa: E731
     return {
         "det": torch.linalg.det,
-        "sign(det)|det|^(1/n)": lambda A: torch.sign(torch.linalg.det(A)) * torch.linalg.det(A).abs() ** (1 / n_of(A)),
+        "sign(det)|det|^(1/n)": lambda A: (
+            torch.sign(torch.linalg.det(A)) * torch.linalg.det(A).abs() ** (1 / n_of(A))
+        ),
         "trace": lambda A: torch.diagonal(A, dim1=-2, dim2=-1).sum(-1),
         "trace / n": lambda A: torch.diagonal(A, dim1=-2, dim2=-1).mean(-1),
         "lambda_min((A+A^T)/2)": lambda A: torch.linalg.eigvalsh(_sym(A))[..., 0],
@@ -41,17 +43,34 @@ def candidate_functions() -> dict[str, Fn]:
     }
 
 
-def test_matrices(n: int, pairs: int, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def test_matrices(
+    n: int, pairs: int, g: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Pairs (A, B) of n x n real matrices: the special matrices 0, I, -I, J (J J = -I, n even), 2I, and a
     diagonal with mixed signs, all combined with each other, then ``pairs`` random Gaussian pairs."""
     eye = torch.eye(n, dtype=torch.float64)
-    special = [torch.zeros(n, n, dtype=torch.float64), eye, -eye, 2 * eye,
-               torch.diag(torch.tensor([(-1.0) ** i for i in range(n)], dtype=torch.float64))]
+    special = [
+        torch.zeros(n, n, dtype=torch.float64),
+        eye,
+        -eye,
+        2 * eye,
+        torch.diag(torch.tensor([(-1.0) ** i for i in range(n)], dtype=torch.float64)),
+    ]
     if n % 2 == 0:
         special.append(square_root_of_minus_identity(n))
     sp = torch.stack(special)
-    A = torch.cat([sp.repeat_interleave(len(special), 0), torch.randn(pairs, n, n, dtype=torch.float64, generator=g)])
-    B = torch.cat([sp.repeat(len(special), 1, 1), torch.randn(pairs, n, n, dtype=torch.float64, generator=g)])
+    A = torch.cat(
+        [
+            sp.repeat_interleave(len(special), 0),
+            torch.randn(pairs, n, n, dtype=torch.float64, generator=g),
+        ]
+    )
+    B = torch.cat(
+        [
+            sp.repeat(len(special), 1, 1),
+            torch.randn(pairs, n, n, dtype=torch.float64, generator=g),
+        ]
+    )
     return A, B
 
 
@@ -67,10 +86,16 @@ class PropertyTest:
     @property
     def counterexample(self) -> bool:
         """Both properties hold on every pair and the function is not identically zero: Theorem 6 fails."""
-        return self.super_additive_violations == 0 and self.super_multiplicative_violations == 0 and self.nonzero
+        return (
+            self.super_additive_violations == 0
+            and self.super_multiplicative_violations == 0
+            and self.nonzero
+        )
 
 
-def check_properties(name: str, f: Fn, A: torch.Tensor, B: torch.Tensor, rtol: float = 1e-9) -> PropertyTest:
+def check_properties(
+    name: str, f: Fn, A: torch.Tensor, B: torch.Tensor, rtol: float = 1e-9
+) -> PropertyTest:
     """Count the pairs that violate f(A+B) >= f(A) + f(B) and f(AB) >= f(A) f(B) (tolerance rtol * scale)."""
     fA, fB, fS, fP = f(A), f(B), f(A + B), f(A @ B)
     scale = 1 + fA.abs() + fB.abs() + fS.abs() + fP.abs() + (fA * fB).abs()
@@ -80,15 +105,19 @@ def check_properties(name: str, f: Fn, A: torch.Tensor, B: torch.Tensor, rtol: f
     return PropertyTest(name, A.shape[-1], A.shape[0], add, mul, nonzero)
 
 
-def random_combination_search(n: int, draws: int, A: torch.Tensor, B: torch.Tensor,
-                              g: torch.Generator) -> tuple[int, int]:
+def random_combination_search(
+    n: int, draws: int, A: torch.Tensor, B: torch.Tensor, g: torch.Generator
+) -> tuple[int, int]:
     """f_c(A) = sum_i c_i phi_i(A) over the candidates phi_i, with c uniform on the unit sphere: how many of
     ``draws`` combinations pass both properties on every pair? Returns (passed, draws)."""
     feats = list(candidate_functions().values())
-    phi = {k: torch.stack([f(M) for f in feats], -1) for k, M in (("A", A), ("B", B), ("S", A + B), ("P", A @ B))}
+    phi = {
+        k: torch.stack([f(M) for f in feats], -1)
+        for k, M in (("A", A), ("B", B), ("S", A + B), ("P", A @ B))
+    }
     c = torch.randn(draws, len(feats), dtype=torch.float64, generator=g)
     c = c / c.norm(dim=-1, keepdim=True)
-    fA, fB, fS, fP = (phi[k] @ c.T for k in "ABSP")      # (pairs, draws)
+    fA, fB, fS, fP = (phi[k] @ c.T for k in "ABSP")  # (pairs, draws)
     scale = 1 + fA.abs() + fB.abs() + fS.abs() + fP.abs()
     ok = ((fS >= fA + fB - 1e-9 * scale) & (fP >= fA * fB - 1e-9 * scale)).all(0)
     return int(ok.sum()), draws
@@ -97,14 +126,18 @@ def random_combination_search(n: int, draws: int, A: torch.Tensor, B: torch.Tens
 def square_root_of_minus_identity(n: int) -> torch.Tensor:
     """The proof's J for even n: +1 on the upper half of the anti-diagonal, -1 on the lower half; J J = -I."""
     if n % 2:
-        raise ValueError(f"n = {n}: a real J with J J = -I exists only for even n (det(J)^2 = (-1)^n)")
+        raise ValueError(
+            f"n = {n}: a real J with J J = -I exists only for even n (det(J)^2 = (-1)^n)"
+        )
     J = torch.zeros(n, n, dtype=torch.float64)
     for i in range(n):
         J[i, n - 1 - i] = 1.0 if i < n // 2 else -1.0
     return J
 
 
-def random_psd(S: int, n: int, g: torch.Generator, rank: int | None = None) -> torch.Tensor:
+def random_psd(
+    S: int, n: int, g: torch.Generator, rank: int | None = None
+) -> torch.Tensor:
     """S random PSD matrices X X^T / n with X of shape n x rank (rank n by default)."""
     X = torch.randn(S, n, rank or n, dtype=torch.float64, generator=g)
     return X @ X.transpose(-1, -2) / n
@@ -116,7 +149,9 @@ class DeterminantTest:
     n: int
     pairs: int
     super_additive_violations: int
-    multiplicative_max_log_error: float   # max | log|det AB| - log|det A| - log|det B| | (signs checked too)
+    multiplicative_max_log_error: (
+        float  # max | log|det AB| - log|det A| - log|det B| | (signs checked too)
+    )
 
 
 def determinant_test(family: str, A: torch.Tensor, B: torch.Tensor) -> DeterminantTest:

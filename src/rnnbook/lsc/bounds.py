@@ -32,8 +32,10 @@ ENSEMBLES: tuple[Ensemble, ...] = ("orthogonal", "gaussian", "gaussian-norm")
 
 # ---- Fig. 1c: the PascalRNN --------------------------------------------------------------------------
 
-def pascal_outputs_and_gradients(x: torch.Tensor, L: int, rho: float,
-                                 convention: Convention) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+
+def pascal_outputs_and_gradients(
+    x: torch.Tensor, L: int, rho: float, convention: Convention
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """For inputs x of shape (B, T): the output y_t = h_{t,L} (B, T), the network run on each sequence with
     ``vmap``, and by reverse-mode autodiff per sample (the sequences do not interact, so the gradient of a sum
     over the batch is the per-sample gradient)
@@ -49,8 +51,9 @@ def pascal_outputs_and_gradients(x: torch.Tensor, L: int, rho: float,
     return y.detach(), g_sum, g_last
 
 
-def pascal_gradient_closed_form(T: int, L: int, rho: float, convention: Convention,
-                                derivative: Derivative = "sum") -> np.ndarray:
+def pascal_gradient_closed_form(
+    T: int, L: int, rho: float, convention: Convention, derivative: Derivative = "sum"
+) -> np.ndarray:
     """The exact derivative at t = 0..T-1 from counting paths from the input (t, 0) to the outputs (t', L).
 
     Stacked graph: the first edge climbs to (t, 1), then a grid of Delta t' = t' - t time and L - 1 depth
@@ -64,12 +67,14 @@ def pascal_gradient_closed_form(T: int, L: int, rho: float, convention: Conventi
     def one(d: int) -> float:  # the single-output derivative for t' - t = d
         if convention == "stacked":
             return comb(d + L - 1, L - 1) * rho ** (d + L)
-        return comb(d - 1, L - 1) * rho ** d if d >= L else 0.0
+        return comb(d - 1, L - 1) * rho**d if d >= L else 0.0
 
     out = np.empty(T)
     for t in range(T):
         dmax = T - 1 - t
-        out[t] = sum(one(d) for d in range(dmax + 1)) if derivative == "sum" else one(dmax)
+        out[t] = (
+            sum(one(d) for d in range(dmax + 1)) if derivative == "sum" else one(dmax)
+        )
     return out
 
 
@@ -81,13 +86,17 @@ def fig1c_paper_curve(T: int, L: int) -> np.ndarray:
 
 # ---- deep linear RNNs with target radii or norms -----------------------------------------------------
 
-def _haar_orthogonal(shape: tuple[int, ...], n: int, g: torch.Generator) -> torch.Tensor:
+
+def _haar_orthogonal(
+    shape: tuple[int, ...], n: int, g: torch.Generator
+) -> torch.Tensor:
     Q, R = torch.linalg.qr(torch.randn(*shape, n, n, dtype=torch.float64, generator=g))
     return Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)
 
 
-def target_matrices(S: int, L: int, n: int, target: float, ensemble: Ensemble,
-                    g: torch.Generator) -> torch.Tensor:
+def target_matrices(
+    S: int, L: int, n: int, target: float, ensemble: Ensemble, g: torch.Generator
+) -> torch.Tensor:
     """S x (L + 1) random n x n matrices (index 0, the input layer, is zero):
 
     * ``orthogonal``: target * Haar orthogonal, every eigenvalue of modulus ``target`` and spectral norm ``target``;
@@ -99,8 +108,11 @@ def target_matrices(S: int, L: int, n: int, target: float, ensemble: Ensemble,
         W = target * _haar_orthogonal((S, L + 1), n, g)
     elif ensemble in ("gaussian", "gaussian-norm"):
         A = torch.randn(S, L + 1, n, n, dtype=torch.float64, generator=g)
-        scale = (torch.linalg.eigvals(A).abs().amax(-1) if ensemble == "gaussian"
-                 else torch.linalg.matrix_norm(A, ord=2))
+        scale = (
+            torch.linalg.eigvals(A).abs().amax(-1)
+            if ensemble == "gaussian"
+            else torch.linalg.matrix_norm(A, ord=2)
+        )
         W = target * A / scale[..., None, None]
     else:
         raise ValueError(f"ensemble = {ensemble!r}: must be one of {ENSEMBLES}")
@@ -115,8 +127,9 @@ def pascal_matrices(S: int, L: int, target: float) -> torch.Tensor:
     return W
 
 
-def nonnormal_pair(rho_time: float, rho_depth: float, c: float, L: int,
-                   S: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+def nonnormal_pair(
+    rho_time: float, rho_depth: float, c: float, L: int, S: int = 1
+) -> tuple[torch.Tensor, torch.Tensor]:
     """A time matrix A = [[rho_time, c], [0, rho_time]] and a depth matrix B = [[rho_depth, 0], [c, rho_depth]]
     in every layer: their spectral radii are exactly rho_time and rho_depth, but the products BA that every
     path climbing a layer contains have a large radius (rho(BA) ~ c^2 for large c). Shapes (S, L+1, 2, 2)."""
@@ -129,8 +142,13 @@ def nonnormal_pair(rho_time: float, rho_depth: float, c: float, L: int,
     return W_rec, W_in
 
 
-def deep_linear_rnn(x: torch.Tensor, W_rec: torch.Tensor, W_in: torch.Tensor, b: torch.Tensor,
-                    convention: Convention = "eq1") -> torch.Tensor:
+def deep_linear_rnn(
+    x: torch.Tensor,
+    W_rec: torch.Tensor,
+    W_in: torch.Tensor,
+    b: torch.Tensor,
+    convention: Convention = "eq1",
+) -> torch.Tensor:
     """h of shape (S, T+1, L+1, n) for inputs x (S, T+1, n) (layer 0 is the input, h_{-1,l} = 0):
     ``eq1``: h_{t,l} = W_rec,l h_{t-1,l} + W_in,l h_{t-1,l-1} + b_l (Eq. 1); ``stacked``: ... + W_in,l h_{t,l-1} + b_l."""
     if convention not in CONVENTIONS:
@@ -150,15 +168,21 @@ def deep_linear_rnn(x: torch.Tensor, W_rec: torch.Tensor, W_in: torch.Tensor, b:
     return torch.stack(rows, 1)
 
 
-def bias_updates(W_rec: torch.Tensor, W_in: torch.Tensor, r: torch.Tensor,
-                 convention: Convention = "eq1") -> torch.Tensor:
+def bias_updates(
+    W_rec: torch.Tensor,
+    W_in: torch.Tensor,
+    r: torch.Tensor,
+    convention: Convention = "eq1",
+) -> torch.Tensor:
     """Delta b_l = -dL/db_l (eta = 1) for L = (1/T) sum_{t=0}^{T} <r_t, h_{t,L}>, by autograd; r has shape
     (S, T+1, n) and each seed s has its own matrices. Returns (S, L+1, n) (row 0, the input, is zero).
     The inputs do not matter (the network is linear), so they are zero."""
     S, T1, n = r.shape
     T = T1 - 1
     b = torch.zeros(S, W_rec.shape[1], n, dtype=r.dtype, requires_grad=True)
-    h = deep_linear_rnn(torch.zeros(S, T1, n, dtype=r.dtype), W_rec, W_in, b, convention)
+    h = deep_linear_rnn(
+        torch.zeros(S, T1, n, dtype=r.dtype), W_rec, W_in, b, convention
+    )
     loss = (r * h[:, :, -1]).sum() / T
     (gb,) = torch.autograd.grad(loss, b)
     return -gb
@@ -178,8 +202,10 @@ def update_sigma(db: torch.Tensor) -> torch.Tensor:
 
 # ---- the Grid Derivative Pascal Triangle (Eqs. 4, 15) -------------------------------------------------
 
-def iter_grid_jacobians(W_rec: torch.Tensor, W_in: torch.Tensor, T: int,
-                        convention: Convention = "eq1") -> Iterator[torch.Tensor]:
+
+def iter_grid_jacobians(
+    W_rec: torch.Tensor, W_in: torch.Tensor, T: int, convention: Convention = "eq1"
+) -> Iterator[torch.Tensor]:
     """Yield F[dt] = (J^{t,L}_{t-dt,l})_{l=0..L} = dh_{t,L}/dh_{t-dt,l} for dt = 0..T, each of shape
     (L+1, S, n, n) (row l = 0, the input, is zero). The weights do not change with time, so J depends on the
     lag only. Only two lags are kept in memory.
@@ -201,19 +227,27 @@ def iter_grid_jacobians(W_rec: torch.Tensor, W_in: torch.Tensor, T: int,
         for l in range(L, 0, -1):
             acc = prev[l] @ W_rec[:, l]
             if l < L:
-                acc = acc + (prev[l + 1] if convention == "eq1" else cur[l + 1]) @ W_in[:, l + 1]
+                acc = (
+                    acc
+                    + (prev[l + 1] if convention == "eq1" else cur[l + 1])
+                    @ W_in[:, l + 1]
+                )
             cur[l] = acc
         yield cur
 
 
-def grid_jacobians(W_rec: torch.Tensor, W_in: torch.Tensor, T: int,
-                   convention: Convention = "eq1") -> torch.Tensor:
+def grid_jacobians(
+    W_rec: torch.Tensor, W_in: torch.Tensor, T: int, convention: Convention = "eq1"
+) -> torch.Tensor:
     """All lags of :func:`iter_grid_jacobians` stacked: F[dt, l] = J^{t,L}_{t-dt,l}, shape (T+1, L+1, S, n, n)."""
     return torch.stack(list(iter_grid_jacobians(W_rec, W_in, T, convention)))
 
 
-def updates_from_jacobians(F: Iterable[torch.Tensor], r: torch.Tensor,
-                           on_lag: Callable[[int, torch.Tensor], None] | None = None) -> torch.Tensor:
+def updates_from_jacobians(
+    F: Iterable[torch.Tensor],
+    r: torch.Tensor,
+    on_lag: Callable[[int, torch.Tensor], None] | None = None,
+) -> torch.Tensor:
     """Delta b_l(T) = -(1/T) sum_{t=0}^{T} sum_{t'<=t} (J^{t,L}_{t',l})^T r_t for every T = 1..T_max at once
     (Eq. 5 with dh/db = I), from the lag-indexed Jacobians F (an iterable of (L+1, S, n, n), e.g.
     :func:`iter_grid_jacobians`) and r (S, T_max+1, n). ``on_lag(dt, F[dt])`` is called on every lag (to take
@@ -223,7 +257,9 @@ def updates_from_jacobians(F: Iterable[torch.Tensor], r: torch.Tensor,
     for t, Ft in enumerate(F):
         if on_lag is not None:
             on_lag(t, Ft)
-        cum = Ft.clone() if cum is None else cum + Ft                # sum_{lag <= t} F[lag]: all t' <= t
+        cum = (
+            Ft.clone() if cum is None else cum + Ft
+        )  # sum_{lag <= t} F[lag]: all t' <= t
         q = torch.einsum("lsij,si->lsj", cum, r[:, t])
         total = q if total is None else total + q
         if t > 0:
@@ -231,7 +267,9 @@ def updates_from_jacobians(F: Iterable[torch.Tensor], r: torch.Tensor,
     return torch.stack(out)
 
 
-def path_sums(a_rec: torch.Tensor, a_in: torch.Tensor, T: int, convention: Convention = "eq1") -> torch.Tensor:
+def path_sums(
+    a_rec: torch.Tensor, a_in: torch.Tensor, T: int, convention: Convention = "eq1"
+) -> torch.Tensor:
     """f[dt, l] = sum over the gradient paths c from (t, L) down to (t - dt, l) of prod_k a_k, where a_k is
     ``a_rec[:, l]`` for a time edge of layer l and ``a_in[:, l]`` for the depth edge into layer l (shapes (S, L+1)).
     The same recursion as :func:`grid_jacobians` on scalars. Returns (T+1, L+1, S)."""
@@ -246,7 +284,11 @@ def path_sums(a_rec: torch.Tensor, a_in: torch.Tensor, T: int, convention: Conve
         for l in range(L, 0, -1):
             acc = f[d - 1, l] * a_rec[:, l]
             if l < L:
-                acc = acc + (f[d - 1, l + 1] if convention == "eq1" else f[d, l + 1]) * a_in[:, l + 1]
+                acc = (
+                    acc
+                    + (f[d - 1, l + 1] if convention == "eq1" else f[d, l + 1])
+                    * a_in[:, l + 1]
+                )
             f[d, l] = acc
     return f
 

@@ -27,8 +27,13 @@ from scipy import special
 from torch.func import jacrev, vmap
 
 
-def spike_latency(x: np.ndarray, theta: float = 0.2, tau: float = 50.0, steps: int = 50,
-                  dt: float = 1.0) -> np.ndarray:
+def spike_latency(
+    x: np.ndarray,
+    theta: float = 0.2,
+    tau: float = 50.0,
+    steps: int = 50,
+    dt: float = 1.0,
+) -> np.ndarray:
     """sl encoding: x (N, C) in [0, 1] -> spikes (N, steps, C), one spike per channel at
     floor(T(x) / dt) with T(x) = tau log(x / (x - theta)) for x > theta, and none otherwise or if T >= steps dt."""
     x = np.asarray(x, dtype=float)
@@ -42,7 +47,9 @@ def spike_latency(x: np.ndarray, theta: float = 0.2, tau: float = 50.0, steps: i
     return out
 
 
-def load_sl_digits(n_samples: int, seed: int, steps: int = 50, time_repeat: int = 1) -> np.ndarray:
+def load_sl_digits(
+    n_samples: int, seed: int, steps: int = 50, time_repeat: int = 1
+) -> np.ndarray:
     """The stand-in for sl-MNIST: scikit-learn's 8x8 digits (pixel values 0..16 rescaled to [0, 1]), a random
     subset of ``n_samples`` images, spike-latency encoded; each time step repeated ``time_repeat`` times
     (the paper repeats twice). Shape (n_samples, steps * time_repeat, 64)."""
@@ -74,7 +81,9 @@ def init_lstm(n_in: int, widths: list[int], g: torch.Generator) -> list[LSTMLaye
         lim = math.sqrt(6.0 / (n_in + n))
         W = (2 * torch.rand(4 * n, n_in, generator=g) - 1) * lim
         Q, R = torch.linalg.qr(torch.randn(4, n, n, generator=g))
-        U = (Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)).reshape(4 * n, n)
+        U = (Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)).reshape(
+            4 * n, n
+        )
         layers.append(LSTMLayer(W, U, torch.zeros(4 * n)))
         n_in = n
     return layers
@@ -85,8 +94,12 @@ def lstm_step(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> torch.Tenso
     n = layer.width
     h, c = s[:n], s[n:]
     z = layer.W @ x + layer.U @ h + layer.b
-    i, f, o = torch.sigmoid(z[:n]), torch.sigmoid(z[n:2 * n]), torch.sigmoid(z[2 * n:3 * n])
-    c_new = f * c + i * torch.tanh(z[3 * n:])
+    i, f, o = (
+        torch.sigmoid(z[:n]),
+        torch.sigmoid(z[n : 2 * n]),
+        torch.sigmoid(z[2 * n : 3 * n]),
+    )
+    c_new = f * c + i * torch.tanh(z[3 * n :])
     return torch.cat([o * torch.tanh(c_new), c_new])
 
 
@@ -104,11 +117,13 @@ def run_lstm(layers: list[LSTMLayer], x: torch.Tensor) -> list[torch.Tensor]:
             seq.append(s)
         S = torch.stack(seq, 1)
         states.append(S)
-        inp = S[:, 1:, :layer.width]
+        inp = S[:, 1:, : layer.width]
     return states
 
 
-def transition_jacobians(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+def transition_jacobians(
+    layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor
+) -> torch.Tensor:
     """d s_t / d s_{t-1} of :func:`lstm_step` in closed form, batched: x (..., n_in), s (..., 2n) -> (..., 2n, 2n).
 
     With z = W x + U h + b, gates i, f, o = sigmoid, u = tanh(z_c), c' = f c + i u, h' = o tanh(c'):
@@ -117,12 +132,20 @@ def transition_jacobians(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> 
     n = layer.width
     h, c = s[..., :n], s[..., n:]
     z = x @ layer.W.T + h @ layer.U.T + layer.b
-    i, f, o = torch.sigmoid(z[..., :n]), torch.sigmoid(z[..., n:2 * n]), torch.sigmoid(z[..., 2 * n:3 * n])
-    u = torch.tanh(z[..., 3 * n:])
+    i, f, o = (
+        torch.sigmoid(z[..., :n]),
+        torch.sigmoid(z[..., n : 2 * n]),
+        torch.sigmoid(z[..., 2 * n : 3 * n]),
+    )
+    u = torch.tanh(z[..., 3 * n :])
     tc = torch.tanh(f * c + i * u)
-    Ui, Uf, Uo, Uc = (layer.U[k * n:(k + 1) * n] for k in range(4))
+    Ui, Uf, Uo, Uc = (layer.U[k * n : (k + 1) * n] for k in range(4))
     col = lambda v: v.unsqueeze(-1)  # noqa: E731  (row scaling: diag(v) @ M)
-    dc_dh = col(c * f * (1 - f)) * Uf + col(u * i * (1 - i)) * Ui + col(i * (1 - u * u)) * Uc
+    dc_dh = (
+        col(c * f * (1 - f)) * Uf
+        + col(u * i * (1 - i)) * Ui
+        + col(i * (1 - u * u)) * Uc
+    )
     dc_dc = torch.diag_embed(f)
     g = o * (1 - tc * tc)
     dh_dh = col(tc * o * (1 - o)) * Uo + col(g) * dc_dh
@@ -130,7 +153,9 @@ def transition_jacobians(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> 
     return torch.cat([torch.cat([dh_dh, dh_dc], -1), torch.cat([dc_dh, dc_dc], -1)], -2)
 
 
-def transition_jacobians_autograd(layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+def transition_jacobians_autograd(
+    layer: LSTMLayer, x: torch.Tensor, s: torch.Tensor
+) -> torch.Tensor:
     """The same Jacobians by ``torch.func.jacrev`` of :func:`lstm_step`, vmapped over the leading axis."""
     return vmap(jacrev(lambda xx, ss: lstm_step(layer, xx, ss), argnums=1))(x, s)
 
@@ -145,7 +170,7 @@ def transition_norms(layers: list[LSTMLayer], x: torch.Tensor) -> list[torch.Ten
         jac = transition_jacobians(layer, inp, S[:, :-1])
         gram = jac.transpose(-1, -2) @ jac
         out.append(torch.linalg.eigvalsh(gram)[..., -1].clamp_min(0).sqrt())
-        inp = S[:, 1:, :layer.width]
+        inp = S[:, 1:, : layer.width]
     return out
 
 
@@ -158,7 +183,7 @@ class LagStatistics:
     cov: np.ndarray
     corr: np.ndarray
     p: np.ndarray
-    var_a: np.ndarray       # Var a_t across samples, per t >= t0
+    var_a: np.ndarray  # Var a_t across samples, per t >= t0
     mean_a: np.ndarray
 
 
@@ -185,10 +210,12 @@ def lag_statistics(a: np.ndarray, t0: int | None = None) -> LagStatistics:
     with np.errstate(divide="ignore"):
         tstat = r * np.sqrt((B - 2) / np.maximum(1 - r * r, 1e-300))
     p = 2 * special.stdtr(B - 2, -np.abs(tstat))
-    return LagStatistics(t0, np.arange(A.shape[1]), cov, r, p, sd ** 2, A.mean(0))
+    return LagStatistics(t0, np.arange(A.shape[1]), cov, r, p, sd**2, A.mean(0))
 
 
-def pairwise_significance(a: np.ndarray, t0: int, min_lag: int) -> tuple[np.ndarray, float, float]:
+def pairwise_significance(
+    a: np.ndarray, t0: int, min_lag: int
+) -> tuple[np.ndarray, float, float]:
     """Pearson correlations Corr(a_s, a_t) across samples for all s, t >= t0, and, over the pairs with
     |t - s| >= min_lag, the fraction significant at 5% (two-sided t-test) and the largest |r|.
     Returns (C, fraction, max_abs_r)."""
@@ -199,4 +226,8 @@ def pairwise_significance(a: np.ndarray, t0: int, min_lag: int) -> tuple[np.ndar
     s, t = np.triu_indices(C.shape[0], k=min_lag)
     r = np.clip(C[s, t], -1 + 1e-15, 1 - 1e-15)
     p = 2 * special.stdtr(B - 2, -np.abs(r) * np.sqrt((B - 2) / (1 - r * r)))
-    return C, float(np.mean(p < 0.05)) if p.size else 0.0, float(np.max(np.abs(r))) if r.size else 0.0
+    return (
+        C,
+        float(np.mean(p < 0.05)) if p.size else 0.0,
+        float(np.max(np.abs(r))) if r.size else 0.0,
+    )

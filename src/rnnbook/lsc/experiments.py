@@ -14,8 +14,7 @@ import hashlib
 import inspect
 import json
 import math
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -31,6 +30,7 @@ from rnnbook.cache import build_dir
 
 
 # ---- caching --------------------------------------------------------------------------------------------------
+
 
 def code_hash() -> str:
     """sha256 of the source of the modules a run depends on."""
@@ -53,12 +53,19 @@ def _fn_source(fn: Callable | None) -> str:
 
 
 def run_key(params: dict, fn: Callable | None = None) -> str:
-    blob = json.dumps(params, sort_keys=True, default=str) + code_hash() + _fn_source(fn)
+    blob = (
+        json.dumps(params, sort_keys=True, default=str) + code_hash() + _fn_source(fn)
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def cached(name: str, params: dict, fn: Callable[[], dict], code: Callable | None = None,
-           folder: Path | None = None) -> dict:
+def cached(
+    name: str,
+    params: dict,
+    fn: Callable[[], dict],
+    code: Callable | None = None,
+    folder: Path | None = None,
+) -> dict:
     """``fn()`` (a JSON-able dict of raw results), or its stored result when the parameters and the code are
     unchanged: the key hashes ``params``, the LSC modules and the source of ``code`` (default: ``fn``)."""
     folder = folder or build_dir() / "lsc_runs"
@@ -67,16 +74,21 @@ def cached(name: str, params: dict, fn: Callable[[], dict], code: Callable | Non
         return json.loads(path.read_text())["result"]
     result = fn()
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": name, "params": params, "result": result}, default=float))
+    path.write_text(
+        json.dumps({"name": name, "params": params, "result": result}, default=float)
+    )
     return result
 
 
-def is_cached(name: str, params: dict, code: Callable | None = None, folder: Path | None = None) -> bool:
+def is_cached(
+    name: str, params: dict, code: Callable | None = None, folder: Path | None = None
+) -> bool:
     folder = folder or build_dir() / "lsc_runs"
     return (folder / f"{name}-{run_key(params, code)}.json").exists()
 
 
 # ---- generic training loop ------------------------------------------------------------------------------------
+
 
 @dataclass
 class TrainConfig:
@@ -84,14 +96,18 @@ class TrainConfig:
     batch: int = 32
     max_steps: int = 500
     eval_every: int = 50
-    patience: int = 10       # evaluations without improvement of the validation loss
+    patience: int = 10  # evaluations without improvement of the validation loss
     clip: float | None = None
     seed: int = 0
 
 
-def fit(model: nn.Module, train_batch: Callable[[torch.Generator], tuple[Tensor, Tensor]],
-        loss_fn: Callable[[nn.Module, Tensor, Tensor], Tensor], evaluate_val: Callable[[nn.Module], float],
-        cfg: TrainConfig) -> dict:
+def fit(
+    model: nn.Module,
+    train_batch: Callable[[torch.Generator], tuple[Tensor, Tensor]],
+    loss_fn: Callable[[nn.Module, Tensor, Tensor], Tensor],
+    evaluate_val: Callable[[nn.Module], float],
+    cfg: TrainConfig,
+) -> dict:
     """Train with AdaBelief in Lookahead; early stopping on ``evaluate_val`` (a loss). Returns the history and
     leaves the model at the best validation checkpoint."""
     torch.manual_seed(cfg.seed)
@@ -130,12 +146,20 @@ def fit(model: nn.Module, train_batch: Callable[[torch.Generator], tuple[Tensor,
 def report_summary(rep: lsc.LSCReport | None) -> dict | None:
     if rep is None:
         return None
-    return {"converged": rep.converged, "steps": rep.steps, "mean_dev": rep.mean_dev, "std": rep.std,
-            "mean_radius": rep.mean_radius, "group_means": rep.group_means, "seconds": rep.seconds,
-            "target": rep.target}
+    return {
+        "converged": rep.converged,
+        "steps": rep.steps,
+        "mean_dev": rep.mean_dev,
+        "std": rep.std,
+        "mean_radius": rep.mean_radius,
+        "group_means": rep.group_means,
+        "seconds": rep.seconds,
+        "target": rep.target,
+    }
 
 
 # ---- Fig. 2: deep FFNs on MNIST ---------------------------------------------------------------------------------
+
 
 @dataclass
 class MnistSplits:
@@ -156,14 +180,16 @@ def mnist_splits(n_train: int, n_val: int, n_test: int, seed: int = 0) -> MnistS
     xt, yt = datasets.mnist("test")
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(yi))
-    tr, va = perm[:n_train], perm[n_train:n_train + n_val]
+    tr, va = perm[:n_train], perm[n_train : n_train + n_val]
     te = np.sort(rng.permutation(len(yt))[:n_test])
     f = lambda a: torch.from_numpy(a.reshape(len(a), -1).astype(np.float32) / 255.0)  # noqa: E731
     g = lambda a: torch.from_numpy(a.astype(np.int64))  # noqa: E731
     return MnistSplits(f(xi[tr]), g(yi[tr]), f(xi[va]), g(yi[va]), f(xt[te]), g(yt[te]))
 
 
-def pretrain_ffn(model: lsc_models.FFN, data: MnistSplits, max_steps: int, batch: int, seed: int) -> lsc.LSCReport:
+def pretrain_ffn(
+    model: lsc_models.FFN, data: MnistSplits, max_steps: int, batch: int, seed: int
+) -> lsc.LSCReport:
     """LSC pre-training of an FFN to rho_t = 1 on the training images (Sec. II-E)."""
     g = torch.Generator().manual_seed(seed + 999)
 
@@ -171,7 +197,12 @@ def pretrain_ffn(model: lsc_models.FFN, data: MnistSplits, max_steps: int, batch
         while True:
             yield data.xtr[torch.randint(len(data.ytr), (batch,), generator=g)]
 
-    return lsc.pretrain(model, batches(), lsc.LSCConfig(target=1.0, max_steps=max_steps, n_times=None), seed=seed)
+    return lsc.pretrain(
+        model,
+        batches(),
+        lsc.LSCConfig(target=1.0, max_steps=max_steps, n_times=None),
+        seed=seed,
+    )
 
 
 def train_ffn(model: lsc_models.FFN, data: MnistSplits, cfg: TrainConfig) -> dict:
@@ -182,7 +213,9 @@ def train_ffn(model: lsc_models.FFN, data: MnistSplits, cfg: TrainConfig) -> dic
         return data.xtr[idx], data.ytr[idx]
 
     loss_fn = lambda m, x, y: F.cross_entropy(m(x), y)  # noqa: E731
-    res = fit(model, batch, loss_fn, lambda m: F.cross_entropy(m(data.xva), data.yva), cfg)
+    res = fit(
+        model, batch, loss_fn, lambda m: F.cross_entropy(m(data.xva), data.yva), cfg
+    )
     with torch.no_grad():
         logits = model(data.xte)
         res["test_acc"] = float((logits.argmax(-1) == data.yte).float().mean())
@@ -191,12 +224,13 @@ def train_ffn(model: lsc_models.FFN, data: MnistSplits, cfg: TrainConfig) -> dic
 
 # ---- Fig. 3: six RNNs on three tasks ----------------------------------------------------------------------------
 
+
 @dataclass
 class SeqTask:
     """A sequence task: classification with a label per sequence (spikes), or next-word prediction."""
 
     name: str
-    kind: str                 # "classify" or "lm"
+    kind: str  # "classify" or "lm"
     n_in: int
     n_out: int
     train: object
@@ -238,8 +272,16 @@ def evaluate_seq(model: nn.Module, task: SeqTask, split: str, batch: int = 256) 
             idx = np.arange(i, min(n, i + batch))
             x, y = task.batch(split, idx)
             logits = model(x)
-            yy = y[:, None].expand(-1, logits.shape[1]) if task.kind == "classify" else y
-            tot_loss += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), yy.reshape(-1), reduction="sum"))
+            yy = (
+                y[:, None].expand(-1, logits.shape[1]) if task.kind == "classify" else y
+            )
+            tot_loss += float(
+                F.cross_entropy(
+                    logits.reshape(-1, logits.shape[-1]),
+                    yy.reshape(-1),
+                    reduction="sum",
+                )
+            )
             tot_n += yy.numel()
             if task.kind == "classify":
                 correct += mode_accuracy(logits, y) * len(idx)
@@ -252,16 +294,32 @@ def evaluate_seq(model: nn.Module, task: SeqTask, split: str, batch: int = 256) 
     return out
 
 
-def pretrain_seq(model: lsc.StackedRNN, task: SeqTask, target: float, unbalanced: bool, max_steps: int, batch: int,
-                 n_times: int, seed: int) -> lsc.LSCReport:
+def pretrain_seq(
+    model: lsc.StackedRNN,
+    task: SeqTask,
+    target: float,
+    unbalanced: bool,
+    max_steps: int,
+    batch: int,
+    n_times: int,
+    seed: int,
+) -> lsc.LSCReport:
     g = torch.Generator().manual_seed(seed + 777)
     n = task.size("train")
 
     def batches():
         while True:
-            yield task.batch("train", torch.randint(n, (batch,), generator=g).numpy())[0]
+            yield task.batch("train", torch.randint(n, (batch,), generator=g).numpy())[
+                0
+            ]
 
-    cfg = lsc.LSCConfig(target=target, unbalanced=unbalanced, T=task.T, max_steps=max_steps, n_times=n_times)
+    cfg = lsc.LSCConfig(
+        target=target,
+        unbalanced=unbalanced,
+        T=task.T,
+        max_steps=max_steps,
+        n_times=n_times,
+    )
     return lsc.pretrain(model, batches(), cfg, seed=seed)
 
 
@@ -269,10 +327,17 @@ def train_seq(model: nn.Module, task: SeqTask, cfg: TrainConfig) -> dict:
     n = task.size("train")
 
     def batch(gen):
-        return task.batch("train", torch.randint(n, (cfg.batch,), generator=gen).numpy())
+        return task.batch(
+            "train", torch.randint(n, (cfg.batch,), generator=gen).numpy()
+        )
 
-    res = fit(model, batch, lambda m, x, y: seq_loss(m, x, y, task.kind),
-              lambda m: evaluate_seq(m, task, "val")["loss"], cfg)
+    res = fit(
+        model,
+        batch,
+        lambda m, x, y: seq_loss(m, x, y, task.kind),
+        lambda m: evaluate_seq(m, task, "val")["loss"],
+        cfg,
+    )
     res["val"] = evaluate_seq(model, task, "val")
     res["test"] = evaluate_seq(model, task, "test")
     return res
@@ -285,7 +350,10 @@ def score(res: dict, task_kind: str) -> float:
 
 # ---- Fig. 1c (bottom): the gradient through time of a deep GRU ----------------------------------------------------
 
-def gradient_through_time(model: lsc.StackedRNN, x: Tensor, layer: int = 1, n_probe: int = 8, seed: int = 0) -> np.ndarray:
+
+def gradient_through_time(
+    model: lsc.StackedRNN, x: Tensor, layer: int = 1, n_probe: int = 8, seed: int = 0
+) -> np.ndarray:
     """G[Δt] = E ||v^T dh_{T,L} / dh_{T-Δt, layer}|| over random unit probes v (Frobenius-norm estimate of the
     Jacobian / sqrt(n)), averaged over the batch: the gradient that reaches the state of ``layer`` Δt steps back."""
     model.eval()
@@ -318,28 +386,78 @@ def gradient_through_time(model: lsc.StackedRNN, x: Tensor, layer: int = 1, n_pr
 TASKS = ("sl-mnist", "shd-standin", "ptb-standin")
 
 
-def build_task(name: str, n_train: int, n_val: int, n_test: int, T: int, seed: int = 0, side: int = 28,
-               n_channels: int = 64, vocab: int = 10_000, repeat: int = 1,
-               rates: tuple[int, ...] = (130, 160, 190, 220), pitches: tuple[int, ...] = (35, 50, 65)) -> SeqTask:
+def build_task(
+    name: str,
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    T: int,
+    seed: int = 0,
+    side: int = 28,
+    n_channels: int = 64,
+    vocab: int = 10_000,
+    repeat: int = 1,
+    rates: tuple[int, ...] = (130, 160, 190, 220),
+    pitches: tuple[int, ...] = (35, 50, 65),
+) -> SeqTask:
     """One of the three tasks of Fig. 3 at the given scale: sl-MNIST (``side`` x ``side`` channels, T bins over
     50 ms), the spoken-digits stand-in for SHD (``n_channels`` channels, T bins over 1 s), or the word-level
     stand-in for PTB (windows of T words, ``vocab`` words)."""
     if name == "sl-mnist":
-        sp = {s: lsc_data.sl_mnist(s, n=n, side=side, n_steps=T, repeat=repeat, seed=seed)
-              for s, n in (("train", n_train), ("val", n_val), ("test", n_test))}
-        return SeqTask(name, "classify", side * side, 10, sp["train"], sp["val"], sp["test"], T * repeat)
+        sp = {
+            s: lsc_data.sl_mnist(s, n=n, side=side, n_steps=T, repeat=repeat, seed=seed)
+            for s, n in (("train", n_train), ("val", n_val), ("test", n_test))
+        }
+        return SeqTask(
+            name,
+            "classify",
+            side * side,
+            10,
+            sp["train"],
+            sp["val"],
+            sp["test"],
+            T * repeat,
+        )
     if name == "shd-standin":
         sp = {}
         for s, n in (("train", n_train), ("val", n_val), ("test", n_test)):
-            d = lsc_data.spoken_digits(s, n_channels=n_channels, n_steps=T, bin_ms=1000.0 / T, repeat=repeat,
-                                       rates=tuple(rates), pitches=tuple(pitches))
+            d = lsc_data.spoken_digits(
+                s,
+                n_channels=n_channels,
+                n_steps=T,
+                bin_ms=1000.0 / T,
+                repeat=repeat,
+                rates=tuple(rates),
+                pitches=tuple(pitches),
+            )
             if n < len(d):
-                d = d.subset(np.sort(np.random.default_rng(seed).choice(len(d), n, replace=False)))
+                d = d.subset(
+                    np.sort(
+                        np.random.default_rng(seed).choice(len(d), n, replace=False)
+                    )
+                )
             sp[s] = d
-        return SeqTask(name, "classify", n_channels, 20, sp["train"], sp["val"], sp["test"], T * repeat)
+        return SeqTask(
+            name,
+            "classify",
+            n_channels,
+            20,
+            sp["train"],
+            sp["val"],
+            sp["test"],
+            T * repeat,
+        )
     if name == "ptb-standin":
         c = lsc_data.word_corpus(vocab)
-        w = {s: lsc_data.lm_windows(getattr(c, part), T, n=n, seed=seed)
-             for s, part, n in (("train", "train", n_train), ("val", "valid", n_val), ("test", "test", n_test))}
-        return SeqTask(name, "lm", vocab, c.vocab_size, w["train"], w["val"], w["test"], T)
+        w = {
+            s: lsc_data.lm_windows(getattr(c, part), T, n=n, seed=seed)
+            for s, part, n in (
+                ("train", "train", n_train),
+                ("val", "valid", n_val),
+                ("test", "test", n_test),
+            )
+        }
+        return SeqTask(
+            name, "lm", vocab, c.vocab_size, w["train"], w["val"], w["test"], T
+        )
     raise ValueError(f"task = {name!r}: must be one of {TASKS}")

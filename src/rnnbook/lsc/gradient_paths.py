@@ -28,15 +28,17 @@ Convention = Literal["eq1", "stacked"]
 CONVENTIONS: tuple[Convention, ...] = ("eq1", "stacked")
 
 k, t, T, dl = sp.symbols("k t T Delta_l", integer=True, nonnegative=True)
-dl_pos = sp.Symbol("Delta_l", integer=True, positive=True)  # Delta l >= 1: the Eq. (1) graph differs only there
+dl_pos = sp.Symbol(
+    "Delta_l", integer=True, positive=True
+)  # Delta l >= 1: the Eq. (1) graph differs only there
 
 
 @dataclass(frozen=True)
 class SumStep:
-    lhs: sp.Expr          # the unevaluated sum
-    evaluated: sp.Expr    # what sympy's summation returns
-    paper: sp.Expr        # the paper's closed form
-    difference: sp.Expr   # simplify(evaluated - paper); 0 means proven
+    lhs: sp.Expr  # the unevaluated sum
+    evaluated: sp.Expr  # what sympy's summation returns
+    paper: sp.Expr  # the paper's closed form
+    difference: sp.Expr  # simplify(evaluated - paper); 0 means proven
 
     @property
     def proven(self) -> bool:
@@ -101,8 +103,13 @@ def lemma2_sum_bruteforce(T_: int, dl_: int) -> int:
     return int(sum(P[t_ - tp, dl_] for t_ in range(T_ + 1) for tp in range(t_ + 1)))
 
 
-def pascal_rnn(x: torch.Tensor, L: int, rho: float, convention: Convention = "eq1",
-               probe: torch.Tensor | None = None) -> torch.Tensor:
+def pascal_rnn(
+    x: torch.Tensor,
+    L: int,
+    rho: float,
+    convention: Convention = "eq1",
+    probe: torch.Tensor | None = None,
+) -> torch.Tensor:
     """The PascalRNN with scalar states on the grid t = 0..T, l = 0..L; returns h of shape (T+1, L+1).
 
     ``eq1``: h_{t,l} = rho h_{t-1,l} + rho h_{t-1,l-1} (the paper's Eq. (1) and Fig. 1c);
@@ -120,8 +127,13 @@ def pascal_rnn(x: torch.Tensor, L: int, rho: float, convention: Convention = "eq
     prev = torch.zeros(L + 1, dtype=x.dtype)
     for t_ in range(T1):
         if convention == "eq1":
-            below = torch.cat([x[t_:t_ + 1], prev[:-1]])  # h_{t-1,l-1}; layer 0 is the input
-            row = torch.cat([x[t_:t_ + 1], rho * prev[1:] + rho * below[1:]]) + probe[t_]
+            below = torch.cat(
+                [x[t_ : t_ + 1], prev[:-1]]
+            )  # h_{t-1,l-1}; layer 0 is the input
+            row = (
+                torch.cat([x[t_ : t_ + 1], rho * prev[1:] + rho * below[1:]])
+                + probe[t_]
+            )
         else:
             cells = [x[t_] + probe[t_, 0]]
             for l_ in range(1, L + 1):

@@ -23,12 +23,20 @@ from torch import Tensor, nn
 from .pretrain import Cell, StackedRNN, Transition, batched_jacobian
 
 RNN_KINDS = ("sigma_rnn", "relu_rnn", "gru", "lstm", "alif_plus", "alif_pm")
-RNN_LABELS = {"sigma_rnn": "σ-RNN", "relu_rnn": "ReLU-RNN", "gru": "GRU", "lstm": "LSTM",
-              "alif_plus": "ALIF+", "alif_pm": "ALIF±", "lru": "LRU"}
+RNN_LABELS = {
+    "sigma_rnn": "σ-RNN",
+    "relu_rnn": "ReLU-RNN",
+    "gru": "GRU",
+    "lstm": "LSTM",
+    "alif_plus": "ALIF+",
+    "alif_pm": "ALIF±",
+    "lru": "LRU",
+}
 DIFFERENTIABLE = ("sigma_rnn", "relu_rnn", "gru", "lstm")
 
 
 # ---- initializers (seeded by a torch.Generator) ----------------------------------------------------------------
+
 
 def glorot_uniform(n_out: int, n_in: int, g: torch.Generator) -> Tensor:
     """U(-a, a) with a = sqrt(6 / (n_in + n_out)) (Glorot & Bengio)."""
@@ -54,7 +62,9 @@ def stacked(blocks: list[Tensor], chunks: int) -> nn.Parameter:
     return p
 
 
-def truncated_normal_positive(n: int, mean: float, std: float, g: torch.Generator) -> Tensor:
+def truncated_normal_positive(
+    n: int, mean: float, std: float, g: torch.Generator
+) -> Tensor:
     """N(mean, std) truncated to positive values (resampling the non-positive draws)."""
     x = mean + std * torch.randn(n, generator=g)
     for _ in range(100):
@@ -76,6 +86,7 @@ def spike(v: Tensor, gamma: float = 0.5, omega: float = 1.0) -> Tensor:
 
 # ---- recurrent cells -----------------------------------------------------------------------------------------
 
+
 class SimpleRNNCell(Cell):
     """sigma-RNN / ReLU-RNN (Swish for PTB): h = a(W_rec h + W_in u + b)."""
 
@@ -90,7 +101,9 @@ class SimpleRNNCell(Cell):
         self.act_name, self.state_size = act, n
         self.W_in = nn.Parameter(glorot_uniform(n, n_in, g))
         self.W_rec = nn.Parameter(orthogonal(n, g))
-        self.b = nn.Parameter(glorot_uniform(1, n, g)[0] * math.sqrt((1 + n) / (2 * n)))  # Keras: a = sqrt(3/n)
+        self.b = nn.Parameter(
+            glorot_uniform(1, n, g)[0] * math.sqrt((1 + n) / (2 * n))
+        )  # Keras: a = sqrt(3/n)
 
     def inp(self, u: Tensor) -> Tensor:
         return F.linear(u, self.W_in, self.b)
@@ -117,10 +130,10 @@ class GRUCell(Cell):
 
     def rec(self, h: Tensor, wx: Tensor) -> Tensor:
         n = self.n
-        Uz, Ur, Uh = self.U[:n], self.U[n:2 * n], self.U[2 * n:]
+        Uz, Ur, Uh = self.U[:n], self.U[n : 2 * n], self.U[2 * n :]
         z = torch.sigmoid(wx[..., :n] + F.linear(h, Uz))
-        r = torch.sigmoid(wx[..., n:2 * n] + F.linear(h, Ur))
-        h_hat = torch.tanh(wx[..., 2 * n:] + F.linear(r * h, Uh))
+        r = torch.sigmoid(wx[..., n : 2 * n] + F.linear(h, Ur))
+        h_hat = torch.tanh(wx[..., 2 * n :] + F.linear(r * h, Uh))
         return (1 - z) * h + z * h_hat
 
 
@@ -144,12 +157,16 @@ class LSTMCell(Cell):
         n = self.n
         c, h = state[..., :n], state[..., n:]
         a = wx + F.linear(h, self.U)
-        i, f, o = torch.sigmoid(a[..., :n]), torch.sigmoid(a[..., n:2 * n]), torch.sigmoid(a[..., 2 * n:3 * n])
-        c_new = f * c + i * torch.tanh(a[..., 3 * n:])
+        i, f, o = (
+            torch.sigmoid(a[..., :n]),
+            torch.sigmoid(a[..., n : 2 * n]),
+            torch.sigmoid(a[..., 2 * n : 3 * n]),
+        )
+        c_new = f * c + i * torch.tanh(a[..., 3 * n :])
         return torch.cat([c_new, o * torch.tanh(c_new)], -1)
 
     def out(self, state: Tensor, u: Tensor) -> Tensor:
-        return state[..., self.n:]
+        return state[..., self.n :]
 
 
 class ALIFCell(Cell):
@@ -163,30 +180,55 @@ class ALIFCell(Cell):
     input_params = ("W_in", "b_th", "beta")
     recurrent_params = ("W_rec", "tau_y", "tau_th")
 
-    def __init__(self, n_in: int, n: int, g: torch.Generator, beta_sign: str = "plus", tau_y: float = 0.1,
-                 tau_th: float = 100.0, b_th: float = 0.01, beta: float = 1.8, gamma: float = 0.5,
-                 omega: float = 1.0) -> None:
+    def __init__(
+        self,
+        n_in: int,
+        n: int,
+        g: torch.Generator,
+        beta_sign: str = "plus",
+        tau_y: float = 0.1,
+        tau_th: float = 100.0,
+        b_th: float = 0.01,
+        beta: float = 1.8,
+        gamma: float = 0.5,
+        omega: float = 1.0,
+    ) -> None:
         super().__init__()
         if beta_sign not in ("plus", "pm"):
-            raise ValueError(f"beta_sign = {beta_sign!r}: must be 'plus' (ALIF+) or 'pm' (ALIF+-)")
+            raise ValueError(
+                f"beta_sign = {beta_sign!r}: must be 'plus' (ALIF+) or 'pm' (ALIF+-)"
+            )
         self.n, self.state_size, self.gamma, self.omega = n, 2 * n, gamma, omega
         self.W_in = nn.Parameter(glorot_uniform(n, n_in, g))
         self.W_rec = nn.Parameter(glorot_uniform(n, n, g))
         self.register_buffer("b_y", torch.zeros(n))
         tn = lambda mu: truncated_normal_positive(n, mu, 3 * mu / 7, g)  # noqa: E731
-        self.tau_y, self.tau_th, self.b_th = nn.Parameter(tn(tau_y)), nn.Parameter(tn(tau_th)), nn.Parameter(tn(b_th))
-        self.beta = nn.Parameter(tn(beta) if beta_sign == "plus" else torch.randn(n, generator=g) * beta / n_in)
+        self.tau_y, self.tau_th, self.b_th = (
+            nn.Parameter(tn(tau_y)),
+            nn.Parameter(tn(tau_th)),
+            nn.Parameter(tn(b_th)),
+        )
+        self.beta = nn.Parameter(
+            tn(beta)
+            if beta_sign == "plus"
+            else torch.randn(n, generator=g) * beta / n_in
+        )
 
     def spikes(self, state: Tensor) -> Tensor:
-        return spike(state[..., :self.n] - state[..., self.n:], self.gamma, self.omega)
+        return spike(
+            state[..., : self.n] - state[..., self.n :], self.gamma, self.omega
+        )
 
     def inp(self, u: Tensor) -> Tensor:
         return F.linear(u, self.W_in) + self.b_y
 
     def rec(self, state: Tensor, a: Tensor) -> Tensor:
-        y, th = state[..., :self.n], state[..., self.n:]
+        y, th = state[..., : self.n], state[..., self.n :]
         x = self.spikes(state)
-        a_y, a_th = torch.exp(-1 / self.tau_y.clamp_min(1e-3)), torch.exp(-1 / self.tau_th.clamp_min(1e-3))
+        a_y, a_th = (
+            torch.exp(-1 / self.tau_y.clamp_min(1e-3)),
+            torch.exp(-1 / self.tau_th.clamp_min(1e-3)),
+        )
         y_new = a_y * y + F.linear(x, self.W_rec) + a - th * x
         th_new = a_th * th + self.b_th + self.beta * x
         return torch.cat([y_new, th_new], -1)
@@ -207,15 +249,24 @@ class LRUCell(Cell):
     recurrent_params = ()
     R_MAX = 0.9999
 
-    def __init__(self, n: int, n_h: int, g: torch.Generator, dropout: float = 0.1, ext_dropout: float = 0.0,
-                 r_min: float = 0.5, r_max: float = 1.0, max_phase: float = math.pi / 10) -> None:
+    def __init__(
+        self,
+        n: int,
+        n_h: int,
+        g: torch.Generator,
+        dropout: float = 0.1,
+        ext_dropout: float = 0.0,
+        r_min: float = 0.5,
+        r_max: float = 1.0,
+        max_phase: float = math.pi / 10,
+    ) -> None:
         super().__init__()
         self.n, self.n_h, self.state_size = n, n_h, 2 * n_h
         r = r_min + (r_max - r_min) * torch.rand(n_h, generator=g)
         r = r.clamp(1e-4, self.R_MAX)
         self.nu_log = nn.Parameter(torch.log(-torch.log(r)))
         self.theta = nn.Parameter(max_phase * torch.rand(n_h, generator=g))
-        self.gamma_log = nn.Parameter(0.5 * torch.log(1 - r ** 2))
+        self.gamma_log = nn.Parameter(0.5 * torch.log(1 - r**2))
         self.B_re = nn.Parameter(torch.randn(n_h, n, generator=g) / math.sqrt(n))
         self.B_im = nn.Parameter(torch.randn(n_h, n, generator=g) / math.sqrt(n))
         self.C_re = nn.Parameter(torch.randn(n, n_h, generator=g) / math.sqrt(2 * n_h))
@@ -245,7 +296,11 @@ class LRUCell(Cell):
         nh = self.n_h
         s_in = self.ext(s)
         u = self.norm(s_in)
-        y = F.linear(h[..., :nh], self.C_re) - F.linear(h[..., nh:], self.C_im) + self.D * u
+        y = (
+            F.linear(h[..., :nh], self.C_re)
+            - F.linear(h[..., nh:], self.C_im)
+            + self.D * u
+        )
         z = self.drop(F.gelu(y))
         z = self.drop(F.glu(self.glu(z), -1))
         return s_in + z
@@ -283,6 +338,7 @@ class LRUCell(Cell):
 
 # ---- networks ------------------------------------------------------------------------------------------------
 
+
 class TiedDecoder(nn.Module):
     """Logits as the last layer's output times the (shared) embedding matrix (App. G, PTB)."""
 
@@ -294,8 +350,16 @@ class TiedDecoder(nn.Module):
         return F.linear(z, self.embedding.weight)
 
 
-def make_rnn(kind: str, depth: int, n_in: int, width: int, n_out: int, seed: int, vocab: int | None = None,
-             alif: dict | None = None) -> StackedRNN:
+def make_rnn(
+    kind: str,
+    depth: int,
+    n_in: int,
+    width: int,
+    n_out: int,
+    seed: int,
+    vocab: int | None = None,
+    alif: dict | None = None,
+) -> StackedRNN:
     """One of the six RNNs of Fig. 3, ``depth`` layers of ``width`` neurons (App. G keeps the width of L = 2 when
     the depth changes). With ``vocab``: an embedding of dimension ``n_in`` feeds the first layer and the output
     is tied to it (then the last layer's output must have width ``n_in``: it gets width ``n_in``)."""
@@ -315,13 +379,19 @@ def make_rnn(kind: str, depth: int, n_in: int, width: int, n_out: int, seed: int
         elif kind == "lstm":
             cells.append(LSTMCell(m, n, g))
         else:
-            cells.append(ALIFCell(m, n, g, "plus" if kind == "alif_plus" else "pm", **(alif or {})))
+            cells.append(
+                ALIFCell(
+                    m, n, g, "plus" if kind == "alif_plus" else "pm", **(alif or {})
+                )
+            )
         m = n
     encoder = readout = None
     if vocab:
         encoder = nn.Embedding(vocab, n_in)
         with torch.no_grad():
-            encoder.weight.copy_(torch.randn(vocab, n_in, generator=g) / math.sqrt(n_in))
+            encoder.weight.copy_(
+                torch.randn(vocab, n_in, generator=g) / math.sqrt(n_in)
+            )
         readout = TiedDecoder(encoder)
     else:
         readout = nn.Linear(m, n_out, bias=kind not in ("alif_plus", "alif_pm"))
@@ -332,11 +402,20 @@ def make_rnn(kind: str, depth: int, n_in: int, width: int, n_out: int, seed: int
     return StackedRNN(cells, readout, encoder)
 
 
-def make_lru(depth: int, vocab: int, width: int, seed: int, n_h: int | None = None, dropout: float = 0.1,
-             ext_dropout: float = 0.0) -> StackedRNN:
+def make_lru(
+    depth: int,
+    vocab: int,
+    width: int,
+    seed: int,
+    n_h: int | None = None,
+    dropout: float = 0.1,
+    ext_dropout: float = 0.0,
+) -> StackedRNN:
     """The LRU language model of Sec. III-D: embedding -> ``depth`` LRU blocks -> tied output."""
     g = torch.Generator().manual_seed(seed)
-    cells = [LRUCell(width, n_h or width, g, dropout, ext_dropout) for _ in range(depth)]
+    cells = [
+        LRUCell(width, n_h or width, g, dropout, ext_dropout) for _ in range(depth)
+    ]
     emb = nn.Embedding(vocab, width)
     with torch.no_grad():
         emb.weight.copy_(torch.randn(vocab, width, generator=g) / math.sqrt(width))
@@ -351,8 +430,16 @@ class FFN(nn.Module):
 
     ACTS = {"relu": F.relu, "sin": torch.sin, "cos": torch.cos}
 
-    def __init__(self, n_in: int = 784, width: int = 128, depth: int = 30, n_out: int = 10, act: str = "relu",
-                 init: str = "glorot", seed: int = 0) -> None:
+    def __init__(
+        self,
+        n_in: int = 784,
+        width: int = 128,
+        depth: int = 30,
+        n_out: int = 10,
+        act: str = "relu",
+        init: str = "glorot",
+        seed: int = 0,
+    ) -> None:
         super().__init__()
         if act not in self.ACTS:
             raise ValueError(f"act = {act!r}: must be one of {tuple(self.ACTS)}")
@@ -384,8 +471,15 @@ class FFN(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         return self.readout(self.hidden(x)[-1])
 
-    def lsc_jacobians(self, x: Tensor, n_times=None, generator=None, include_input: bool = True,
-                      mode: str = "rev", trace=None) -> list[Transition]:
+    def lsc_jacobians(
+        self,
+        x: Tensor,
+        n_times=None,
+        generator=None,
+        include_input: bool = True,
+        mode: str = "rev",
+        trace=None,
+    ) -> list[Transition]:
         with torch.no_grad():
             hs = self.hidden(x)
         act = self.ACTS[self.act_name]
@@ -393,8 +487,15 @@ class FFN(nn.Module):
         for l, lin in enumerate(self.layers):
             if l == 0 and not include_input:
                 continue
-            out.append(Transition(l + 1, "depth", batched_jacobian(lambda h, lin=lin: act(lin(h)), hs[l].detach(),
-                                                                   mode=mode)))
+            out.append(
+                Transition(
+                    l + 1,
+                    "depth",
+                    batched_jacobian(
+                        lambda h, lin=lin: act(lin(h)), hs[l].detach(), mode=mode
+                    ),
+                )
+            )
         return out
 
     @torch.no_grad()

@@ -21,8 +21,8 @@ import numpy as np
 import sympy as sp
 
 T, dl = sp.symbols("T Delta_l", positive=True, integer=True)
-m = sp.Symbol("m", positive=True, integer=True)      # Delta l in regime (iii), T = k m
-kk = sp.Symbol("k", positive=True)                    # the fixed ratio T / Delta l
+m = sp.Symbol("m", positive=True, integer=True)  # Delta l in regime (iii), T = k m
+kk = sp.Symbol("k", positive=True)  # the fixed ratio T / Delta l
 x = sp.Symbol("x", real=True)
 
 
@@ -47,28 +47,45 @@ class Regime:
 
     name: str
     xlabel: str
-    x: np.ndarray           # T in (i) and (iii), Delta l in (ii)
+    x: np.ndarray  # T in (i) and (iii), Delta l in (ii)
     T: np.ndarray
     dl: np.ndarray
-    log_paths: np.ndarray   # log binom(T + Delta l, T)
+    log_paths: np.ndarray  # log binom(T + Delta l, T)
     log_lemma2: np.ndarray  # log (1/T) binom(T + Delta l + 2, T)
 
 
-def fig1b_regimes(T_max: int = 10_000, dl_max: int = 100, dl_fixed: int = 5, T_fixed: int = 5,
-                  ratio: int = 100, points: int = 200) -> tuple[Regime, Regime, Regime]:
+def fig1b_regimes(
+    T_max: int = 10_000,
+    dl_max: int = 100,
+    dl_fixed: int = 5,
+    T_fixed: int = 5,
+    ratio: int = 100,
+    points: int = 200,
+) -> tuple[Regime, Regime, Regime]:
     """The three panels of Fig. 1b with exact integers: (i) T = 1..T_max at Delta l = dl_fixed;
     (ii) Delta l = 1..dl_max at T = T_fixed; (iii) T = ratio * Delta l up to T_max."""
+
     def make(name, xlabel, xs, Ts, dls):
-        return Regime(name, xlabel, np.asarray(xs, float), np.asarray(Ts), np.asarray(dls),
-                      np.array([log_grid_paths(int(a), int(b)) for a, b in zip(Ts, dls)]),
-                      np.array([lemma2_quantity(int(a), int(b)) for a, b in zip(Ts, dls)]))
+        return Regime(
+            name,
+            xlabel,
+            np.asarray(xs, float),
+            np.asarray(Ts),
+            np.asarray(dls),
+            np.array([log_grid_paths(int(a), int(b)) for a, b in zip(Ts, dls)]),
+            np.array([lemma2_quantity(int(a), int(b)) for a, b in zip(Ts, dls)]),
+        )
 
     Ti = np.unique(np.geomspace(1, T_max, points).astype(int))
     dli = np.unique(np.linspace(1, dl_max, min(points, dl_max)).astype(int))
-    dliii = np.unique(np.linspace(1, T_max // ratio, min(points, T_max // ratio)).astype(int))
-    return (make("i", "T", Ti, Ti, np.full_like(Ti, dl_fixed)),
-            make("ii", r"\Delta l", dli, np.full_like(dli, T_fixed), dli),
-            make("iii", "T", ratio * dliii, ratio * dliii, dliii))
+    dliii = np.unique(
+        np.linspace(1, T_max // ratio, min(points, T_max // ratio)).astype(int)
+    )
+    return (
+        make("i", "T", Ti, Ti, np.full_like(Ti, dl_fixed)),
+        make("ii", r"\Delta l", dli, np.full_like(dli, T_fixed), dli),
+        make("iii", "T", ratio * dliii, ratio * dliii, dliii),
+    )
 
 
 @dataclass(frozen=True)
@@ -79,12 +96,18 @@ class GrowthLaw:
     variable: sp.Symbol
     ratio: sp.Expr
     ratio_limit: sp.Expr
-    degree: sp.Expr          # lim n (ratio - 1): the polynomial degree when ratio_limit == 1
+    degree: sp.Expr  # lim n (ratio - 1): the polynomial degree when ratio_limit == 1
 
 
 def _growth(f: sp.Expr, var: sp.Symbol) -> GrowthLaw:
     r = sp.simplify(sp.combsimp(f.subs(var, var + 1) / f))
-    return GrowthLaw(f, var, r, sp.limit(r, var, sp.oo), sp.limit(sp.simplify(var * (r - 1)), var, sp.oo))
+    return GrowthLaw(
+        f,
+        var,
+        r,
+        sp.limit(r, var, sp.oo),
+        sp.limit(sp.simplify(var * (r - 1)), var, sp.oo),
+    )
 
 
 @lru_cache(maxsize=None)
@@ -95,8 +118,12 @@ def sub_exponential_laws() -> dict[str, GrowthLaw]:
     n (ratio - 1) is then the polynomial degree."""
     paths = sp.binomial(T + dl, T)
     lemma2 = sp.binomial(T + dl + 2, T) / T
-    return {"paths, (i) T grows": _growth(paths, T), "paths, (ii) Delta l grows": _growth(paths, dl),
-            "Lemma 2, (i) T grows": _growth(lemma2, T), "Lemma 2, (ii) Delta l grows": _growth(lemma2, dl)}
+    return {
+        "paths, (i) T grows": _growth(paths, T),
+        "paths, (ii) Delta l grows": _growth(paths, dl),
+        "Lemma 2, (i) T grows": _growth(lemma2, T),
+        "Lemma 2, (ii) Delta l grows": _growth(lemma2, dl),
+    }
 
 
 @lru_cache(maxsize=None)
@@ -106,7 +133,11 @@ def exponential_rate() -> tuple[sp.Expr, sp.Expr]:
     not change it. Returns (the rate per unit Delta l, the rate per time step = that / k)."""
     z = sp.Symbol("z", positive=True)
     stirling = sp.series(sp.loggamma(z), z, sp.oo, 2).removeO()
-    expr = (stirling.subs(z, (kk + 1) * m + 3) - stirling.subs(z, kk * m + 1) - stirling.subs(z, m + 3)) / m
+    expr = (
+        stirling.subs(z, (kk + 1) * m + 3)
+        - stirling.subs(z, kk * m + 1)
+        - stirling.subs(z, m + 3)
+    ) / m
     rate = sp.simplify(sp.limit(expr, m, sp.oo))
     return rate, sp.simplify(rate / kk)
 
@@ -117,25 +148,40 @@ def local_slopes(x: np.ndarray, logf: np.ndarray, log_x: bool) -> np.ndarray:
     return np.diff(logf) / np.diff(xx)
 
 
-def far_slopes(dl_fixed: int, T_fixed: int, ratio: int, x_far: int = 100_000) -> dict[str, float]:
+def far_slopes(
+    dl_fixed: int, T_fixed: int, ratio: int, x_far: int = 100_000
+) -> dict[str, float]:
     """The exact counts' growth far out, between x and 2x (exact integers): d log f / d log T in (i) at
     T = x_far, d log f / d log Delta l in (ii) at Delta l = x_far / 10, and d log f / dT in (iii) at T = x_far,
     for the grid paths ("paths") and Lemma 2's quantity ("lemma2")."""
+
     def pair(f, a, b, log_x):
-        return (f(*b) - f(*a)) / (math.log(b[2]) - math.log(a[2]) if log_x else b[2] - a[2])
+        return (f(*b) - f(*a)) / (
+            math.log(b[2]) - math.log(a[2]) if log_x else b[2] - a[2]
+        )
 
     P = lambda T_, d_, _x: log_grid_paths(T_, d_)  # noqa: E731
     Q = lambda T_, d_, _x: lemma2_quantity(T_, d_)  # noqa: E731
     xi, xii, xiii = x_far, x_far // 10, (x_far // ratio) * ratio
     out = {}
     for name, f in (("paths", P), ("lemma2", Q)):
-        out[f"(i) {name}"] = pair(f, (xi, dl_fixed, xi), (2 * xi, dl_fixed, 2 * xi), True)
-        out[f"(ii) {name}"] = pair(f, (T_fixed, xii, xii), (T_fixed, 2 * xii, 2 * xii), True)
-        out[f"(iii) {name}"] = pair(f, (xiii, xiii // ratio, xiii), (2 * xiii, 2 * xiii // ratio, 2 * xiii), False)
+        out[f"(i) {name}"] = pair(
+            f, (xi, dl_fixed, xi), (2 * xi, dl_fixed, 2 * xi), True
+        )
+        out[f"(ii) {name}"] = pair(
+            f, (T_fixed, xii, xii), (T_fixed, 2 * xii, 2 * xii), True
+        )
+        out[f"(iii) {name}"] = pair(
+            f,
+            (xiii, xiii // ratio, xiii),
+            (2 * xiii, 2 * xiii // ratio, 2 * xiii),
+            False,
+        )
     return out
 
 
 # ---- the inequalities of the proof, Eqs. (30)-(33), in 50-digit arithmetic ---------------------------
+
 
 def _mp(n: int) -> mpmath.mpf:
     return mpmath.mpf(n)
@@ -145,7 +191,7 @@ def eq30_holds(T_: int, dl_: int) -> bool:
     """(1/T) binom(T + Dl + 2, T) <= (e^T / T) ((T + Dl + 2) / T)^T   (Eq. 30, from binom(n,k) <= (en/k)^k)."""
     with mpmath.workdps(50):
         lhs = mpmath.mpf(comb(T_ + dl_ + 2, T_)) / T_
-        return lhs <= mpmath.e ** T_ / T_ * (_mp(T_ + dl_ + 2) / T_) ** T_
+        return lhs <= mpmath.e**T_ / T_ * (_mp(T_ + dl_ + 2) / T_) ** T_
 
 
 def eq31_holds(T_: int, dl_: int) -> bool:
@@ -169,14 +215,17 @@ def eq33_terms(k: int, dl_: int) -> dict[str, bool]:
         lhs = mpmath.mpf(comb(n + dl_ + 2, n)) / n
         e2a = mpmath.e ** (2 / a)
         return {
-            "eq32": bool(lhs > e2a / n * a ** n * (1 + 2 / (a * n)) ** (-2 / a)),
-            "step": bool(a ** n / n > a ** (mpmath.mpf(n) / 2)),
-            "step_corrected": bool(a ** n / n > mpmath.log(a) * a ** (mpmath.mpf(n) / 2)),
-            "eq33": bool(lhs > e2a * a ** (mpmath.mpf(n) / 2) * (1 + 2 / (a * k)) ** (-2 / a)),
+            "eq32": bool(lhs > e2a / n * a**n * (1 + 2 / (a * n)) ** (-2 / a)),
+            "step": bool(a**n / n > a ** (mpmath.mpf(n) / 2)),
+            "step_corrected": bool(a**n / n > mpmath.log(a) * a ** (mpmath.mpf(n) / 2)),
+            "eq33": bool(
+                lhs > e2a * a ** (mpmath.mpf(n) / 2) * (1 + 2 / (a * k)) ** (-2 / a)
+            ),
         }
 
 
 # ---- Theorem 4 -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Theorem4Proof:
@@ -190,9 +239,14 @@ class Theorem4Proof:
 
     @property
     def proven(self) -> bool:
-        return (self.critical_points == [sp.E] and sp.simplify(self.f_at_critical) == 0
-                and bool(self.second_derivative_at_critical > 0) and self.limit_plus == sp.oo
-                and self.limit_minus == sp.oo and sp.simplify(self.sympy_minimum) == 0)
+        return (
+            self.critical_points == [sp.E]
+            and sp.simplify(self.f_at_critical) == 0
+            and bool(self.second_derivative_at_critical > 0)
+            and self.limit_plus == sp.oo
+            and self.limit_minus == sp.oo
+            and sp.simplify(self.sympy_minimum) == 0
+        )
 
 
 @lru_cache(maxsize=None)
@@ -202,6 +256,12 @@ def theorem4() -> Theorem4Proof:
     f = sp.exp(x / sp.E) - x
     crit = sp.solve(sp.Eq(sp.diff(f, x), 0), x)
     c = crit[0]
-    return Theorem4Proof(f, crit, sp.simplify(f.subs(x, c)), sp.simplify(sp.diff(f, x, 2).subs(x, c)),
-                         sp.limit(f, x, sp.oo), sp.limit(f, x, -sp.oo),
-                         sp.calculus.util.minimum(f, x, sp.S.Reals))
+    return Theorem4Proof(
+        f,
+        crit,
+        sp.simplify(f.subs(x, c)),
+        sp.simplify(sp.diff(f, x, 2).subs(x, c)),
+        sp.limit(f, x, sp.oo),
+        sp.limit(f, x, -sp.oo),
+        sp.calculus.util.minimum(f, x, sp.S.Reals),
+    )

@@ -48,7 +48,10 @@ KINDS: tuple[str, ...] = ("time", "depth")
 # Jacobians and radii
 # --------------------------------------------------------------------------------------------------------------
 
-def batched_jacobian(f: Callable[..., Tensor], *args: Tensor, argnum: int = 0, mode: str = "rev") -> Tensor:
+
+def batched_jacobian(
+    f: Callable[..., Tensor], *args: Tensor, argnum: int = 0, mode: str = "rev"
+) -> Tensor:
     """d f / d args[argnum] for each sample of a batch: ``vmap(jacrev(f))`` (or ``jacfwd``).
 
     ``f`` maps one sample (unbatched tensors) to a vector; every arg has a leading batch dimension. Tensors that
@@ -60,7 +63,9 @@ def batched_jacobian(f: Callable[..., Tensor], *args: Tensor, argnum: int = 0, m
     return vmap(jac(f, argnums=argnum))(*args)
 
 
-def per_sample_jacobian(f: Callable[..., Tensor], *args: Tensor, argnum: int = 0) -> Tensor:
+def per_sample_jacobian(
+    f: Callable[..., Tensor], *args: Tensor, argnum: int = 0
+) -> Tensor:
     """The same Jacobians by a plain loop: for each sample, one ``autograd.grad`` call per output row.
 
     The reference for the tests and the baseline of ``benchmarks/lsc_radius.py``."""
@@ -69,7 +74,10 @@ def per_sample_jacobian(f: Callable[..., Tensor], *args: Tensor, argnum: int = 0
         sample = [a[b].detach().clone() for a in args]
         sample[argnum].requires_grad_(True)
         y = f(*sample)
-        rows = [torch.autograd.grad(y[i], sample[argnum], retain_graph=True)[0] for i in range(y.shape[0])]
+        rows = [
+            torch.autograd.grad(y[i], sample[argnum], retain_graph=True)[0]
+            for i in range(y.shape[0])
+        ]
         out.append(torch.stack(rows))
     return torch.stack(out)
 
@@ -97,7 +105,7 @@ class Transition:
     """A family of transition derivatives M_k of one layer and kind, at S sampled points: ``M`` is (S, n, m)."""
 
     layer: int  # 1-based, as the paper's l
-    kind: str   # "time" or "depth"
+    kind: str  # "time" or "depth"
     M: Tensor
 
     def radii(self, nonsquare: str = "pad") -> Tensor:
@@ -107,6 +115,7 @@ class Transition:
 # --------------------------------------------------------------------------------------------------------------
 # Stacked recurrent networks (Eq. 1) made of cells
 # --------------------------------------------------------------------------------------------------------------
+
 
 class Cell(nn.Module):
     """One recurrent layer: ``h_{t,l} = step(h_{t-1,l}, u_{t,l})`` with ``u_{t,l} = out_{l-1}(h_{t,l-1}, u_{t,l-1})``.
@@ -156,7 +165,7 @@ class Cell(nn.Module):
     @torch.no_grad()
     def lsc_scale(self, kind: str, kappa: float) -> None:
         """Multiply the input (``kind="depth"``) or recurrent (``kind="time"``) matrices by ``kappa``."""
-        for name in (self.input_params if kind == "depth" else self.recurrent_params):
+        for name in self.input_params if kind == "depth" else self.recurrent_params:
             getattr(self, name).mul_(kappa)
 
 
@@ -177,8 +186,13 @@ class StackedRNN(nn.Module):
     :class:`Trace` used to evaluate the transition derivatives. Layer l reads layer l-1 at the same time step.
     """
 
-    def __init__(self, cells: Sequence[Cell], readout: nn.Module, encoder: nn.Module | None = None,
-                 decoder: Callable[[Tensor], Tensor] | None = None) -> None:
+    def __init__(
+        self,
+        cells: Sequence[Cell],
+        readout: nn.Module,
+        encoder: nn.Module | None = None,
+        decoder: Callable[[Tensor], Tensor] | None = None,
+    ) -> None:
         super().__init__()
         self.cells = nn.ModuleList(cells)
         self.readout = readout
@@ -211,8 +225,15 @@ class StackedRNN(nn.Module):
         return y, Trace(Hs, Us, H0)
 
     # ---- the LSC interface ------------------------------------------------------------------------------------
-    def lsc_jacobians(self, x: Tensor, n_times: int | None = None, generator: torch.Generator | None = None,
-                      include_input: bool = True, mode: str = "rev", trace: Trace | None = None) -> list[Transition]:
+    def lsc_jacobians(
+        self,
+        x: Tensor,
+        n_times: int | None = None,
+        generator: torch.Generator | None = None,
+        include_input: bool = True,
+        mode: str = "rev",
+        trace: Trace | None = None,
+    ) -> list[Transition]:
         """The time and depth transition derivatives of every layer at ``n_times`` random time steps of each
         sequence of the batch (all time steps if ``None``), evaluated batched at the states of a forward pass.
 
@@ -221,11 +242,15 @@ class StackedRNN(nn.Module):
         was_training = self.training
         self.eval()  # no dropout inside vmap
         try:
-            return self._lsc_jacobians(x, n_times, generator, include_input, mode, trace)
+            return self._lsc_jacobians(
+                x, n_times, generator, include_input, mode, trace
+            )
         finally:
             self.train(was_training)
 
-    def _lsc_jacobians(self, x, n_times, generator, include_input, mode, trace) -> list[Transition]:
+    def _lsc_jacobians(
+        self, x, n_times, generator, include_input, mode, trace
+    ) -> list[Transition]:
         if trace is None:
             with torch.no_grad():
                 _, trace = self(x, trace=True)
@@ -234,26 +259,50 @@ class StackedRNN(nn.Module):
             bi, ti = torch.meshgrid(torch.arange(B), torch.arange(T), indexing="ij")
             bi, ti = bi.reshape(-1), ti.reshape(-1)
         else:
-            ti = torch.stack([torch.randperm(T, generator=generator)[:n_times] for _ in range(B)]).reshape(-1)
+            ti = torch.stack(
+                [torch.randperm(T, generator=generator)[:n_times] for _ in range(B)]
+            ).reshape(-1)
             bi = torch.arange(B).repeat_interleave(n_times)
         out = []
         for l, cell in enumerate(self.cells):
             H, U = trace.H[l].detach(), trace.U[l].detach()
             prev = torch.cat([trace.H0[l].detach()[:, None], H[:, :-1]], 1)  # h_{t-1,l}
             h_prev, u = prev[bi, ti], U[bi, ti]
-            out.append(Transition(l + 1, "time", batched_jacobian(cell.step, h_prev, u, argnum=0, mode=mode)))
+            out.append(
+                Transition(
+                    l + 1,
+                    "time",
+                    batched_jacobian(cell.step, h_prev, u, argnum=0, mode=mode),
+                )
+            )
             if l == 0:
                 if include_input:
-                    out.append(Transition(1, "depth", batched_jacobian(cell.step, h_prev, u, argnum=1, mode=mode)))
+                    out.append(
+                        Transition(
+                            1,
+                            "depth",
+                            batched_jacobian(cell.step, h_prev, u, argnum=1, mode=mode),
+                        )
+                    )
                 continue
             below = self.cells[l - 1]
-            h_below, u_below = trace.H[l - 1].detach()[bi, ti], trace.U[l - 1].detach()[bi, ti]
+            h_below, u_below = (
+                trace.H[l - 1].detach()[bi, ti],
+                trace.U[l - 1].detach()[bi, ti],
+            )
 
             def f_depth(g, hp, ub, cell=cell, below=below):
                 return cell.step(hp, below.out(g, ub))
 
-            out.append(Transition(l + 1, "depth", batched_jacobian(f_depth, h_below, h_prev, u_below, argnum=0,
-                                                                   mode=mode)))
+            out.append(
+                Transition(
+                    l + 1,
+                    "depth",
+                    batched_jacobian(
+                        f_depth, h_below, h_prev, u_below, argnum=0, mode=mode
+                    ),
+                )
+            )
         return out
 
     def lsc_scale(self, layer: int, kind: str, kappa: float) -> None:
@@ -264,12 +313,17 @@ class StackedRNN(nn.Module):
 # Radii, targets, the pre-training loop
 # --------------------------------------------------------------------------------------------------------------
 
-def radii_by_group(transitions: Iterable[Transition], nonsquare: str = "pad") -> dict[tuple[int, str], Tensor]:
+
+def radii_by_group(
+    transitions: Iterable[Transition], nonsquare: str = "pad"
+) -> dict[tuple[int, str], Tensor]:
     """{(layer, kind): radii (S,)} for a list of transitions."""
     return {(tr.layer, tr.kind): tr.radii(nonsquare) for tr in transitions}
 
 
-def targets_for(target: float, unbalanced: bool = False, T: int | None = None, L: int | None = None) -> dict[str, float]:
+def targets_for(
+    target: float, unbalanced: bool = False, T: int | None = None, L: int | None = None
+) -> dict[str, float]:
     """The target radius per kind. Balanced: rho_t for both. Unbalanced (Sec. III-D, rho-bar_t): the time
     component gets 2 rho_t T/(T+L) and the depth component 2 rho_t L/(T+L), so their mean is still rho_t
     (for rho-bar_t = 0.5: T/(T+L) and L/(T+L), as in the paper)."""
@@ -278,7 +332,9 @@ def targets_for(target: float, unbalanced: bool = False, T: int | None = None, L
     if not unbalanced:
         return {"time": float(target), "depth": float(target)}
     if not T or not L or T < 1 or L < 1:
-        raise ValueError("unbalanced targets need the sequence length T >= 1 and the depth L >= 1")
+        raise ValueError(
+            "unbalanced targets need the sequence length T >= 1 and the depth L >= 1"
+        )
     return {"time": 2 * target * T / (T + L), "depth": 2 * target * L / (T + L)}
 
 
@@ -292,10 +348,16 @@ def shuffle_parameters(model: nn.Module, generator: torch.Generator) -> None:
         if chunks > 1 and p.shape[0] % chunks == 0:
             for block in p.data.chunk(chunks, 0):
                 flat = block.reshape(-1)
-                block.copy_(flat[torch.randperm(flat.numel(), generator=generator)].reshape(block.shape))
+                block.copy_(
+                    flat[torch.randperm(flat.numel(), generator=generator)].reshape(
+                        block.shape
+                    )
+                )
         else:
             flat = p.data.reshape(-1)
-            p.data.copy_(flat[torch.randperm(flat.numel(), generator=generator)].reshape(p.shape))
+            p.data.copy_(
+                flat[torch.randperm(flat.numel(), generator=generator)].reshape(p.shape)
+            )
 
 
 def ema(values: Sequence[float], span: int = 10) -> float:
@@ -312,8 +374,8 @@ class LSCConfig:
 
     target: float = 0.5
     unbalanced: bool = False
-    T: int | None = None       # sequence length, for unbalanced targets
-    lr: float = 3.14e-3        # AdaBelief, as the paper
+    T: int | None = None  # sequence length, for unbalanced targets
+    lr: float = 3.14e-3  # AdaBelief, as the paper
     weight_decay: float = 1e-4
     clip: tuple[float, float] = (0.85, 1.15)
     multiplier: bool = True
@@ -336,10 +398,10 @@ class LSCReport:
     steps: int
     target: dict[str, float]
     criteria: dict[str, bool]
-    mean_dev: float                 # mean_k (rho_k - target_k)
-    std: float                      # std_k (rho_k - target_k)
+    mean_dev: float  # mean_k (rho_k - target_k)
+    std: float  # std_k (rho_k - target_k)
     std_ema: float
-    group_means: dict[str, float]   # "l1/time" -> mean radius
+    group_means: dict[str, float]  # "l1/time" -> mean radius
     history: dict[str, list] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -348,10 +410,14 @@ class LSCReport:
         return float(np.mean(list(self.group_means.values())))
 
     def __str__(self) -> str:
-        crit = ", ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in self.criteria.items())
-        head = (f"LSC pre-training {'converged' if self.converged else 'did NOT converge'} after {self.steps} steps "
-                f"({self.seconds:.1f} s); targets {self.target}; mean deviation {self.mean_dev:+.3f}, std {self.std:.3f}, "
-                f"EMA of std {self.std_ema:.3f}; criteria met: {crit}")
+        crit = ", ".join(
+            f"{k}: {'yes' if v else 'NO'}" for k, v in self.criteria.items()
+        )
+        head = (
+            f"LSC pre-training {'converged' if self.converged else 'did NOT converge'} after {self.steps} steps "
+            f"({self.seconds:.1f} s); targets {self.target}; mean deviation {self.mean_dev:+.3f}, std {self.std:.3f}, "
+            f"EMA of std {self.std_ema:.3f}; criteria met: {crit}"
+        )
         if not self.converged:
             head += ". The step budget ran out before all three criteria held; the network is left as it is."
         return head
@@ -361,21 +427,34 @@ def _model_scale(model, layer: int, kind: str, kappa: float) -> None:
     model.lsc_scale(layer, kind, kappa)
 
 
-def measure(model, x: Tensor, cfg: LSCConfig | None = None, generator: torch.Generator | None = None,
-            n_times: int | None = None) -> dict[tuple[int, str], np.ndarray]:
+def measure(
+    model,
+    x: Tensor,
+    cfg: LSCConfig | None = None,
+    generator: torch.Generator | None = None,
+    n_times: int | None = None,
+) -> dict[tuple[int, str], np.ndarray]:
     """Radii of all transition derivatives of ``model`` on the batch ``x`` (no gradient): {(l, kind): array}."""
     cfg = cfg or LSCConfig()
     was_training = model.training
     model.eval()
     with torch.no_grad():
-        trs = model.lsc_jacobians(x, n_times=n_times if n_times is not None else cfg.n_times, generator=generator,
-                                  include_input=cfg.include_input)
-        out = {k: v.detach().numpy() for k, v in radii_by_group(trs, cfg.nonsquare).items()}
+        trs = model.lsc_jacobians(
+            x,
+            n_times=n_times if n_times is not None else cfg.n_times,
+            generator=generator,
+            include_input=cfg.include_input,
+        )
+        out = {
+            k: v.detach().numpy() for k, v in radii_by_group(trs, cfg.nonsquare).items()
+        }
     model.train(was_training)
     return out
 
 
-def make_optimizer(params, lr: float, weight_decay: float = 0.0, lookahead: bool = True):
+def make_optimizer(
+    params, lr: float, weight_decay: float = 0.0, lookahead: bool = True
+):
     """AdaBelief (default hyper-parameters) inside Lookahead (sync period 6, slow step 0.5), as Sec. II-G.
 
     Uses the maintained implementations of the ``pytorch-optimizer`` package."""
@@ -386,8 +465,13 @@ def make_optimizer(params, lr: float, weight_decay: float = 0.0, lookahead: bool
     return Lookahead(opt, k=6, alpha=0.5) if lookahead else opt
 
 
-def pretrain(model, batches: Iterator[Tensor], cfg: LSCConfig, seed: int = 0,
-             callback: Callable[[int, dict], None] | None = None) -> LSCReport:
+def pretrain(
+    model,
+    batches: Iterator[Tensor],
+    cfg: LSCConfig,
+    seed: int = 0,
+    callback: Callable[[int, dict], None] | None = None,
+) -> LSCReport:
     """Pre-train ``model`` towards the LSC (Sec. II-D). ``batches`` yields task inputs (labels are not needed:
     the Eq. (2) loss does not see them, so the paper's random labels play no role here).
 
@@ -399,27 +483,45 @@ def pretrain(model, batches: Iterator[Tensor], cfg: LSCConfig, seed: int = 0,
     targets = targets_for(cfg.target, cfg.unbalanced, cfg.T, L)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = make_optimizer(params, cfg.lr, cfg.weight_decay, lookahead=False)
-    hist: dict[str, list] = {"loss": [], "mean_dev": [], "std": [], "std_ema": [], "mean_radius": [], "groups": []}
+    hist: dict[str, list] = {
+        "loss": [],
+        "mean_dev": [],
+        "std": [],
+        "std_ema": [],
+        "mean_radius": [],
+        "groups": [],
+    }
     t0 = time.perf_counter()
     converged, step = False, 0
-    crit = {"(i) |mean - target| <= eps": False, "(ii) std < 0.2": False, "(iii) EMA(std) < 0.2": False}
+    crit = {
+        "(i) |mean - target| <= eps": False,
+        "(ii) std < 0.2": False,
+        "(iii) EMA(std) < 0.2": False,
+    }
     for step in range(1, cfg.max_steps + 1):
         x = next(batches)
-        trs = model.lsc_jacobians(x, n_times=cfg.n_times, generator=gen, include_input=cfg.include_input)
+        trs = model.lsc_jacobians(
+            x, n_times=cfg.n_times, generator=gen, include_input=cfg.include_input
+        )
         groups = radii_by_group(trs, cfg.nonsquare)
         devs = torch.cat([r - targets[kind] for (l, kind), r in groups.items()])
-        loss = (devs ** 2).mean()  # Eq. (2), averaged
+        loss = (devs**2).mean()  # Eq. (2), averaged
         d = devs.detach()
         mean_dev, std = float(d.mean()), float(d.std()) if d.numel() > 1 else 0.0
         hist["loss"].append(float(loss.detach()))
         hist["mean_dev"].append(mean_dev)
         hist["std"].append(std)
         hist["std_ema"].append(ema(hist["std"], cfg.ema_span))
-        gm = {f"l{l}/{kind}": float(r.detach().mean()) for (l, kind), r in groups.items()}
+        gm = {
+            f"l{l}/{kind}": float(r.detach().mean()) for (l, kind), r in groups.items()
+        }
         hist["groups"].append(gm)
         hist["mean_radius"].append(float(np.mean(list(gm.values()))))
-        crit = {"(i) |mean - target| <= eps": abs(mean_dev) <= cfg.eps, "(ii) std < 0.2": std < cfg.std_max,
-                "(iii) EMA(std) < 0.2": hist["std_ema"][-1] < cfg.std_max}
+        crit = {
+            "(i) |mean - target| <= eps": abs(mean_dev) <= cfg.eps,
+            "(ii) std < 0.2": std < cfg.std_max,
+            "(iii) EMA(std) < 0.2": hist["std_ema"][-1] < cfg.std_max,
+        }
         if callback is not None:
             callback(step, {"loss": hist["loss"][-1], "mean_dev": mean_dev, "std": std})
         if all(crit.values()) and step >= cfg.min_steps:
@@ -436,11 +538,27 @@ def pretrain(model, batches: Iterator[Tensor], cfg: LSCConfig, seed: int = 0,
             if cfg.multiplier:
                 for (l, kind), r in groups.items():
                     rho = float(r.detach().mean())
-                    kappa = cfg.clip[1] if rho <= 0 or not math.isfinite(rho) else targets[kind] / rho
-                    _model_scale(model, l, kind, float(min(max(kappa, cfg.clip[0]), cfg.clip[1])))
+                    kappa = (
+                        cfg.clip[1]
+                        if rho <= 0 or not math.isfinite(rho)
+                        else targets[kind] / rho
+                    )
+                    _model_scale(
+                        model, l, kind, float(min(max(kappa, cfg.clip[0]), cfg.clip[1]))
+                    )
             if cfg.shuffle:
                 shuffle_parameters(model, gen)
     model.train(was_training)
     last = hist["groups"][-1] if hist["groups"] else {}
-    return LSCReport(converged, step, targets, crit, hist["mean_dev"][-1], hist["std"][-1], hist["std_ema"][-1],
-                     last, hist, time.perf_counter() - t0)
+    return LSCReport(
+        converged,
+        step,
+        targets,
+        crit,
+        hist["mean_dev"][-1],
+        hist["std"][-1],
+        hist["std_ema"][-1],
+        last,
+        hist,
+        time.perf_counter() - t0,
+    )

@@ -30,13 +30,17 @@ Entries = Literal["gaussian", "uniform", "complex"]
 ENTRIES: tuple[Entries, ...] = ("gaussian", "uniform", "complex")
 
 
-def sample_matrices(S: int, n: int, entries: Entries, g: torch.Generator) -> torch.Tensor:
+def sample_matrices(
+    S: int, n: int, entries: Entries, g: torch.Generator
+) -> torch.Tensor:
     """S matrices n x n with i.i.d. mean-0 entries of E|m|^2 = 1: standard Gaussian, uniform on
     [-sqrt 3, sqrt 3], or complex Gaussian with independent N(0, 1/2) real and imaginary parts."""
     if entries == "gaussian":
         return torch.randn(S, n, n, dtype=torch.float64, generator=g)
     if entries == "uniform":
-        return (2 * torch.rand(S, n, n, dtype=torch.float64, generator=g) - 1) * math.sqrt(3.0)
+        return (
+            2 * torch.rand(S, n, n, dtype=torch.float64, generator=g) - 1
+        ) * math.sqrt(3.0)
     if entries == "complex":
         re = torch.randn(S, n, n, dtype=torch.float64, generator=g)
         im = torch.randn(S, n, n, dtype=torch.float64, generator=g)
@@ -44,7 +48,9 @@ def sample_matrices(S: int, n: int, entries: Entries, g: torch.Generator) -> tor
     raise ValueError(f"entries = {entries!r}: must be one of {ENTRIES}")
 
 
-def eigen_moduli(S: int, n: int, entries: Entries, g: torch.Generator, chunk: int = 256) -> torch.Tensor:
+def eigen_moduli(
+    S: int, n: int, entries: Entries, g: torch.Generator, chunk: int = 256
+) -> torch.Tensor:
     """|eigenvalues| of S sampled matrices, shape (S, n), computed in stacks of ``chunk`` matrices."""
     out = []
     for start in range(0, S, chunk):
@@ -76,14 +82,23 @@ def summarize(x: torch.Tensor, n: int, entries: str) -> MonteCarlo:
     S = v.size
     c = v - v.mean()
     var = float(c.var(ddof=1))
-    m4 = float(np.mean(c ** 4))
-    return MonteCarlo(n, entries, S, float(v.mean()), float(v.std(ddof=1) / math.sqrt(S)), var,
-                      float(math.sqrt(max(m4 - var ** 2, 0.0) / S)))
+    m4 = float(np.mean(c**4))
+    return MonteCarlo(
+        n,
+        entries,
+        S,
+        float(v.mean()),
+        float(v.std(ddof=1) / math.sqrt(S)),
+        var,
+        float(math.sqrt(max(m4 - var**2, 0.0) / S)),
+    )
 
 
 def chi_mean(k: float) -> float:
     """The paper's E|lambda_k| = sqrt(2) Gamma((k+1)/2) / Gamma(k/2) (Eq. 25), the mean of chi_k."""
-    return math.sqrt(2.0) * math.exp(special.gammaln((k + 1) / 2) - special.gammaln(k / 2))
+    return math.sqrt(2.0) * math.exp(
+        special.gammaln((k + 1) / 2) - special.gammaln(k / 2)
+    )
 
 
 def chi_var(k: float) -> float:
@@ -113,7 +128,9 @@ def ginibre_radius_moments(n: int) -> tuple[float, float]:
     ks = np.arange(1, n + 1)
 
     def tail(r: float) -> float:
-        return 1.0 - float(np.exp(np.sum(np.log(np.maximum(special.gammainc(ks, r * r), 1e-300)))))
+        return 1.0 - float(
+            np.exp(np.sum(np.log(np.maximum(special.gammainc(ks, r * r), 1e-300))))
+        )
 
     hi = math.sqrt(n) + 12.0
     pts = [math.sqrt(n) - 2, math.sqrt(n), math.sqrt(n) + 2] if n > 4 else None
@@ -130,9 +147,9 @@ def bonferroni_z(level: float, tests: int) -> float:
 @dataclass(frozen=True)
 class VarianceLimit:
     name: str
-    log_ratio_series: sp.Expr   # log Gamma(u + 1/2) - log Gamma(u), u -> oo
-    mean_squared: sp.Expr       # (E|lambda_k|)^2 to O(1/k)
-    limit: sp.Expr              # lim_{k -> oo} (k - mean_squared)
+    log_ratio_series: sp.Expr  # log Gamma(u + 1/2) - log Gamma(u), u -> oo
+    mean_squared: sp.Expr  # (E|lambda_k|)^2 to O(1/k)
+    limit: sp.Expr  # lim_{k -> oo} (k - mean_squared)
 
 
 @lru_cache(maxsize=None)
@@ -142,11 +159,15 @@ def variance_limits() -> tuple[VarianceLimit, VarianceLimit]:
     Sympy's asymptotic series log Gamma(u + 1/2) - log Gamma(u) = log(u)/2 - 1/(8u) + O(u^-3) gives
     (E chi_k)^2 = 2 exp(2 series(u = k/2)) and (E sqrt Gamma(k))^2 = exp(2 series(u = k))."""
     u, k = sp.symbols("u k", positive=True)
-    s = sp.series(sp.loggamma(u + sp.Rational(1, 2)) - sp.loggamma(u), u, sp.oo, 3).removeO()
+    s = sp.series(
+        sp.loggamma(u + sp.Rational(1, 2)) - sp.loggamma(u), u, sp.oo, 3
+    ).removeO()
     s = sp.expand_log(sp.simplify(s), force=True)
     out = []
-    for name, sq in (("chi_k (paper, Eq. 26)", 2 * sp.exp(2 * s.subs(u, k / 2))),
-                     ("Kostlan, chi_2k / sqrt(2)", sp.exp(2 * s.subs(u, k)))):
+    for name, sq in (
+        ("chi_k (paper, Eq. 26)", 2 * sp.exp(2 * s.subs(u, k / 2))),
+        ("Kostlan, chi_2k / sqrt(2)", sp.exp(2 * s.subs(u, k))),
+    ):
         sq = sp.simplify(sq)
         out.append(VarianceLimit(name, s, sq, sp.limit(k - sq, k, sp.oo)))
     return out[0], out[1]

@@ -49,13 +49,22 @@ class SpikeDataset:
         idx = np.asarray(idx)
         out = torch.zeros(len(idx), self.n_steps, self.n_channels)
         for k, i in enumerate(idx):
-            out[k, torch.from_numpy(self.times[i]), torch.from_numpy(self.chans[i])] = 1.0
+            out[k, torch.from_numpy(self.times[i]), torch.from_numpy(self.chans[i])] = (
+                1.0
+            )
         return out.repeat_interleave(self.repeat, 1) if self.repeat > 1 else out
 
     def subset(self, idx) -> "SpikeDataset":
         idx = np.asarray(idx)
-        return SpikeDataset([self.times[i] for i in idx], [self.chans[i] for i in idx], self.labels[idx],
-                            self.n_steps, self.n_channels, self.n_classes, self.repeat)
+        return SpikeDataset(
+            [self.times[i] for i in idx],
+            [self.chans[i] for i in idx],
+            self.labels[idx],
+            self.n_steps,
+            self.n_channels,
+            self.n_classes,
+            self.repeat,
+        )
 
     @property
     def T(self) -> int:
@@ -63,6 +72,7 @@ class SpikeDataset:
 
 
 # ---- sl-MNIST ------------------------------------------------------------------------------------------------
+
 
 def latency_ms(x: np.ndarray, theta: float = 0.2, tau_eff: float = 50.0) -> np.ndarray:
     """Spike time ``tau_eff log(x / (x - theta))`` for x > theta, +inf otherwise (Sec. II-F)."""
@@ -73,8 +83,15 @@ def latency_ms(x: np.ndarray, theta: float = 0.2, tau_eff: float = 50.0) -> np.n
     return out
 
 
-def sl_mnist(split: str, n: int | None = None, side: int = 28, n_steps: int = 50, window_ms: float = 50.0,
-             repeat: int = 2, seed: int = 0) -> SpikeDataset:
+def sl_mnist(
+    split: str,
+    n: int | None = None,
+    side: int = 28,
+    n_steps: int = 50,
+    window_ms: float = 50.0,
+    repeat: int = 2,
+    seed: int = 0,
+) -> SpikeDataset:
     """Spike-latency MNIST from the real MNIST. ``split``: 'train' (the first 45k training images), 'val' (the
     last 5k) or 'test' (10k), as Tab. S1; ``n`` draws a random subset of that size. ``side`` < 28 average-pools
     the images first (a scale-down); ``n_steps`` bins cover ``window_ms``."""
@@ -101,15 +118,54 @@ def sl_mnist(split: str, n: int | None = None, side: int = 28, n_steps: int = 50
         c = np.nonzero(np.isfinite(row) & (row < n_steps))[0]
         times.append(row[c].astype(np.int64))
         chans.append(c.astype(np.int64))
-    return SpikeDataset(times, chans, labels.astype(np.int64), n_steps, side * side, 10, repeat)
+    return SpikeDataset(
+        times, chans, labels.astype(np.int64), n_steps, side * side, 10, repeat
+    )
 
 
 # ---- the spoken-digits stand-in for SHD ----------------------------------------------------------------------
 
-WORDS = {"en": ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
-         "de": ("null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun")}
+WORDS = {
+    "en": (
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+    ),
+    "de": (
+        "null",
+        "eins",
+        "zwei",
+        "drei",
+        "vier",
+        "fünf",
+        "sechs",
+        "sieben",
+        "acht",
+        "neun",
+    ),
+}
 # eSpeak voice variants used as speakers; f2, f3, f5 and whisper add random noise (not reproducible), so they are left out
-SPEAKERS = ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "klatt", "klatt3", "f4", "croak")
+SPEAKERS = (
+    "m1",
+    "m2",
+    "m3",
+    "m4",
+    "m5",
+    "m6",
+    "m7",
+    "f1",
+    "klatt",
+    "klatt3",
+    "f4",
+    "croak",
+)
 
 
 class _ESpeak:
@@ -121,18 +177,26 @@ class _ESpeak:
         try:
             import espeakng_loader as el
         except ImportError as e:
-            raise datasets.DataUnavailable("the spoken-digits stand-in needs the PyPI package espeakng-loader "
-                                           "(in requirements.txt): run `make venv`") from e
+            raise datasets.DataUnavailable(
+                "the spoken-digits stand-in needs the PyPI package espeakng-loader "
+                "(in requirements.txt): run `make venv`"
+            ) from e
         self.lib = ctypes.CDLL(el.get_library_path())
-        self.rate = self.lib.espeak_Initialize(2, 0, el.get_data_path().encode(), 0)  # synchronous output
+        self.rate = self.lib.espeak_Initialize(
+            2, 0, el.get_data_path().encode(), 0
+        )  # synchronous output
         if self.rate <= 0:
             raise RuntimeError("espeak-ng failed to initialise")
         self.buf: list[np.ndarray] = []
-        proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
+        proto = ctypes.CFUNCTYPE(
+            ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p
+        )
 
         def callback(wav, n, events):
             if n > 0:
-                self.buf.append(np.ctypeslib.as_array(wav, shape=(n,)).astype(np.float32) / 32768.0)
+                self.buf.append(
+                    np.ctypeslib.as_array(wav, shape=(n,)).astype(np.float32) / 32768.0
+                )
             return 0
 
         self._cb = proto(callback)
@@ -148,15 +212,19 @@ class _ESpeak:
         self.buf = []
         if self.lib.espeak_SetVoiceByName(voice.encode()) != 0:
             raise RuntimeError(f"espeak-ng has no voice {voice!r}")
-        self.lib.espeak_SetParameter(1, int(rate), 0)   # espeakRATE
+        self.lib.espeak_SetParameter(1, int(rate), 0)  # espeakRATE
         self.lib.espeak_SetParameter(3, int(pitch), 0)  # espeakPITCH
         data = text.encode("utf-8") + b"\0"
-        self.lib.espeak_Synth(data, len(data), 0, 0, 0, 0x1, None, None)  # espeakCHARS_UTF8
+        self.lib.espeak_Synth(
+            data, len(data), 0, 0, 0, 0x1, None, None
+        )  # espeakCHARS_UTF8
         self.lib.espeak_Synchronize()
         return np.concatenate(self.buf) if self.buf else np.zeros(1, np.float32)
 
 
-def _synthesize_here(items: list[tuple[str, str, int, int]]) -> tuple[int, list[np.ndarray]]:
+def _synthesize_here(
+    items: list[tuple[str, str, int, int]],
+) -> tuple[int, list[np.ndarray]]:
     es = _ESpeak.get()
     return es.rate, [es.say(*item) for item in items]
 
@@ -171,7 +239,9 @@ def synthesize(items: list[tuple[str, str, int, int]]) -> tuple[int, list[np.nda
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "items.json", Path(tmp) / "waves.npz"
         src.write_text(json.dumps(items))
-        subprocess.run([sys.executable, "-m", "rnnbook.lsc.tasks", str(src), str(dst)], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "rnnbook.lsc.tasks", str(src), str(dst)], check=True
+        )
         z = np.load(dst)
         return int(z["rate"]), [z[f"w{i}"] for i in range(len(items))]
 
@@ -183,7 +253,9 @@ def erb_space(lo: float, hi: float, n: int) -> np.ndarray:
     return inv(np.linspace(erb(lo), erb(hi), n))
 
 
-def cochlea_drive(wave: np.ndarray, sr: int, n_channels: int, gain: float = 2.0) -> np.ndarray:
+def cochlea_drive(
+    wave: np.ndarray, sr: int, n_channels: int, gain: float = 2.0
+) -> np.ndarray:
     """The drive of the auditory nerve, (ms, channels): STFT (10 ms Hann windows, 1 ms hop) -> triangular band-pass
     filters centred on the ERB scale (100 Hz - 8 kHz) -> cube-root compression of the normalised band power."""
     hop, win = sr // 1000, sr // 100
@@ -196,21 +268,28 @@ def cochlea_drive(wave: np.ndarray, sr: int, n_channels: int, gain: float = 2.0)
     fb = np.zeros((n_channels, len(freqs)))
     for k in range(n_channels):
         lo, c, hi = cf[k], cf[k + 1], cf[k + 2]
-        fb[k] = np.clip(np.minimum((freqs - lo) / (c - lo), (hi - freqs) / (hi - c)), 0, None)
+        fb[k] = np.clip(
+            np.minimum((freqs - lo) / (c - lo), (hi - freqs) / (hi - c)), 0, None
+        )
     # einsum without BLAS: the same bits whatever the number of threads (the spikes below are threshold crossings,
     # so a last-bit difference from a threaded matrix product could move a spike)
     band = np.einsum("tf,cf->tc", power, fb, optimize=False)
     return np.round(gain * np.cbrt(band / max(power.max(), 1e-12)), 9)
 
 
-def lif_spikes(drives: list[np.ndarray], bin_ms: float, n_steps: int, tau_ms: float = 5.0,
-               threshold: float = 1.0) -> list[tuple[np.ndarray, np.ndarray]]:
+def lif_spikes(
+    drives: list[np.ndarray],
+    bin_ms: float,
+    n_steps: int,
+    tau_ms: float = 5.0,
+    threshold: float = 1.0,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """One leaky integrate-and-fire neuron per channel (1 ms steps, reset to zero) for each drive (ms, channels),
     all utterances at once; spikes binned into ``n_steps`` bins of ``bin_ms`` (at most one per bin and channel)."""
     n_ms = max(len(d) for d in drives)
     D = np.zeros((len(drives), n_ms, drives[0].shape[1]))
     for i, d in enumerate(drives):
-        D[i, :len(d)] = d
+        D[i, : len(d)] = d
     alpha = np.exp(-1.0 / tau_ms)
     v = np.zeros((len(drives), D.shape[2]))
     S = np.zeros(D.shape, dtype=bool)
@@ -222,7 +301,11 @@ def lif_spikes(drives: list[np.ndarray], bin_ms: float, n_steps: int, tau_ms: fl
     for i in range(len(drives)):
         t_ms, ch = np.nonzero(S[i])
         b = (t_ms / bin_ms).astype(np.int64)
-        pairs = np.unique(np.stack([b, ch]), axis=1) if len(b) else np.zeros((2, 0), np.int64)
+        pairs = (
+            np.unique(np.stack([b, ch]), axis=1)
+            if len(b)
+            else np.zeros((2, 0), np.int64)
+        )
         out.append((pairs[0].astype(np.int64), pairs[1].astype(np.int64)))
     return out
 
@@ -232,23 +315,38 @@ def _cache_file(name: str, params: dict) -> Path:
     return build_dir() / "lsc_cache" / f"{name}-{key}.npz"
 
 
-def spoken_digits(split: str, n_channels: int = 64, n_steps: int = 50, bin_ms: float = 20.0,
-                  rates: tuple[int, ...] = (130, 160, 190, 220), pitches: tuple[int, ...] = (35, 50, 65),
-                  repeat: int = 1, seed: int = 0) -> SpikeDataset:
+def spoken_digits(
+    split: str,
+    n_channels: int = 64,
+    n_steps: int = 50,
+    bin_ms: float = 20.0,
+    rates: tuple[int, ...] = (130, 160, 190, 220),
+    pitches: tuple[int, ...] = (35, 50, 65),
+    repeat: int = 1,
+    seed: int = 0,
+) -> SpikeDataset:
     """The stand-in for SHD: 20 classes (digits in English, then German), 12 eSpeak voices as speakers
     (train: 9, validation: 1, test: 2), each word at every rate and pitch, with a random onset delay of up to
     100 ms. Cached in the build folder (the synthesis takes a few seconds)."""
     if split not in ("train", "val", "test"):
         raise ValueError(f"split = {split!r}: must be 'train', 'val' or 'test'")
     spk = {"train": SPEAKERS[:9], "val": SPEAKERS[9:10], "test": SPEAKERS[10:]}[split]
-    params = dict(split=split, n_channels=n_channels, n_steps=n_steps, bin_ms=bin_ms, rates=list(rates),
-                  pitches=list(pitches), seed=seed, version=3)
+    params = dict(
+        split=split,
+        n_channels=n_channels,
+        n_steps=n_steps,
+        bin_ms=bin_ms,
+        rates=list(rates),
+        pitches=list(pitches),
+        seed=seed,
+        version=3,
+    )
     path = _cache_file("spoken-digits", params)
     if path.exists():
         z = np.load(path)
         offs = z["offsets"]
-        times = [z["times"][offs[i]:offs[i + 1]] for i in range(len(offs) - 1)]
-        chans = [z["chans"][offs[i]:offs[i + 1]] for i in range(len(offs) - 1)]
+        times = [z["times"][offs[i] : offs[i + 1]] for i in range(len(offs) - 1)]
+        chans = [z["chans"][offs[i] : offs[i + 1]] for i in range(len(offs) - 1)]
         return SpikeDataset(times, chans, z["labels"], n_steps, n_channels, 20, repeat)
     rng = np.random.default_rng([seed, len(split)])
     items, labels = [], []
@@ -268,21 +366,36 @@ def spoken_digits(split: str, n_channels: int = 64, n_steps: int = 50, bin_ms: f
     times, chans = [t for t, _ in spikes], [c for _, c in spikes]
     path.parent.mkdir(parents=True, exist_ok=True)
     offs = np.cumsum([0] + [len(t) for t in times])
-    np.savez_compressed(path, times=np.concatenate(times), chans=np.concatenate(chans), offsets=offs,
-                        labels=np.array(labels, np.int64))
-    return SpikeDataset(times, chans, np.array(labels, np.int64), n_steps, n_channels, 20, repeat)
+    np.savez_compressed(
+        path,
+        times=np.concatenate(times),
+        chans=np.concatenate(chans),
+        offsets=offs,
+        labels=np.array(labels, np.int64),
+    )
+    return SpikeDataset(
+        times, chans, np.array(labels, np.int64), n_steps, n_channels, 20, repeat
+    )
 
 
-def shd(path: str | Path, n_steps: int = 100, window_s: float = 1.0, repeat: int = 1) -> SpikeDataset:
+def shd(
+    path: str | Path, n_steps: int = 100, window_s: float = 1.0, repeat: int = 1
+) -> SpikeDataset:
     """The real Spiking Heidelberg Digits (``shd_train.h5`` / ``shd_test.h5``, 700 channels, 20 classes), for a
     reader who has the files (needs ``h5py``); not available offline here."""
     path = Path(path)
     if not path.exists():
-        raise datasets.DataUnavailable(f"{path} not found (SHD is not shipped offline; use spoken_digits())")
+        raise datasets.DataUnavailable(
+            f"{path} not found (SHD is not shipped offline; use spoken_digits())"
+        )
     import h5py  # noqa: PLC0415
 
     with h5py.File(path, "r") as f:
-        t_all, u_all, labels = f["spikes"]["times"][:], f["spikes"]["units"][:], f["labels"][:]
+        t_all, u_all, labels = (
+            f["spikes"]["times"][:],
+            f["spikes"]["units"][:],
+            f["labels"][:],
+        )
     times, chans = [], []
     for t, u in zip(t_all, u_all):
         b = (np.asarray(t) / (window_s / n_steps)).astype(np.int64)
@@ -290,15 +403,20 @@ def shd(path: str | Path, n_steps: int = 100, window_s: float = 1.0, repeat: int
         pairs = np.unique(np.stack([b[keep], np.asarray(u, np.int64)[keep]]), axis=1)
         times.append(pairs[0])
         chans.append(pairs[1])
-    return SpikeDataset(times, chans, np.asarray(labels, np.int64), n_steps, 700, 20, repeat)
+    return SpikeDataset(
+        times, chans, np.asarray(labels, np.int64), n_steps, 700, 20, repeat
+    )
 
 
 # ---- word-level language modelling -----------------------------------------------------------------------------
 
-def lm_windows(tokens: np.ndarray, T: int, n: int | None = None, seed: int = 0) -> torch.Tensor:
+
+def lm_windows(
+    tokens: np.ndarray, T: int, n: int | None = None, seed: int = 0
+) -> torch.Tensor:
     """Non-overlapping windows of T+1 tokens (input = first T, target = last T); ``n`` random ones if given."""
     m = (len(tokens) - 1) // T
-    w = np.stack([tokens[i * T: i * T + T + 1] for i in range(m)])
+    w = np.stack([tokens[i * T : i * T + T + 1] for i in range(m)])
     if n is not None and n < m:
         w = w[np.sort(np.random.default_rng(seed).choice(m, n, replace=False))]
     return torch.from_numpy(w)
@@ -310,14 +428,29 @@ def word_corpus(vocab_size: int = 10_000) -> "datasets.WordCorpus":
     path = _cache_file("word-corpus", {"vocab": vocab_size, "version": 1})
     if path.exists():
         z = np.load(path, allow_pickle=False)
-        return datasets.WordCorpus(z["train"], z["valid"], z["test"], tuple(str(w) for w in z["vocab"]), str(z["name"]))
+        return datasets.WordCorpus(
+            z["train"],
+            z["valid"],
+            z["test"],
+            tuple(str(w) for w in z["vocab"]),
+            str(z["name"]),
+        )
     c = datasets.word_corpus(vocab_size)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, train=c.train, valid=c.valid, test=c.test, vocab=np.array(c.vocab), name=np.array(c.name))
+    np.savez(
+        path,
+        train=c.train,
+        valid=c.valid,
+        test=c.test,
+        vocab=np.array(c.vocab),
+        name=np.array(c.name),
+    )
     return c
 
 
-if __name__ == "__main__":  # python -m rnnbook.lsc.tasks ITEMS.json OUT.npz: the fresh process of synthesize()
+if (
+    __name__ == "__main__"
+):  # python -m rnnbook.lsc.tasks ITEMS.json OUT.npz: the fresh process of synthesize()
     import sys
 
     _items = [tuple(x) for x in json.loads(Path(sys.argv[1]).read_text())]

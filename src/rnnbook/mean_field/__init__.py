@@ -10,8 +10,25 @@ Figs. 2-3 (:mod:`~rnnbook.mean_field.trainability`) and the language models of T
 (:mod:`~rnnbook.mean_field.language_model`).
 """
 
-from . import derivations, jacobian_spectrum, language_model, minimal_rnn, theory, trainability, vanilla_rnn
+from . import (
+    derivations,
+    jacobian_spectrum,
+    language_model,
+    minimal_rnn,
+    theory,
+    trainability,
+    vanilla_rnn,
+)
 from .theory import HP, algorithm1
 
-__all__ = ["derivations", "jacobian_spectrum", "language_model", "minimal_rnn", "theory",
-           "trainability", "vanilla_rnn", "HP", "algorithm1"]
+__all__ = [
+    "derivations",
+    "jacobian_spectrum",
+    "language_model",
+    "minimal_rnn",
+    "theory",
+    "trainability",
+    "vanilla_rnn",
+    "HP",
+    "algorithm1",
+]

@@ -22,13 +22,13 @@ Sigma, Sigma_prev = sp.symbols("Sigma_12^t Sigma_12^{t-1}", nonnegative=True)
 c_prev, c_t = sp.symbols("c^{t-1} c^t", positive=True)
 QC_prev, QC_prev2 = sp.symbols("Q^{t-1}C^{t-1} Q^{t-2}C^{t-2}", real=True)
 Qs = sp.Symbol("Q^*", positive=True)
-m = sp.Symbol(r"\mathbb{E}[\sigma(u_1)]", positive=True)            # c-independent (a marginal)
+m = sp.Symbol(r"\mathbb{E}[\sigma(u_1)]", positive=True)  # c-independent (a marginal)
 phi = sp.Function("phi")
 sig = sp.Function("sigma")
-E = sp.Function(r"\mathbb{E}")                                         # display wrapper for an expectation
+E = sp.Function(r"\mathbb{E}")  # display wrapper for an expectation
 
 u1 = sp.sqrt(q) * z1 + mu_b
-u2 = sp.sqrt(q) * (c * z1 + sp.sqrt(1 - c ** 2) * z2) + mu_b
+u2 = sp.sqrt(q) * (c * z1 + sp.sqrt(1 - c**2) * z2) + mu_b
 
 
 def stein(expr: sp.Expr, variables=(z1, z2), max_rounds: int = 8) -> sp.Expr:
@@ -41,7 +41,7 @@ def stein(expr: sp.Expr, variables=(z1, z2), max_rounds: int = 8) -> sp.Expr:
             for z in variables:
                 k = powers.get(z, 0)
                 if k:
-                    out.append(sp.diff(z ** (k - 1) * (term / z ** k), z))
+                    out.append(sp.diff(z ** (k - 1) * (term / z**k), z))
                     changed = True
                     break
             else:
@@ -60,19 +60,19 @@ def price_derivative(f=phi, g=phi) -> tuple[sp.Expr, sp.Expr]:
 
 #: the printed formulas (the things to check)
 PAPER_EQ4 = sw2 * E(sp.Derivative(phi(z1), z1) * sp.Derivative(phi(z2), z2))
-A = sp.Function("A")            # A(c) = E[f(u1) f(u2)] at (q*, c)
+A = sp.Function("A")  # A(c) = E[f(u1) f(u2)] at (q*, c)
 Ap = sp.Symbol(r"\mathbb{E}[\sigma'(u_1)\sigma'(u_2)]", positive=True)
 Ap_phi = sp.Symbol(r"\mathbb{E}[\phi'(u_1)\phi'(u_2)]", positive=True)
 
 
 @dataclass(frozen=True)
 class VanillaDerivation:
-    c_map: sp.Expr             # c^t as a function of c^{t-1} = c, with A(c) = E[phi(u1) phi(u2)]
-    dmap: sp.Expr              # d c^t / d c^{t-1} in terms of A'(c)
-    price_raw: sp.Expr         # d/dc of the integrand
-    price: sp.Expr             # after Stein's lemma
-    chi: sp.Expr               # the derived chi_{c*}
-    printed: sp.Expr           # Eq. (4)
+    c_map: sp.Expr  # c^t as a function of c^{t-1} = c, with A(c) = E[phi(u1) phi(u2)]
+    dmap: sp.Expr  # d c^t / d c^{t-1} in terms of A'(c)
+    price_raw: sp.Expr  # d/dc of the integrand
+    price: sp.Expr  # after Stein's lemma
+    chi: sp.Expr  # the derived chi_{c*}
+    printed: sp.Expr  # Eq. (4)
     difference: sp.Expr
 
     @property
@@ -88,11 +88,20 @@ def derive_vanilla_chi() -> VanillaDerivation:
     dmap = sp.diff(c_map, c)
     raw, price = price_derivative(phi, phi)
     # price = q phi'(u1) phi'(u2): read off the coefficient of the product of first derivatives
-    coeff = sp.simplify(price / (sp.diff(phi(u1), z1) / sp.sqrt(q) * sp.diff(phi(u2), z2)
-                                 / (sp.sqrt(q) * sp.sqrt(1 - c ** 2))))
+    coeff = sp.simplify(
+        price
+        / (
+            sp.diff(phi(u1), z1)
+            / sp.sqrt(q)
+            * sp.diff(phi(u2), z2)
+            / (sp.sqrt(q) * sp.sqrt(1 - c**2))
+        )
+    )
     chi = sp.simplify(dmap.subs(sp.Derivative(A(c), c), coeff * Ap_phi))
     printed = sw2 * Ap_phi
-    return VanillaDerivation(c_map, dmap, raw, price, chi, printed, sp.simplify(chi - printed))
+    return VanillaDerivation(
+        c_map, dmap, raw, price, chi, printed, sp.simplify(chi - printed)
+    )
 
 
 @dataclass(frozen=True)
@@ -100,13 +109,15 @@ class MinimalDerivation:
     eq6_t: sp.Eq
     eq7_prev: sp.Eq
     eq6_prev: sp.Eq
-    c_map: sp.Expr               # derived Eq. (8)
+    c_map: sp.Expr  # derived Eq. (8)
     printed_eq8: sp.Expr
-    eq8_difference: sp.Expr      # derived - printed
-    chi: sp.Expr                 # derived Eq. (9) (at a fixed point with constant Sigma)
+    eq8_difference: sp.Expr  # derived - printed
+    chi: sp.Expr  # derived Eq. (9) (at a fixed point with constant Sigma)
     printed_eq9: sp.Expr
     eq9_difference: sp.Expr
-    chi1_from_derived: sp.Expr   # derived chi at c* = 1, Sigma = 1, q* = sigma_w^2 Q* + sigma_v^2 R + sigma_b^2
+    chi1_from_derived: (
+        sp.Expr
+    )  # derived chi at c* = 1, Sigma = 1, q* = sigma_w^2 Q* + sigma_v^2 R + sigma_b^2
     chi1_from_printed: sp.Expr
     eq13: sp.Expr
 
@@ -118,7 +129,9 @@ def derive_minimal_chi() -> MinimalDerivation:
     With A(c) = E[sigma(u1) sigma(u2)] and m = E[sigma(u1)] = E[sigma(u2)] (equal marginals):
     E[(1 - sigma(u1))(1 - sigma(u2))] = 1 - 2m + A(c).
     """
-    B = sp.expand(E(1) - 2 * m + A(c_prev))  # E[(1-s1)(1-s2)] = 1 - E s1 - E s2 + E s1 s2
+    B = sp.expand(
+        E(1) - 2 * m + A(c_prev)
+    )  # E[(1-s1)(1-s2)] = 1 - E s1 - E s2 + E s1 s2
     B = B.subs(E(1), 1)
     eq6_t = sp.Eq(q * c_t, sw2 * QC_prev + sv2 * R * Sigma + sb2)
     eq7_prev = sp.Eq(QC_prev, QC_prev2 * A(c_prev) + R * Sigma_prev * B)
@@ -127,16 +140,31 @@ def derive_minimal_chi() -> MinimalDerivation:
     QCp = eq7_prev.rhs.subs(QC_prev2, QCpp)
     c_map = sp.expand(sp.solve(eq6_t.subs(QC_prev, QCp), c_t)[0])
     rho_p, rho = R * Sigma_prev / q, R * Sigma / q
-    printed8 = (c_prev + (sw2 - sv2) * rho_p) * A(c_prev) - 2 * sw2 * rho_p * m + sw2 * rho_p + sv2 * rho
+    printed8 = (
+        (c_prev + (sw2 - sv2) * rho_p) * A(c_prev)
+        - 2 * sw2 * rho_p * m
+        + sw2 * rho_p
+        + sv2 * rho
+    )
     diff8 = sp.factor(sp.simplify(c_map - printed8))
     # linearise at a fixed point with constant inputs (Sigma^{t-1} = Sigma^t)
     _, price = price_derivative(sig, sig)
-    coeff = sp.simplify(price / (sp.diff(sig(u1), z1) / sp.sqrt(q) * sp.diff(sig(u2), z2)
-                                 / (sp.sqrt(q) * sp.sqrt(1 - c ** 2))))
+    coeff = sp.simplify(
+        price
+        / (
+            sp.diff(sig(u1), z1)
+            / sp.sqrt(q)
+            * sp.diff(sig(u2), z2)
+            / (sp.sqrt(q) * sp.sqrt(1 - c**2))
+        )
+    )
     dmap = sp.diff(c_map.subs(Sigma_prev, Sigma), c_prev)
     Aval = sp.Symbol(r"\mathbb{E}[\sigma(u_1)\sigma(u_2)]", positive=True)
-    chi = sp.expand(dmap.subs(sp.Derivative(A(c_prev), c_prev), coeff * Ap).subs(A(c_prev), Aval)
-                    .subs(c_prev, c))
+    chi = sp.expand(
+        dmap.subs(sp.Derivative(A(c_prev), c_prev), coeff * Ap)
+        .subs(A(c_prev), Aval)
+        .subs(c_prev, c)
+    )
     printed9 = Aval + (q * c + (sw2 - sv2) * R * Sigma) * Ap
     diff9 = sp.factor(sp.simplify(chi - printed9))
     # chi_1: c* = 1, Sigma = 1, A(1) = E[sigma^2] = mu_1, E[sigma'^2]; q* from Eq. (6) at the fixed point
@@ -146,8 +174,20 @@ def derive_minimal_chi() -> MinimalDerivation:
     chi1_d = sp.expand(chi.subs(at1).subs(q, qstar))
     chi1_p = sp.expand(printed9.subs(at1).subs(q, qstar))
     eq13 = mu1 + sw2 * (Qs + R) * Esp2
-    return MinimalDerivation(eq6_t, eq7_prev, eq6_prev, c_map, printed8, diff8, chi, printed9, diff9,
-                             chi1_d, chi1_p, eq13)
+    return MinimalDerivation(
+        eq6_t,
+        eq7_prev,
+        eq6_prev,
+        c_map,
+        printed8,
+        diff8,
+        chi,
+        printed9,
+        diff9,
+        chi1_d,
+        chi1_p,
+        eq13,
+    )
 
 
 @dataclass(frozen=True)
@@ -155,16 +195,20 @@ class Algorithm1Check:
     Qstar: sp.Expr
     sigma_w2: sp.Expr
     sigma_v2: sp.Expr
-    chi1: sp.Expr                # Eq. (13) with the algorithm's outputs: simplifies to 1
-    Q_fixed_point_residual: sp.Expr   # Eq. (7) diagonal at the algorithm's Q*: simplifies to 0
-    q_fixed_point_residual: sp.Expr   # Eq. (6) diagonal: simplifies to 0
+    chi1: sp.Expr  # Eq. (13) with the algorithm's outputs: simplifies to 1
+    Q_fixed_point_residual: (
+        sp.Expr
+    )  # Eq. (7) diagonal at the algorithm's Q*: simplifies to 0
+    q_fixed_point_residual: sp.Expr  # Eq. (6) diagonal: simplifies to 0
 
 
 @lru_cache(maxsize=None)
 def check_algorithm1() -> Algorithm1Check:
     """Algorithm 1 line by line with the Gaussian integrals as symbols; checks chi_1 = mu_1 + mu_2 = 1 and that
     (Q*, q*) is a fixed point of Eqs. (6)-(7)."""
-    Eu2, E1mu2, Eup2, qs = sp.symbols(r"\mathbb{E}[u^2] \mathbb{E}[(1-u)^2] \mathbb{E}[u'^2] q^*", positive=True)
+    Eu2, E1mu2, Eup2, qs = sp.symbols(
+        r"\mathbb{E}[u^2] \mathbb{E}[(1-u)^2] \mathbb{E}[u'^2] q^*", positive=True
+    )
     Q = R * E1mu2 / (1 - Eu2)
     w2 = (1 - Eu2) / (Q + R) / Eup2
     b2 = 0
@@ -182,5 +226,7 @@ def eq3_normalisation() -> sp.Expr:
     A probability measure has mass 1; the printed exponent lacks the factor 1/2 and the mass is 1/2."""
     l1, l2 = sp.symbols("lambda_1 lambda_2", positive=True)
     y1, y2 = sp.symbols("y_1 y_2", real=True)
-    mass = sp.integrate(sp.exp(-(y1 ** 2 / l1 + y2 ** 2 / l2)), (y1, -sp.oo, sp.oo), (y2, -sp.oo, sp.oo))
+    mass = sp.integrate(
+        sp.exp(-(y1**2 / l1 + y2**2 / l2)), (y1, -sp.oo, sp.oo), (y2, -sp.oo, sp.oo)
+    )
     return sp.simplify(mass / (2 * sp.pi * sp.sqrt(l1 * l2)))

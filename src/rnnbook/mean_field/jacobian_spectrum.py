@@ -32,7 +32,7 @@ class SpectrumMoments:
 
     @property
     def variance(self) -> np.ndarray:
-        return self.m2 - self.m1 ** 2
+        return self.m2 - self.m1**2
 
     @property
     def T(self) -> np.ndarray:
@@ -46,8 +46,18 @@ def _scalar(x) -> float:
     return float(x)
 
 
-def jacobian_moments(model: str, hp: HP, N: int, T: int, K: int, seed: int, orthogonal: bool = False,
-                     tied: bool = False, burn_in: int = 30, dtype=torch.float64) -> SpectrumMoments:
+def jacobian_moments(
+    model: str,
+    hp: HP,
+    N: int,
+    T: int,
+    K: int,
+    seed: int,
+    orthogonal: bool = False,
+    tied: bool = False,
+    burn_in: int = 30,
+    dtype=torch.float64,
+) -> SpectrumMoments:
     """Moments of the spectrum of J J^T over T steps for K sampled networks of width N.
 
     ``model`` is ``"minimal"`` (inputs x~ ~ N(0, R) per unit, h^0 with second moment Q*) or ``"vanilla"``
@@ -57,18 +67,31 @@ def jacobian_moments(model: str, hp: HP, N: int, T: int, K: int, seed: int, orth
     if model not in ("minimal", "vanilla"):
         raise ValueError(f"model = {model!r}: must be 'minimal' or 'vanilla'")
     gen = torch.Generator().manual_seed(int(seed))
-    sw, sv, mu, R, sb = (_scalar(getattr(hp, k)) for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b"))
+    sw, sv, mu, R, sb = (
+        _scalar(getattr(hp, k)) for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
+    )
     if model == "minimal":
-        h = np.sqrt(float(minimal_fixed_point(hp)[0])) * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+        h = np.sqrt(float(minimal_fixed_point(hp)[0])) * torch.randn(
+            K, 1, N, generator=gen, dtype=dtype
+        )
     else:
-        h = torch.tanh(mu + np.sqrt(float(vanilla_qstar(hp))) * torch.randn(K, 1, N, generator=gen, dtype=dtype))
+        h = torch.tanh(
+            mu
+            + np.sqrt(float(vanilla_qstar(hp)))
+            * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+        )
 
     def draw() -> minimal_rnn.Weights:
-        W = (minimal_rnn.orthogonal_matrix(K, N, sw, gen, dtype) if orthogonal
-             else minimal_rnn.gaussian_matrix(K, N, N, sw, gen, dtype))
+        W = (
+            minimal_rnn.orthogonal_matrix(K, N, sw, gen, dtype)
+            if orthogonal
+            else minimal_rnn.gaussian_matrix(K, N, N, sw, gen, dtype)
+        )
         # untied: a fresh V acts on x like N(0, sigma_v^2 |x|^2/N) per unit, so V is only drawn when tied
         V = minimal_rnn.gaussian_matrix(K, N, N, sv, gen, dtype) if tied else None
-        return minimal_rnn.Weights(W, V, mu + sb * torch.randn(K, N, generator=gen, dtype=dtype))
+        return minimal_rnn.Weights(
+            W, V, mu + sb * torch.randn(K, N, generator=gen, dtype=dtype)
+        )
 
     w = draw()
     J = torch.eye(N, dtype=dtype).expand(K, N, N).clone()
@@ -77,24 +100,33 @@ def jacobian_moments(model: str, hp: HP, N: int, T: int, K: int, seed: int, orth
         if not tied and t >= burn_in:
             w = draw()
         x = np.sqrt(R) * torch.randn(K, 1, N, generator=gen, dtype=dtype)
-        vx = (torch.bmm(x, w.V.transpose(1, 2)) if tied
-              else sv * torch.sqrt((x ** 2).mean(-1, keepdim=True)) * torch.randn(K, 1, N, generator=gen, dtype=dtype))
+        vx = (
+            torch.bmm(x, w.V.transpose(1, 2))
+            if tied
+            else sv
+            * torch.sqrt((x**2).mean(-1, keepdim=True))
+            * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+        )
         if tied or t >= burn_in:
             e = torch.bmm(h, w.W.transpose(1, 2)) + vx + w.b.unsqueeze(1)
         else:  # untied burn-in: a fresh W acts on h like N(0, sigma_w^2 |h|^2/N) per unit, no matrix needed
-            wh = sw * torch.sqrt((h ** 2).mean(-1, keepdim=True)) * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+            wh = (
+                sw
+                * torch.sqrt((h**2).mean(-1, keepdim=True))
+                * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+            )
             e = wh + vx + mu + sb * torch.randn(K, 1, N, generator=gen, dtype=dtype)
-        if model == "minimal":                                       # Eq. (5)
+        if model == "minimal":  # Eq. (5)
             u = torch.sigmoid(e)
             h_new = u * h + (1 - u) * x
-        else:                                                        # Eq. (1)
+        else:  # Eq. (1)
             h_new = torch.tanh(e)
         if t >= burn_in:
             if model == "minimal":
-                a = (u * (1 - u) * (h - x))[:, 0]                    # sigma'(e) (h^{t-1} - x~^t)
-                Jt = torch.diag_embed(u[:, 0]) + a.unsqueeze(-1) * w.W   # Eq. (10)
+                a = (u * (1 - u) * (h - x))[:, 0]  # sigma'(e) (h^{t-1} - x~^t)
+                Jt = torch.diag_embed(u[:, 0]) + a.unsqueeze(-1) * w.W  # Eq. (10)
             else:
-                Jt = (1 - h_new[:, 0] ** 2).unsqueeze(-1) * w.W       # D_{phi'(e)} W
+                Jt = (1 - h_new[:, 0] ** 2).unsqueeze(-1) * w.W  # D_{phi'(e)} W
             J = torch.bmm(Jt, J)
             M = torch.bmm(J, J.transpose(1, 2))
             m1.append(torch.diagonal(M, dim1=1, dim2=2).sum(-1) / N)

@@ -31,8 +31,10 @@ class MinimalRNNLayer(nn.Module):
         self.W = nn.Linear(N, N, bias=False)
         self.V = nn.Linear(N, N, bias=True)  # the bias of V is b
 
-    def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        xt = torch.tanh(self.Wx(x))          # Phi(x^t) for all steps at once
+    def forward(
+        self, x: torch.Tensor, h: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        xt = torch.tanh(self.Wx(x))  # Phi(x^t) for all steps at once
         vx = self.V(xt).unbind(0)
         xs = xt.unbind(0)
         h = h[0]
@@ -59,23 +61,34 @@ def total_parameters(cell: str, vocab: int, d: int, N: int) -> int:
 
 def matched_hidden_size(cell: str, vocab: int, d: int, target: int) -> int:
     """The hidden size N whose total parameter count is closest to ``target``."""
-    best = min(range(1, 4 * d + 2048), key=lambda N: abs(total_parameters(cell, vocab, d, N) - target))
+    best = min(
+        range(1, 4 * d + 2048),
+        key=lambda N: abs(total_parameters(cell, vocab, d, N) - target),
+    )
     return best
 
 
 class LanguageModel(nn.Module):
-    def __init__(self, cell: str, vocab: int, d: int, N: int, dropout: float = 0.0) -> None:
+    def __init__(
+        self, cell: str, vocab: int, d: int, N: int, dropout: float = 0.0
+    ) -> None:
         super().__init__()
         if cell not in CELLS:
             raise ValueError(f"cell = {cell!r}: must be one of {CELLS}")
         self.cell, self.N = cell, N
         self.emb = nn.Embedding(vocab, d)
-        self.rnn = {"minimalRNN": lambda: MinimalRNNLayer(d, N), "GRU": lambda: nn.GRU(d, N),
-                    "LSTM": lambda: nn.LSTM(d, N)}[cell]()
+        self.rnn = {
+            "minimalRNN": lambda: MinimalRNNLayer(d, N),
+            "GRU": lambda: nn.GRU(d, N),
+            "LSTM": lambda: nn.LSTM(d, N),
+        }[cell]()
         self.drop = nn.Dropout(dropout)
         self.out = nn.Linear(N, vocab)
         init = 1.0 / math.sqrt(N)
-        for name, p in self.named_parameters():  # torch's RNN default, for every model alike
+        for (
+            name,
+            p,
+        ) in self.named_parameters():  # torch's RNN default, for every model alike
             if name.startswith("rnn."):
                 nn.init.uniform_(p, -init, init)
         nn.init.uniform_(self.emb.weight, -0.1, 0.1)
@@ -92,7 +105,9 @@ class LanguageModel(nn.Module):
 
 
 def detach(state):
-    return tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
+    return (
+        tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
+    )
 
 
 def batchify(ids: np.ndarray, B: int) -> torch.Tensor:
@@ -106,7 +121,7 @@ class LMResult:
     cell: str
     hidden: int
     parameters: int
-    train_curve: list[tuple[int, float]]   # (step, train perplexity over the last steps)
+    train_curve: list[tuple[int, float]]  # (step, train perplexity over the last steps)
     valid_ppl: float
     test_ppl: float
     seconds: float
@@ -119,18 +134,31 @@ def evaluate(model: LanguageModel, data: torch.Tensor, bptt: int) -> float:
     total, count = 0.0, 0
     with torch.no_grad():
         for i in range(0, data.shape[0] - 1, bptt):
-            x, y = data[i: i + bptt], data[i + 1: i + 1 + bptt]
+            x, y = data[i : i + bptt], data[i + 1 : i + 1 + bptt]
             x = x[: len(y)]
             logits, state = model(x, state)
-            total += nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
-                                                 reduction="sum").item()
+            total += nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="sum"
+            ).item()
             count += y.numel()
     model.train()
     return math.exp(total / count)
 
 
-def train_language_model(cell: str, corpus, d: int, N: int, steps: int, batch: int, bptt: int, lr: float,
-                         seed: int, clip: float = 5.0, eval_tokens: int | None = None, log_every: int = 50) -> LMResult:
+def train_language_model(
+    cell: str,
+    corpus,
+    d: int,
+    N: int,
+    steps: int,
+    batch: int,
+    bptt: int,
+    lr: float,
+    seed: int,
+    clip: float = 5.0,
+    eval_tokens: int | None = None,
+    log_every: int = 50,
+) -> LMResult:
     """Adam with gradient-norm clipping for ``steps`` truncated-BPTT updates; the training stream wraps
     around. Validation and test perplexity on (the first ``eval_tokens`` tokens of) the held-out splits."""
     import time
@@ -151,7 +179,7 @@ def train_language_model(cell: str, corpus, d: int, N: int, steps: int, batch: i
         for step in range(steps):
             if pos + bptt + 1 > train.shape[0]:
                 pos, state = 0, model.init_state(batch)
-            x, y = train[pos: pos + bptt], train[pos + 1: pos + 1 + bptt]
+            x, y = train[pos : pos + bptt], train[pos + 1 : pos + 1 + bptt]
             pos += bptt
             state = detach(state)
             logits, state = model(x, state)
@@ -166,4 +194,6 @@ def train_language_model(cell: str, corpus, d: int, N: int, steps: int, batch: i
                 run, n_run = 0.0, 0
         valid_ppl, test_ppl = evaluate(model, valid, bptt), evaluate(model, test, bptt)
     n_params = sum(p.numel() for p in model.parameters())
-    return LMResult(cell, N, n_params, curve, valid_ppl, test_ppl, time.perf_counter() - t0)
+    return LMResult(
+        cell, N, n_params, curve, valid_ppl, test_ppl, time.perf_counter() - t0
+    )

@@ -20,33 +20,51 @@ import torch
 from .theory import HP
 
 
-def cell(h: torch.Tensor, x: torch.Tensor, W: torch.Tensor, V: torch.Tensor, b: torch.Tensor):
+def cell(
+    h: torch.Tensor, x: torch.Tensor, W: torch.Tensor, V: torch.Tensor, b: torch.Tensor
+):
     """One step of Eq. (5) for K networks: h, x of shape (K, B, N); W, V (K, N, N); b (K, N).
 
     Returns (h^t, e^t, u^t)."""
-    e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2)) + torch.bmm(x, V.transpose(1, 2))
+    e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2)) + torch.bmm(
+        x, V.transpose(1, 2)
+    )
     u = torch.sigmoid(e)
     return u * h + (1 - u) * x, e, u
 
 
-def gaussian_matrix(K: int, N: int, M: int, scale, gen: torch.Generator, dtype=torch.float64) -> torch.Tensor:
+def gaussian_matrix(
+    K: int, N: int, M: int, scale, gen: torch.Generator, dtype=torch.float64
+) -> torch.Tensor:
     """K matrices N x M with entries N(0, scale^2 / M); ``scale`` a float or a (K,) tensor."""
-    scale = torch.as_tensor(scale, dtype=dtype).reshape(-1, 1, 1) if np.ndim(scale) else scale
+    scale = (
+        torch.as_tensor(scale, dtype=dtype).reshape(-1, 1, 1)
+        if np.ndim(scale)
+        else scale
+    )
     return torch.randn(K, N, M, generator=gen, dtype=dtype) * scale / np.sqrt(M)
 
 
-def orthogonal_matrix(K: int, N: int, scale, gen: torch.Generator, dtype=torch.float64) -> torch.Tensor:
+def orthogonal_matrix(
+    K: int, N: int, scale, gen: torch.Generator, dtype=torch.float64
+) -> torch.Tensor:
     """K matrices scale * O with O Haar-distributed on O(N) (QR of a Gaussian matrix with the sign fix)."""
     A = torch.randn(K, N, N, generator=gen, dtype=dtype)
     Qm, Rm = torch.linalg.qr(A)
     Qm = Qm * torch.sign(torch.diagonal(Rm, dim1=-2, dim2=-1)).unsqueeze(-2)
-    scale = torch.as_tensor(scale, dtype=dtype).reshape(-1, 1, 1) if np.ndim(scale) else scale
+    scale = (
+        torch.as_tensor(scale, dtype=dtype).reshape(-1, 1, 1)
+        if np.ndim(scale)
+        else scale
+    )
     return Qm * scale
 
 
 def _per_network(x, K: int, dtype) -> torch.Tensor:
     """A hyperparameter (float or array of length K) as a (K, 1) tensor."""
-    return torch.as_tensor(np.broadcast_to(np.asarray(x, float), (K,)).copy(), dtype=dtype).reshape(K, 1)
+    return torch.as_tensor(
+        np.broadcast_to(np.asarray(x, float), (K,)).copy(), dtype=dtype
+    ).reshape(K, 1)
 
 
 @dataclass
@@ -58,26 +76,51 @@ class Weights:
     b: torch.Tensor
 
 
-def draw_weights(N: int, sigma_w, sigma_v, mu_b, sigma_b, K: int, gen: torch.Generator,
-                 orthogonal: bool = False, dtype=torch.float64) -> Weights:
+def draw_weights(
+    N: int,
+    sigma_w,
+    sigma_v,
+    mu_b,
+    sigma_b,
+    K: int,
+    gen: torch.Generator,
+    orthogonal: bool = False,
+    dtype=torch.float64,
+) -> Weights:
     """Draw K minimalRNNs (hyperparameters floats or arrays of length K)."""
-    sw = torch.as_tensor(np.broadcast_to(np.asarray(sigma_w, float), (K,)).copy(), dtype=dtype)
-    sv = torch.as_tensor(np.broadcast_to(np.asarray(sigma_v, float), (K,)).copy(), dtype=dtype)
-    W = orthogonal_matrix(K, N, sw, gen, dtype) if orthogonal else gaussian_matrix(K, N, N, sw, gen, dtype)
+    sw = torch.as_tensor(
+        np.broadcast_to(np.asarray(sigma_w, float), (K,)).copy(), dtype=dtype
+    )
+    sv = torch.as_tensor(
+        np.broadcast_to(np.asarray(sigma_v, float), (K,)).copy(), dtype=dtype
+    )
+    W = (
+        orthogonal_matrix(K, N, sw, gen, dtype)
+        if orthogonal
+        else gaussian_matrix(K, N, N, sw, gen, dtype)
+    )
     V = gaussian_matrix(K, N, N, sv, gen, dtype)
-    b = _per_network(mu_b, K, dtype) + _per_network(sigma_b, K, dtype) * torch.randn(K, N, generator=gen, dtype=dtype)
+    b = _per_network(mu_b, K, dtype) + _per_network(sigma_b, K, dtype) * torch.randn(
+        K, N, generator=gen, dtype=dtype
+    )
     return Weights(W, V, b)
 
 
-def _pair_inputs(K: int, N: int, R, Sigma: float, gen: torch.Generator, dtype) -> torch.Tensor:
+def _pair_inputs(
+    K: int, N: int, R, Sigma: float, gen: torch.Generator, dtype
+) -> torch.Tensor:
     """Two inputs per network with per-unit second moment R and cosine similarity Sigma: shape (K, 2, N)."""
     z1 = torch.randn(K, N, generator=gen, dtype=dtype)
     z2 = torch.randn(K, N, generator=gen, dtype=dtype)
     sR = torch.sqrt(_per_network(R, K, dtype))
-    return torch.stack([sR * z1, sR * (Sigma * z1 + np.sqrt(max(1.0 - Sigma ** 2, 0.0)) * z2)], dim=1)
+    return torch.stack(
+        [sR * z1, sR * (Sigma * z1 + np.sqrt(max(1.0 - Sigma**2, 0.0)) * z2)], dim=1
+    )
 
 
-def _gram_sample(H: torch.Tensor, scale2: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+def _gram_sample(
+    H: torch.Tensor, scale2: torch.Tensor, gen: torch.Generator
+) -> torch.Tensor:
     """Rows of A H for a fresh A with iid N(0, scale2/N) entries, without drawing A.
 
     H: (K, 2, N) two vectors per network. Given H, the pairs ((A h1)_i, (A h2)_i) are iid over i with
@@ -87,16 +130,29 @@ def _gram_sample(H: torch.Tensor, scale2: torch.Tensor, gen: torch.Generator) ->
     K, _, N = H.shape
     G = torch.einsum("kan,kbn->kab", H, H) * (scale2.reshape(K, 1, 1) / N)
     l11 = torch.sqrt(G[:, 0, 0].clamp_min(0))
-    l21 = torch.where(l11 > 0, G[:, 1, 0] / l11.clamp_min(1e-300), torch.zeros_like(l11))
-    l22 = torch.sqrt((G[:, 1, 1] - l21 ** 2).clamp_min(0))
+    l21 = torch.where(
+        l11 > 0, G[:, 1, 0] / l11.clamp_min(1e-300), torch.zeros_like(l11)
+    )
+    l22 = torch.sqrt((G[:, 1, 1] - l21**2).clamp_min(0))
     z = torch.randn(K, 2, N, generator=gen, dtype=H.dtype)
     a1 = l11[:, None] * z[:, 0]
     a2 = l21[:, None] * z[:, 0] + l22[:, None] * z[:, 1]
     return torch.stack([a1, a2], dim=1)
 
 
-def simulate_pair(Sigmas, hp: HP, N: int, K: int, tied: bool, seed: int, Q0, C0: float = 0.0,
-                  orthogonal: bool = False, exact_untied: bool = False, dtype=torch.float64) -> dict[str, np.ndarray]:
+def simulate_pair(
+    Sigmas,
+    hp: HP,
+    N: int,
+    K: int,
+    tied: bool,
+    seed: int,
+    Q0,
+    C0: float = 0.0,
+    orthogonal: bool = False,
+    exact_untied: bool = False,
+    dtype=torch.float64,
+) -> dict[str, np.ndarray]:
     """Monte Carlo of Fig. 1: K random minimalRNNs of width N per hyperparameter setting, two input sequences
     with similarity ``Sigmas[t-1]`` at step t = 1..T; h^0 with second moment Q0 and cosine similarity C0.
 
@@ -108,9 +164,14 @@ def simulate_pair(Sigmas, hp: HP, N: int, K: int, tied: bool, seed: int, Q0, C0:
     (pre-activation second moment, per unit) and ``C`` (hidden-state cosine similarity).
     """
     gen = torch.Generator().manual_seed(int(seed))
-    fields_ = {k: np.atleast_1d(np.asarray(getattr(hp, k), float)) for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")}
+    fields_ = {
+        k: np.atleast_1d(np.asarray(getattr(hp, k), float))
+        for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
+    }
     G = int(np.broadcast(*fields_.values()).size)
-    per = {k: np.repeat(np.broadcast_to(v, (G,)), K) for k, v in fields_.items()}  # (G*K,)
+    per = {
+        k: np.repeat(np.broadcast_to(v, (G,)), K) for k, v in fields_.items()
+    }  # (G*K,)
     Q0 = np.repeat(np.broadcast_to(np.atleast_1d(np.asarray(Q0, float)), (G,)), K)
     KK = G * K
     mu = _per_network(per["mu_b"], KK, dtype)
@@ -119,28 +180,62 @@ def simulate_pair(Sigmas, hp: HP, N: int, K: int, tied: bool, seed: int, Q0, C0:
     # h^0: second moment Q0, cosine similarity C0
     z1, z2 = (torch.randn(KK, N, generator=gen, dtype=dtype) for _ in range(2))
     sq = torch.sqrt(torch.as_tensor(Q0, dtype=dtype)).reshape(KK, 1)
-    H = torch.stack([sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0 ** 2) * z2)], dim=1)  # (KK, 2, N)
+    H = torch.stack(
+        [sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0**2) * z2)], dim=1
+    )  # (KK, 2, N)
     if tied or exact_untied:
-        w = draw_weights(N, per["sigma_w"], per["sigma_v"], per["mu_b"], per["sigma_b"], KK, gen, orthogonal, dtype)
+        w = draw_weights(
+            N,
+            per["sigma_w"],
+            per["sigma_v"],
+            per["mu_b"],
+            per["sigma_b"],
+            KK,
+            gen,
+            orthogonal,
+            dtype,
+        )
     cs, qs, Cs = [], [], []
     for S in Sigmas:
         X = _pair_inputs(KK, N, per["R"], float(S), gen, dtype)
         if tied or exact_untied:
             if exact_untied and not tied:
-                w = draw_weights(N, per["sigma_w"], per["sigma_v"], per["mu_b"], per["sigma_b"], KK, gen,
-                                 orthogonal, dtype)
+                w = draw_weights(
+                    N,
+                    per["sigma_w"],
+                    per["sigma_v"],
+                    per["mu_b"],
+                    per["sigma_b"],
+                    KK,
+                    gen,
+                    orthogonal,
+                    dtype,
+                )
             h_new, e, _ = cell(H, X, w.W, w.V, w.b)
         else:
-            bias = mu + _per_network(per["sigma_b"], KK, dtype) * torch.randn(KK, N, generator=gen, dtype=dtype)
-            e = _gram_sample(H, sw2, gen) + _gram_sample(X, sv2, gen) + bias.unsqueeze(1)
+            bias = mu + _per_network(per["sigma_b"], KK, dtype) * torch.randn(
+                KK, N, generator=gen, dtype=dtype
+            )
+            e = (
+                _gram_sample(H, sw2, gen)
+                + _gram_sample(X, sv2, gen)
+                + bias.unsqueeze(1)
+            )
             u = torch.sigmoid(e)
             h_new = u * H + (1 - u) * X
         d = e - mu.unsqueeze(1)
-        q11, q22, q12 = (d[:, 0] ** 2).mean(-1), (d[:, 1] ** 2).mean(-1), (d[:, 0] * d[:, 1]).mean(-1)
+        q11, q22, q12 = (
+            (d[:, 0] ** 2).mean(-1),
+            (d[:, 1] ** 2).mean(-1),
+            (d[:, 0] * d[:, 1]).mean(-1),
+        )
         cs.append(q12 / torch.sqrt(q11 * q22))
         qs.append(0.5 * (q11 + q22))
         H = h_new
-        Cs.append((H[:, 0] * H[:, 1]).sum(-1) / torch.sqrt((H[:, 0] ** 2).sum(-1) * (H[:, 1] ** 2).sum(-1)))
+        Cs.append(
+            (H[:, 0] * H[:, 1]).sum(-1)
+            / torch.sqrt((H[:, 0] ** 2).sum(-1) * (H[:, 1] ** 2).sum(-1))
+        )
     out = {"c": torch.stack(cs, -1), "q": torch.stack(qs, -1), "C": torch.stack(Cs, -1)}
     return {k: v.reshape(G, K, -1).numpy() for k, v in out.items()}
 
@@ -154,4 +249,8 @@ def input_map_scale(R: float) -> float:
 
     if not 0 < R < 1:
         raise ValueError(f"R = {R!r}: must be in (0, 1) (the range of E tanh^2)")
-    return float(brentq(lambda v: float(gauss1(lambda u: np.tanh(u) ** 2, 0.0, v)) - R, 1e-8, 1e4))
+    return float(
+        brentq(
+            lambda v: float(gauss1(lambda u: np.tanh(u) ** 2, 0.0, v)) - R, 1e-8, 1e4
+        )
+    )

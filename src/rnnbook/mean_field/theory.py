@@ -25,7 +25,7 @@ from scipy.special import expit
 
 Array = np.ndarray
 N1 = 200  # quadrature nodes for 1-d integrals
-N2 = 96   # nodes per dimension for 2-d integrals
+N2 = 96  # nodes per dimension for 2-d integrals
 
 
 # ---------------------------------------------------------------------------------------------- quadrature
@@ -44,7 +44,9 @@ def gauss1(f: Callable[[Array], Array], mean, var, n: int = N1) -> Array:
     return f(u) @ w
 
 
-def gauss2(f: Callable[[Array], Array], g: Callable[[Array], Array], mean, var, c, n: int = N2) -> Array:
+def gauss2(
+    f: Callable[[Array], Array], g: Callable[[Array], Array], mean, var, c, n: int = N2
+) -> Array:
     """E f(u1) g(u2) for (u1, u2) Gaussian with mean ``mean``, variance ``var`` and correlation ``c``.
 
     u1 = mean + sqrt(var) z1,  u2 = mean + sqrt(var) (c z1 + sqrt(1 - c^2) z2), the parametrisation of the
@@ -56,7 +58,7 @@ def gauss2(f: Callable[[Array], Array], g: Callable[[Array], Array], mean, var, 
     cc = np.clip(c, -1.0, 1.0)[..., None, None]
     z1, z2 = z[:, None], z[None, :]
     u1 = mean[..., None, None] + s * z1
-    u2 = mean[..., None, None] + s * (cc * z1 + np.sqrt(1.0 - cc ** 2) * z2)
+    u2 = mean[..., None, None] + s * (cc * z1 + np.sqrt(1.0 - cc**2) * z2)
     vals = f(u1) * g(u2)
     return np.einsum("...ij,i,j->...", vals, w, w)
 
@@ -75,7 +77,9 @@ def dtanh(x: Array) -> Array:
     return 1.0 - np.tanh(x) ** 2
 
 
-def _bisect(g: Callable[[Array], Array], lo: Array, hi: Array, iters: int = 60) -> Array:
+def _bisect(
+    g: Callable[[Array], Array], lo: Array, hi: Array, iters: int = 60
+) -> Array:
     """Vectorised bisection for a root of g with g(lo) > 0 >= g(hi) (keeps the sign convention)."""
     lo, hi = np.array(lo, float), np.array(hi, float)
     for _ in range(iters):
@@ -115,19 +119,21 @@ class HP:
 
     @property
     def sw2(self) -> Array:
-        return self.sigma_w ** 2
+        return self.sigma_w**2
 
     @property
     def sv2(self) -> Array:
-        return self.sigma_v ** 2
+        return self.sigma_v**2
 
     @property
     def sb2(self) -> Array:
-        return self.sigma_b ** 2
+        return self.sigma_b**2
 
 
 # ========================================================================================= vanilla RNN
-def vanilla_covariance_map(q11, q12, q22, Sigma12, hp: HP, phi=np.tanh) -> tuple[Array, Array, Array]:
+def vanilla_covariance_map(
+    q11, q12, q22, Sigma12, hp: HP, phi=np.tanh
+) -> tuple[Array, Array, Array]:
     """One step of Eq. (2): q^t = sigma_w^2 int D_{q^{t-1}} phi(z) phi(z)^T + sigma_v^2 R Sigma^t + sigma_b^2 I.
 
     The two pre-activations share the mean mu_b; returns (q11, q12, q22) at time t.
@@ -143,13 +149,16 @@ def vanilla_covariance_map(q11, q12, q22, Sigma12, hp: HP, phi=np.tanh) -> tuple
     cc = np.clip(np.broadcast_to(c, shape), -1, 1)[..., None, None]
     m = np.broadcast_to(mean, shape)[..., None, None]
     u1 = m + s1 * z[:, None]
-    u2 = m + s2 * (cc * z[:, None] + np.sqrt(1 - cc ** 2) * z[None, :])
+    u2 = m + s2 * (cc * z[:, None] + np.sqrt(1 - cc**2) * z[None, :])
     e12 = np.einsum("...ij,i,j->...", phi(u1) * phi(u2), w, w)
     e11 = gauss1(lambda u: phi(u) ** 2, hp.mu_b, q11)
     e22 = gauss1(lambda u: phi(u) ** 2, hp.mu_b, q22)
     base = hp.sv2 * hp.R + hp.sb2
-    return (hp.sw2 * e11 + base, hp.sw2 * e12 + hp.sv2 * hp.R * np.asarray(Sigma12, float) + hp.sb2,
-            hp.sw2 * e22 + base)
+    return (
+        hp.sw2 * e11 + base,
+        hp.sw2 * e12 + hp.sv2 * hp.R * np.asarray(Sigma12, float) + hp.sb2,
+        hp.sw2 * e22 + base,
+    )
 
 
 def vanilla_trajectory(Sigmas, hp: HP, q0=None, c0: float = 0.0) -> dict[str, Array]:
@@ -167,7 +176,9 @@ def vanilla_trajectory(Sigmas, hp: HP, q0=None, c0: float = 0.0) -> dict[str, Ar
 
 def vanilla_q_map(q, hp: HP) -> Array:
     """Diagonal of Eq. (2): q^t = sigma_w^2 E tanh^2(sqrt(q^{t-1}) z + mu_b) + sigma_v^2 R + sigma_b^2."""
-    return hp.sw2 * gauss1(lambda u: np.tanh(u) ** 2, hp.mu_b, q) + hp.sv2 * hp.R + hp.sb2
+    return (
+        hp.sw2 * gauss1(lambda u: np.tanh(u) ** 2, hp.mu_b, q) + hp.sv2 * hp.R + hp.sb2
+    )
 
 
 def vanilla_qstar(hp: HP) -> Array:
@@ -186,8 +197,17 @@ def vanilla_c_map(c, Sigma12, hp: HP, qstar=None) -> Array:
 def vanilla_cstar(Sigma12, hp: HP, qstar=None) -> Array:
     """The stable fixed point c* in [0, 1] of :func:`vanilla_c_map` (bisection; c* = 1 when it is stable)."""
     qs = vanilla_qstar(hp) if qstar is None else qstar
-    shape = np.broadcast_shapes(np.shape(Sigma12), np.shape(qs), *(np.shape(getattr(hp, f.name)) for f in fields(hp)))
-    return _bisect(lambda c: vanilla_c_map(c, Sigma12, hp, qs) - c, np.zeros(shape), np.ones(shape), iters=36)
+    shape = np.broadcast_shapes(
+        np.shape(Sigma12),
+        np.shape(qs),
+        *(np.shape(getattr(hp, f.name)) for f in fields(hp)),
+    )
+    return _bisect(
+        lambda c: vanilla_c_map(c, Sigma12, hp, qs) - c,
+        np.zeros(shape),
+        np.ones(shape),
+        iters=36,
+    )
 
 
 def vanilla_chi(c, hp: HP, qstar=None) -> Array:
@@ -213,7 +233,9 @@ def vanilla_critical(qstar, R, sigma_b=0.0, mu_b=0.0) -> tuple[Array, Array]:
     sigma_w^2 = 1/E[phi'^2], sigma_v^2 = (q* - sigma_w^2 E[phi^2] - sigma_b^2)/R."""
     qstar, R = np.asarray(qstar, float), np.asarray(R, float)
     sw2 = 1.0 / gauss1(lambda u: dtanh(u) ** 2, mu_b, qstar)
-    sv2 = (qstar - sw2 * gauss1(lambda u: np.tanh(u) ** 2, mu_b, qstar) - sigma_b ** 2) / R
+    sv2 = (
+        qstar - sw2 * gauss1(lambda u: np.tanh(u) ** 2, mu_b, qstar) - sigma_b**2
+    ) / R
     return sw2, sv2
 
 
@@ -226,7 +248,7 @@ def vanilla_spectrum_variance(T, hp: HP, s1: float, qstar=None) -> Array:
     d4 = gauss1(lambda u: dtanh(u) ** 4, hp.mu_b, qs)
     chi1 = hp.sw2 * d2
     T = np.asarray(T, float)
-    return T * chi1 ** (2 * T) * (d4 / d2 ** 2 - 1.0 - s1)
+    return T * chi1 ** (2 * T) * (d4 / d2**2 - 1.0 - s1)
 
 
 # ========================================================================================= minimalRNN
@@ -234,8 +256,10 @@ def minimal_diag_map(Q, hp: HP) -> tuple[Array, Array]:
     """Diagonal of Eqs. (6)-(7) (App. B, Eqs. 21-22): q^t = sigma_w^2 Q^{t-1} + sigma_v^2 R + sigma_b^2 and
     Q^t = Q^{t-1} E[sigma^2(sqrt(q^t) z + mu_b)] + R E[(1 - sigma)^2]. Returns (Q^t, q^t)."""
     q = hp.sw2 * Q + hp.sv2 * hp.R + hp.sb2
-    return (Q * gauss1(lambda u: sigmoid(u) ** 2, hp.mu_b, q)
-            + hp.R * gauss1(lambda u: (1 - sigmoid(u)) ** 2, hp.mu_b, q)), q
+    return (
+        Q * gauss1(lambda u: sigmoid(u) ** 2, hp.mu_b, q)
+        + hp.R * gauss1(lambda u: (1 - sigmoid(u)) ** 2, hp.mu_b, q)
+    ), q
 
 
 def minimal_fixed_point(hp: HP) -> tuple[Array, Array]:
@@ -243,13 +267,16 @@ def minimal_fixed_point(hp: HP) -> tuple[Array, Array]:
 
     F(0) > 0 and, since (1-s)^2 <= 1-s^2 for s in [0, 1], F(R) <= 0: bisection on (0, R].
     """
+
     def F(Q):
         q = hp.sw2 * Q + hp.sv2 * hp.R + hp.sb2
         num = gauss1(lambda u: (1 - sigmoid(u)) ** 2, hp.mu_b, q)
         den = 1.0 - gauss1(lambda u: sigmoid(u) ** 2, hp.mu_b, q)
         return num / den - Q / hp.R
 
-    R = np.broadcast_to(hp.R, np.broadcast_shapes(*(np.shape(getattr(hp, f.name)) for f in fields(hp))))
+    R = np.broadcast_to(
+        hp.R, np.broadcast_shapes(*(np.shape(getattr(hp, f.name)) for f in fields(hp)))
+    )
     Q = _bisect(F, np.zeros_like(R), R.copy(), iters=52)
     return Q, hp.sw2 * Q + hp.sv2 * hp.R + hp.sb2
 
@@ -283,7 +310,9 @@ def minimal_trajectory(Sigmas, hp: HP, Q0=None, C0=0.0) -> dict[str, Array]:
     return {k: np.stack(v, axis=-1) for k, v in out.items()}
 
 
-def minimal_c_map(c_prev, Sigma_prev, Sigma, hp: HP, qstar=None, printed: bool = False) -> Array:
+def minimal_c_map(
+    c_prev, Sigma_prev, Sigma, hp: HP, qstar=None, printed: bool = False
+) -> Array:
     """The cosine-similarity map at q^t = q* (Eq. 8):
 
     c^t = [c^{t-1} + (sigma_w^2 - sigma_v^2) rho^{t-1} - sigma_b^2/q*] E[sigma(u1) sigma(u2)]
@@ -294,20 +323,36 @@ def minimal_c_map(c_prev, Sigma_prev, Sigma, hp: HP, qstar=None, printed: bool =
     Eq. (8) does (the two agree when sigma_b = 0).
     """
     qs = minimal_fixed_point(hp)[1] if qstar is None else qstar
-    rho_prev, rho = hp.R * np.asarray(Sigma_prev, float) / qs, hp.R * np.asarray(Sigma, float) / qs
+    rho_prev, rho = (
+        hp.R * np.asarray(Sigma_prev, float) / qs,
+        hp.R * np.asarray(Sigma, float) / qs,
+    )
     b = 0.0 if printed else hp.sb2 / qs
     A = gauss2(sigmoid, sigmoid, hp.mu_b, qs, c_prev)
     m = gauss1(sigmoid, hp.mu_b, qs)
-    return ((c_prev + (hp.sw2 - hp.sv2) * rho_prev - b) * A - 2 * hp.sw2 * rho_prev * m
-            + hp.sw2 * rho_prev + hp.sv2 * rho + b)
+    return (
+        (c_prev + (hp.sw2 - hp.sv2) * rho_prev - b) * A
+        - 2 * hp.sw2 * rho_prev * m
+        + hp.sw2 * rho_prev
+        + hp.sv2 * rho
+        + b
+    )
 
 
 def minimal_cstar(Sigma12, hp: HP, qstar=None) -> Array:
     """The stable fixed point c* in [0, 1] of the cosine map at constant Sigma12 (c* = 1 when it is stable)."""
     qs = minimal_fixed_point(hp)[1] if qstar is None else qstar
-    shape = np.broadcast_shapes(np.shape(Sigma12), np.shape(qs), *(np.shape(getattr(hp, f.name)) for f in fields(hp)))
-    return _bisect(lambda c: minimal_c_map(c, Sigma12, Sigma12, hp, qs) - c, np.zeros(shape), np.ones(shape),
-                   iters=36)
+    shape = np.broadcast_shapes(
+        np.shape(Sigma12),
+        np.shape(qs),
+        *(np.shape(getattr(hp, f.name)) for f in fields(hp)),
+    )
+    return _bisect(
+        lambda c: minimal_c_map(c, Sigma12, Sigma12, hp, qs) - c,
+        np.zeros(shape),
+        np.ones(shape),
+        iters=36,
+    )
 
 
 def minimal_chi(c, Sigma12, hp: HP, qstar=None, printed: bool = False) -> Array:
@@ -346,9 +391,12 @@ def minimal_moments13(hp: HP) -> Moments13:
     """mu_1, sigma_1^2, mu_2, sigma_2^2 of Eq. (13), as printed, at the fixed point (Q*, q*)."""
     Q, q = minimal_fixed_point(hp)
     mu1 = gauss1(lambda u: sigmoid(u) ** 2, hp.mu_b, q)
-    s1 = gauss1(lambda u: sigmoid(u) ** 4, hp.mu_b, q) - mu1 ** 2
+    s1 = gauss1(lambda u: sigmoid(u) ** 4, hp.mu_b, q) - mu1**2
     mu2 = hp.sw2 * (Q + hp.R) * gauss1(lambda u: dsigmoid(u) ** 2, hp.mu_b, q)
-    s2 = hp.sw2 ** 2 * (Q ** 2 + hp.R ** 2) * gauss1(lambda u: dsigmoid(u) ** 4, hp.mu_b, q) - mu2 ** 2
+    s2 = (
+        hp.sw2**2 * (Q**2 + hp.R**2) * gauss1(lambda u: dsigmoid(u) ** 4, hp.mu_b, q)
+        - mu2**2
+    )
     return Moments13(Q, q, mu1, s1, mu2, s2)
 
 
@@ -356,7 +404,9 @@ def minimal_spectrum_variance_printed(T, hp: HP, s1: float) -> Array:
     """Eq. (12) as printed: sigma^2_{JJ^T} = chi_1^{2T} (1 + T (2 (mu_1 - s_1) mu_2 + sigma_1^2 + sigma_2^2)/chi_1^2)."""
     m = minimal_moments13(hp)
     T = np.asarray(T, float)
-    return m.chi1 ** (2 * T) * (1 + T * (2 * (m.mu1 - s1) * m.mu2 + m.sigma1_sq + m.sigma2_sq) / m.chi1 ** 2)
+    return m.chi1 ** (2 * T) * (
+        1 + T * (2 * (m.mu1 - s1) * m.mu2 + m.sigma1_sq + m.sigma2_sq) / m.chi1**2
+    )
 
 
 def minimal_hidden_fourth_moment(hp: HP, x4_over_R2: float = 3.0) -> Array:
@@ -366,10 +416,12 @@ def minimal_hidden_fourth_moment(hp: HP, x4_over_R2: float = 3.0) -> Array:
     u4 = gauss1(lambda u: sigmoid(u) ** 4, hp.mu_b, q)
     u2v2 = gauss1(lambda u: sigmoid(u) ** 2 * (1 - sigmoid(u)) ** 2, hp.mu_b, q)
     v4 = gauss1(lambda u: (1 - sigmoid(u)) ** 4, hp.mu_b, q)
-    return (6 * u2v2 * Q * hp.R + v4 * x4_over_R2 * hp.R ** 2) / (1 - u4)
+    return (6 * u2v2 * Q * hp.R + v4 * x4_over_R2 * hp.R**2) / (1 - u4)
 
 
-def minimal_one_step_moments(hp: HP, s1: float, x4_over_R2: float = 3.0) -> tuple[Array, Array]:
+def minimal_one_step_moments(
+    hp: HP, s1: float, x4_over_R2: float = 3.0
+) -> tuple[Array, Array]:
     """First moment and variance of the spectrum of J_t J_t^T for ONE step J_t = D_u + D_a W (Eq. 10),
     a = sigma'(e)(h - x), in the wide limit, computed term by term from the trace expansion:
 
@@ -381,16 +433,18 @@ def minimal_one_step_moments(hp: HP, s1: float, x4_over_R2: float = 3.0) -> tupl
     Q, q = minimal_fixed_point(hp)
     E = lambda f: gauss1(f, hp.mu_b, q)  # noqa: E731
     mu1 = E(lambda u: sigmoid(u) ** 2)
-    var_u2 = E(lambda u: sigmoid(u) ** 4) - mu1 ** 2
+    var_u2 = E(lambda u: sigmoid(u) ** 4) - mu1**2
     mu2 = hp.sw2 * (Q + hp.R) * E(lambda u: dsigmoid(u) ** 2)
     cross = 2 * hp.sw2 * (Q + hp.R) * E(lambda u: sigmoid(u) ** 2 * dsigmoid(u) ** 2)
     h4 = minimal_hidden_fourth_moment(hp, x4_over_R2)
-    a4 = E(lambda u: dsigmoid(u) ** 4) * (h4 + 6 * Q * hp.R + x4_over_R2 * hp.R ** 2)
-    var = var_u2 + cross + hp.sw2 ** 2 * a4 - mu2 ** 2 - s1 * mu2 ** 2
+    a4 = E(lambda u: dsigmoid(u) ** 4) * (h4 + 6 * Q * hp.R + x4_over_R2 * hp.R**2)
+    var = var_u2 + cross + hp.sw2**2 * a4 - mu2**2 - s1 * mu2**2
     return mu1 + mu2, var
 
 
-def minimal_spectrum_variance_free(T, hp: HP, s1: float, x4_over_R2: float = 3.0) -> Array:
+def minimal_spectrum_variance_free(
+    T, hp: HP, s1: float, x4_over_R2: float = 3.0
+) -> Array:
     """Variance of the spectrum of JJ^T after T untied steps if the one-step factors J_t J_t^T multiply freely
     (S-transforms multiply): sigma^2(T) = T chi_1^(2T - 2) var_1, with var_1 from :func:`minimal_one_step_moments`."""
     chi1, v = minimal_one_step_moments(hp, s1, x4_over_R2)
@@ -414,8 +468,13 @@ class CriticalInit:
     Eup2: Array
 
     def hp(self) -> HP:
-        return HP(np.sqrt(self.sigma_w2), np.sqrt(np.maximum(self.sigma_v2, 0.0)), self.mu_b, self.R,
-                  np.sqrt(self.sigma_b2))
+        return HP(
+            np.sqrt(self.sigma_w2),
+            np.sqrt(np.maximum(self.sigma_v2, 0.0)),
+            self.mu_b,
+            self.R,
+            np.sqrt(self.sigma_b2),
+        )
 
     @property
     def feasible(self) -> Array:
@@ -425,14 +484,16 @@ class CriticalInit:
 
 def algorithm1(qstar, mu_b, R) -> CriticalInit:
     """Algorithm 1: critical initialization of the minimalRNN for given q*, mu_b, R (chi_1 = 1)."""
-    qstar, mu_b, R = np.broadcast_arrays(*(np.asarray(x, float) for x in (qstar, mu_b, R)))
-    Eu2 = gauss1(lambda u: sigmoid(u) ** 2, mu_b, qstar)                 # line 1
-    E1mu2 = gauss1(lambda u: (1 - sigmoid(u)) ** 2, mu_b, qstar)         # line 2
-    Q = R * E1mu2 / (1 - Eu2)                                            # line 3
-    Eup2 = gauss1(lambda u: dsigmoid(u) ** 2, mu_b, qstar)               # line 4
-    sw2 = (1 - Eu2) / (Q + R) / Eup2                                     # line 5
-    sb2 = np.zeros_like(qstar)                                           # line 6
-    sv2 = (qstar - Q * sw2 - sb2) / R                                    # line 7
+    qstar, mu_b, R = np.broadcast_arrays(
+        *(np.asarray(x, float) for x in (qstar, mu_b, R))
+    )
+    Eu2 = gauss1(lambda u: sigmoid(u) ** 2, mu_b, qstar)  # line 1
+    E1mu2 = gauss1(lambda u: (1 - sigmoid(u)) ** 2, mu_b, qstar)  # line 2
+    Q = R * E1mu2 / (1 - Eu2)  # line 3
+    Eup2 = gauss1(lambda u: dsigmoid(u) ** 2, mu_b, qstar)  # line 4
+    sw2 = (1 - Eu2) / (Q + R) / Eup2  # line 5
+    sb2 = np.zeros_like(qstar)  # line 6
+    sv2 = (qstar - Q * sw2 - sb2) / R  # line 7
     return CriticalInit(sw2, sv2, sb2, Q, qstar, mu_b, R, Eu2, E1mu2, Eup2)
 
 

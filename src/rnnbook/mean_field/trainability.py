@@ -25,7 +25,9 @@ from rnnbook import datasets
 
 
 # ---------------------------------------------------------------------------------------------------- data
-def mnist_arrays(split: str, pool: int = 1, n: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def mnist_arrays(
+    split: str, pool: int = 1, n: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """MNIST images as float32 (n, 784/pool^2), pixels/255 average-pooled by ``pool`` (1, 2, 4 or 7), and labels."""
     if 28 % pool:
         raise ValueError(f"pool = {pool!r}: must divide 28")
@@ -35,14 +37,18 @@ def mnist_arrays(split: str, pool: int = 1, n: int | None = None) -> tuple[torch
     x = images.astype(np.float32) / 255.0
     if pool > 1:
         x = x.reshape(len(x), 28 // pool, pool, 28 // pool, pool).mean((2, 4))
-    return torch.from_numpy(x.reshape(len(x), -1).copy()), torch.from_numpy(labels.astype(np.int64))
+    return torch.from_numpy(x.reshape(len(x), -1).copy()), torch.from_numpy(
+        labels.astype(np.int64)
+    )
 
 
 def standardise(x: torch.Tensor, mean: float, std: float) -> torch.Tensor:
     return (x - mean) / std
 
 
-def mnist_then_noise(images: torch.Tensor, T: int, sigma_x: float, gen: torch.Generator) -> torch.Tensor:
+def mnist_then_noise(
+    images: torch.Tensor, T: int, sigma_x: float, gen: torch.Generator
+) -> torch.Tensor:
     """Sec. 4.1: the flattened image as the input at t = 0, then T inputs x^t ~ N(0, sigma_x^2) (fresh for
     each example): a sequence (T + 1, B, M)."""
     noise = sigma_x * torch.randn(T, *images.shape, generator=gen, dtype=images.dtype)
@@ -68,11 +74,13 @@ class InitSpec:
     sigma_b: float = 0.0
     tied: bool = True
     orthogonal: bool = False
-    h0_var: float = 0.0   # second moment of a fixed random initial state h^0 (0: h^0 = 0); not trained
+    h0_var: float = 0.0  # second moment of a fixed random initial state h^0 (0: h^0 = 0); not trained
     label: str = ""
 
 
-def _init_matrix(n_out: int, n_in: int, scale: float, orthogonal: bool, gen: torch.Generator) -> torch.Tensor:
+def _init_matrix(
+    n_out: int, n_in: int, scale: float, orthogonal: bool, gen: torch.Generator
+) -> torch.Tensor:
     if orthogonal:
         if n_out != n_in:
             raise ValueError("orthogonal initialization needs a square matrix")
@@ -90,7 +98,9 @@ class GridRNN:
     specs: list[InitSpec]
     N: int
     M: int
-    steps: int                 # sequence length (number of inputs); untied networks get one cell per step
+    steps: (
+        int  # sequence length (number of inputs); untied networks get one cell per step
+    )
     n_classes: int = 10
     seed: int = 0
     input_scale2: float = 1.0  # minimalRNN: W_x ~ N(0, input_scale2/M)
@@ -109,22 +119,42 @@ class GridRNN:
         self.perm = torch.tensor([order.index(k) for k in range(len(self.specs))])
 
         def cell_params(s: InitSpec, n_copies: int):
-            W = torch.stack([_init_matrix(N, N, s.sigma_w, s.orthogonal, gen) for _ in range(n_copies)])
-            V = torch.stack([_init_matrix(N, n_in, s.sigma_v, False, gen) for _ in range(n_copies)])
+            W = torch.stack(
+                [
+                    _init_matrix(N, N, s.sigma_w, s.orthogonal, gen)
+                    for _ in range(n_copies)
+                ]
+            )
+            V = torch.stack(
+                [_init_matrix(N, n_in, s.sigma_v, False, gen) for _ in range(n_copies)]
+            )
             b = s.mu_b + s.sigma_b * torch.randn(n_copies, N, generator=gen)
             return W, V, b
 
-        for group, idx, copies in (("tied", self.tied_idx, 1), ("untied", self.untied_idx, S)):
+        for group, idx, copies in (
+            ("tied", self.tied_idx, 1),
+            ("untied", self.untied_idx, S),
+        ):
             if not idx:
                 continue
             Ws, Vs, bs = zip(*(cell_params(self.specs[k], copies) for k in idx))
-            self.params[f"W_{group}"] = torch.stack(Ws).squeeze(1) if copies == 1 else torch.stack(Ws)
-            self.params[f"V_{group}"] = torch.stack(Vs).squeeze(1) if copies == 1 else torch.stack(Vs)
-            self.params[f"b_{group}"] = torch.stack(bs).squeeze(1) if copies == 1 else torch.stack(bs)
+            self.params[f"W_{group}"] = (
+                torch.stack(Ws).squeeze(1) if copies == 1 else torch.stack(Ws)
+            )
+            self.params[f"V_{group}"] = (
+                torch.stack(Vs).squeeze(1) if copies == 1 else torch.stack(Vs)
+            )
+            self.params[f"b_{group}"] = (
+                torch.stack(bs).squeeze(1) if copies == 1 else torch.stack(bs)
+            )
         K = len(self.specs)
         if self.kind == "minimal":
-            self.params["Wx"] = torch.randn(K, N, M, generator=gen) * np.sqrt(self.input_scale2 / M)
-        self.h0 = torch.stack([np.sqrt(s.h0_var) * torch.randn(N, generator=gen) for s in self.specs])  # (K, N)
+            self.params["Wx"] = torch.randn(K, N, M, generator=gen) * np.sqrt(
+                self.input_scale2 / M
+            )
+        self.h0 = torch.stack(
+            [np.sqrt(s.h0_var) * torch.randn(N, generator=gen) for s in self.specs]
+        )  # (K, N)
         self.params["C"] = torch.randn(K, N, self.n_classes, generator=gen) / np.sqrt(N)
         self.params["d"] = torch.zeros(K, 1, self.n_classes)
         for p in self.params.values():
@@ -138,7 +168,11 @@ class GridRNN:
         """The weights (W_t, V_t, b_t) of every step, stacked over the networks (tied networks first). Untied
         weights are split with one ``unbind`` per pass (indexing them step by step would cost O(steps^2) in the
         backward pass)."""
-        untied = ([self.params[f"{n}_untied"].unbind(1) for n in "WVb"] if self.untied_idx else None)
+        untied = (
+            [self.params[f"{n}_untied"].unbind(1) for n in "WVb"]
+            if self.untied_idx
+            else None
+        )
         tied = [self.params[f"{n}_tied"] for n in "WVb"] if self.tied_idx else None
         for t in range(self.steps):
             if tied is None:
@@ -157,15 +191,17 @@ class GridRNN:
         h = self.h0[order].unsqueeze(1).expand(self.K, B, self.N)
         if self.kind == "minimal":
             # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind (see _cell_weights)
-            xt_all = torch.tanh(torch.einsum("sbm,knm->skbn", x, self.params["Wx"][order])).unbind(0)
+            xt_all = torch.tanh(
+                torch.einsum("sbm,knm->skbn", x, self.params["Wx"][order])
+            ).unbind(0)
         for t, (W, V, b) in zip(range(S), self._cell_weights()):
             e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2))
             if self.kind == "vanilla":
-                h = torch.tanh(e + torch.matmul(x[t], V.transpose(1, 2)))      # Eq. (1)
+                h = torch.tanh(e + torch.matmul(x[t], V.transpose(1, 2)))  # Eq. (1)
             else:
                 xt = xt_all[t]
                 u = torch.sigmoid(e + torch.bmm(xt, V.transpose(1, 2)))
-                h = u * h + (1 - u) * xt                                       # Eq. (5)
+                h = u * h + (1 - u) * xt  # Eq. (5)
         return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
 
     def parameters(self) -> list[torch.Tensor]:
@@ -183,10 +219,14 @@ def flush_denormals():
         torch.set_flush_denormal(False)
 
 
-def losses_and_accuracy(logits: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def losses_and_accuracy(
+    logits: torch.Tensor, y: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-network cross-entropy (K,) and accuracy (K,) for logits (K, B, C), labels (B,)."""
     K, B, C = logits.shape
-    ce = torch.nn.functional.cross_entropy(logits.reshape(K * B, C), y.repeat(K), reduction="none").reshape(K, B)
+    ce = torch.nn.functional.cross_entropy(
+        logits.reshape(K * B, C), y.repeat(K), reduction="none"
+    ).reshape(K, B)
     return ce.mean(1), (logits.argmax(-1) == y).float().mean(1)
 
 
@@ -194,10 +234,12 @@ def losses_and_accuracy(logits: torch.Tensor, y: torch.Tensor) -> tuple[torch.Te
 class TrainResult:
     steps: list[int]
     accuracy: np.ndarray  # (n_evals, K)
-    loss: np.ndarray      # (n_evals, K)
+    loss: np.ndarray  # (n_evals, K)
 
 
-def train(net: GridRNN, make_batch, n_steps: int, lr: float, eval_fn=None, eval_every: int = 0) -> TrainResult:
+def train(
+    net: GridRNN, make_batch, n_steps: int, lr: float, eval_fn=None, eval_every: int = 0
+) -> TrainResult:
     """Adam on the sum of the K networks' losses (equivalent to K independent Adam runs). ``make_batch(step)``
     returns (x, y); ``eval_fn(net)`` returns (loss (K,), accuracy (K,)) at the steps ``eval_every`` apart
     and at the end."""
@@ -212,7 +254,9 @@ def train(net: GridRNN, make_batch, n_steps: int, lr: float, eval_fn=None, eval_
             for p in net.parameters():  # a diverged network must not stop the others
                 p.grad.nan_to_num_(0.0, posinf=0.0, neginf=0.0)
             opt.step()
-            if eval_fn is not None and ((eval_every and (step + 1) % eval_every == 0) or step + 1 == n_steps):
+            if eval_fn is not None and (
+                (eval_every and (step + 1) % eval_every == 0) or step + 1 == n_steps
+            ):
                 with torch.no_grad():
                     l_, a_ = eval_fn(net)
                 evals.append(step + 1)
@@ -232,16 +276,37 @@ def steps_to_reach(steps: list[int], acc: np.ndarray, threshold: float) -> np.nd
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2 helpers
-def trainability_grid(kind: str, specs: list[InitSpec], Ts: list[int], X: torch.Tensor, Y: torch.Tensor, N: int,
-                      batch: int, steps: int, lr: float, seed: int, sigma_x: float = 1.0, input_scale2: float = 1.0,
-                      n_eval: int = 512, progress=lambda it, **kw: it) -> np.ndarray:
+def trainability_grid(
+    kind: str,
+    specs: list[InitSpec],
+    Ts: list[int],
+    X: torch.Tensor,
+    Y: torch.Tensor,
+    N: int,
+    batch: int,
+    steps: int,
+    lr: float,
+    seed: int,
+    sigma_x: float = 1.0,
+    input_scale2: float = 1.0,
+    n_eval: int = 512,
+    progress=lambda it, **kw: it,
+) -> np.ndarray:
     """Train the K networks of ``specs`` on the MNIST-then-noise task for every depth T in ``Ts`` (one batched
     run per T) and return the final training accuracy, shape (len(Ts), K), measured on ``n_eval`` training
     images with fresh noise."""
     out = []
     for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
         gen = torch.Generator().manual_seed(seed + 1000 * i)
-        net = GridRNN(kind, specs, N, X.shape[1], T + 1, seed=seed + 1000 * i + 1, input_scale2=input_scale2)
+        net = GridRNN(
+            kind,
+            specs,
+            N,
+            X.shape[1],
+            T + 1,
+            seed=seed + 1000 * i + 1,
+            input_scale2=input_scale2,
+        )
 
         def make_batch(step: int, T=T, gen=gen):
             idx = torch.randint(0, len(X), (batch,), generator=gen)
@@ -249,8 +314,15 @@ def trainability_grid(kind: str, specs: list[InitSpec], Ts: list[int], X: torch.
 
         Xe, Ye = X[:n_eval], Y[:n_eval]
         eval_gen = torch.Generator().manual_seed(seed + 999)
-        res = train(net, make_batch, steps, lr,
-                    eval_fn=lambda net, T=T: losses_and_accuracy(net.forward(mnist_then_noise(Xe, T, sigma_x, eval_gen)), Ye))
+        res = train(
+            net,
+            make_batch,
+            steps,
+            lr,
+            eval_fn=lambda net, T=T: losses_and_accuracy(
+                net.forward(mnist_then_noise(Xe, T, sigma_x, eval_gen)), Ye
+            ),
+        )
         out.append(res.accuracy[-1])
     return np.array(out)
 
@@ -260,11 +332,18 @@ def depth_boundary(acc: np.ndarray, Ts: list[int], threshold: float) -> np.ndarr
     smaller one); 0 if not even at the smallest T. acc: (len(Ts), K)."""
     ok = np.cumprod(acc >= threshold, axis=0).astype(bool)
     Ts = np.asarray(Ts)
-    return np.array([Ts[ok[:, k]].max() if ok[:, k].any() else 0 for k in range(acc.shape[1])])
+    return np.array(
+        [Ts[ok[:, k]].max() if ok[:, k].any() else 0 for k in range(acc.shape[1])]
+    )
 
 
-def tau_rule_agreement(acc: np.ndarray, Ts: list[int], tau: np.ndarray, threshold: float,
-                       multiples=np.geomspace(0.25, 64, 49)) -> tuple[float, float]:
+def tau_rule_agreement(
+    acc: np.ndarray,
+    Ts: list[int],
+    tau: np.ndarray,
+    threshold: float,
+    multiples=np.geomspace(0.25, 64, 49),
+) -> tuple[float, float]:
     """How well "trainable iff T <= k tau" describes the grid: the fraction of (T, network) cells it classifies
     correctly, for the best single multiple k (one constant for the whole grid, as the paper overlays one
     multiple of tau). Returns (agreement, k)."""
@@ -278,14 +357,22 @@ def tau_rule_agreement(acc: np.ndarray, Ts: list[int], tau: np.ndarray, threshol
     return best
 
 
-def constant_rule_agreement(acc: np.ndarray, Ts: list[int], threshold: float) -> tuple[float, float]:
+def constant_rule_agreement(
+    acc: np.ndarray, Ts: list[int], threshold: float
+) -> tuple[float, float]:
     """The baseline that ignores tau: "trainable iff T <= T0" with the best T0 (including 'never' and 'always')."""
-    return tau_rule_agreement(acc, Ts, np.ones(acc.shape[1]), threshold,
-                              multiples=np.concatenate([[0.0], np.asarray(Ts, float), [np.inf]]))
+    return tau_rule_agreement(
+        acc,
+        Ts,
+        np.ones(acc.shape[1]),
+        threshold,
+        multiples=np.concatenate([[0.0], np.asarray(Ts, float), [np.inf]]),
+    )
 
 
 def spearman(a, b) -> float:
     """Spearman rank correlation with average ranks for ties (nan if either input is constant)."""
+
     def ranks(x):
         x = np.asarray(x, float)
         order = np.argsort(x, kind="mergesort")

@@ -145,3 +145,19 @@ def test_claim_box_and_escaping(book):
 def test_verdict_within():
     assert ledger.verdict_within(1.04, 1.0, 0.05) == "reproduced"
     assert ledger.verdict_within(1.06, 1.0, 0.05) == "not-reproduced"
+
+
+def test_rules_see_values_inside_comprehensions_and_nan_compares(tmp_path, monkeypatch):
+    (tmp_path / "notebooks" / "mean_field").mkdir(parents=True)
+    text = (
+        "paper: mean-field\nclaims:\n  - id: mean-field.q\n    source: s\n    statement: t\n"
+        "    constants: {k: 2}\n    rule:\n      - reproduced: all(d <= k * s for d, s in rows)"
+        "\n      - partly-reproduced: p < 0.05\n      - otherwise: not-reproduced\n"
+    )
+    (tmp_path / "notebooks" / "mean_field" / "z.claims.yaml").write_text(text)
+    monkeypatch.setenv("RNNBOOK_ROOT", str(tmp_path))
+    monkeypatch.setenv("RNNBOOK_CLAIMS_DIR", str(tmp_path / "claims"))
+    led = Ledger("mean_field/z", "book")
+    assert led.check("mean-field.q", rows=[[1, 1]], p=0.5).verdict == "reproduced"
+    c = led.check("mean-field.q", rows=np.array([[3.0, 1.0]]), p=float("nan"))
+    assert c.verdict == "not-reproduced"

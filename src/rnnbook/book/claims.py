@@ -146,7 +146,8 @@ def evaluate(expr: str, names: Mapping[str, Any], where: str = "rule") -> Any:
         raise ClaimError(
             f"{where}: rule {expr!r} needs {', '.join(missing)}, which was not measured"
         )
-    return eval(code, {"__builtins__": {}, **FUNCTIONS}, dict(names))
+    # names go in the globals, so that comprehensions inside a rule see them too
+    return eval(code, {"__builtins__": {}, **FUNCTIONS, **names})
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
                 raise ClaimError(f"{where}: {key!r} must be given")
         if raw["id"] in out:
             raise ClaimError(f"{where}: declared twice")
-        if not str(raw["id"]).startswith(data["paper"].split("-")[0] + "."):
+        if not str(raw["id"]).startswith(data["paper"] + "."):
             raise ClaimError(f"{where}: the id must start with the paper's short name")
         if raw.get("trained") is not None:
             compile_rule(raw["trained"], where)
@@ -322,8 +323,20 @@ def _show(template: str, names: Mapping[str, Any], where: str) -> str:
         raise ClaimError(f"{where}: {e}") from None
 
 
+def plain(x: Any) -> Any:
+    """numpy/torch scalars and arrays as Python values (NaN stays a float, so comparisons work)."""
+    if hasattr(x, "tolist"):
+        x = x.tolist()
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    return x
+
+
 def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
     """Apply the declared gate and rule to the measured ``values``."""
+    values = {k: plain(v) for k, v in values.items()}
     clash = set(values) & set(d.constants)
     if clash:
         raise ClaimError(

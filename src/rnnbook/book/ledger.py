@@ -180,7 +180,7 @@ class Ledger:
                 f"declared: {', '.join(self.declared)}"
             )
         d = self.declared[id]
-        dec = _claims.decide(d, _jsonable(values), self.profile)
+        dec = _claims.decide(d, values, self.profile)
         full_note = " ".join(x for x in (dec.note, note) if x)
         if dec.verdict == "not-attempted" and not full_note:
             full_note = "not attempted"

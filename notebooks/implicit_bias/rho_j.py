@@ -59,9 +59,7 @@ from rnnbook.implicit_bias import figures, ntk, scale_factors
 # presets (smoke, book, paper) of the widths
 WIDTHS = [32, 128, 512], [32, 64, 128, 256, 512, 1024], [64, 128, 256, 512, 1024, 2048]
 SPEC = {
-    "nu_W": Param(
-        float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1, the stable regime"
-    ),
+    "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1, stable"),
     "nu_F": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "nu_C": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "T": Param(int, 5, 8, 10, at_least(2), ">= 2"),
@@ -84,7 +82,8 @@ P, ledger = start("implicit_bias/rho_j", SPEC, globals())
 
 # %%
 d = scale_factors.derive_rho()
-display(Math(d.latex()["recursions"]), Math(d.latex()["solutions"]))
+steps = d.latex()
+display(Math(steps["recursions"]), Math(steps["solutions"]))
 
 # %% [markdown]
 # The NTK is the sum of the contributions of $C$, which sees the state ($\mathbb E[H_tH'_s]$, built from
@@ -92,7 +91,7 @@ display(Math(d.latex()["recursions"]), Math(d.latex()["solutions"]))
 # built from $\tau_{j,2}$), Eq. (55). Hence the weight of lag $j$ is $\rho_j = \nu_C\tau_{j,2} + \tau_{j,1}$:
 
 # %%
-display(Math(d.latex()["rho"]), Math(d.latex()["difference"]))
+display(Math(steps["rho"]), Math(steps["difference"]))
 ledger.check("implicit-bias.eq21.rho", **d.summary())
 
 # %% [markdown]
@@ -102,8 +101,8 @@ ledger.check("implicit-bias.eq21.rho", **d.summary())
 # *slack* is non-negative.
 
 # %%
-b = scale_factors.derive_bound22()
-display(Math(b.latex()["slack"]), Math(b.latex()["threshold"]))
+b = scale_factors.derive_bound22().latex()
+display(Math(b["slack"]), Math(b["threshold"]))
 
 # %% [markdown]
 # The slack decreases in $j$ (its derivative is $-\nu_C\nu_F$), so the worst lag is the last one, $j=T-1$.

@@ -1,8 +1,11 @@
 """The Table 1 protocol: windows, splits, R^2 against brute-force predictions, the paired tests."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from rnnbook.implicit_bias import conv_models as cm
 from rnnbook.implicit_bias import decoding
@@ -96,3 +99,9 @@ def test_table1_summary_and_tables():
     assert s["n_limited"] == 9 and s["n_all"] == 90
     assert "**0.5500 ± 0.0500**" in res.r2_table()
     assert res.comparison_table().count("| yes |") == 4
+
+
+def test_declared_paper_value_is_the_papers_table1():
+    path = Path(__file__).parents[2] / "notebooks/implicit_bias/real_data.claims.yaml"
+    (claim,) = yaml.safe_load(path.read_text())["claims"]
+    assert claim["paper_value"] == decoding.PAPER_TABLE1

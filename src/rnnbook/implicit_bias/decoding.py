@@ -146,6 +146,9 @@ class Table1Result:
             for x, v in zip("dp", t)
         }
 
+        lim = {m: self._r2("limited", m) for m in self.models}
+        full = {m: self._r2("all", m) for m in self.models}
+
         def per_model(f) -> dict:
             return {
                 reg: {m: round(float(f(self._r2(reg, m))), 4) for m in self.models}
@@ -162,17 +165,8 @@ class Table1Result:
             "limited_half_holds": bool(p[0] < alpha) and bool(p[1] < alpha),
             "all_half_holds": bool(p[2] < alpha) and bool(p[3] < alpha),
             **flat,
-            "wins_lim": int(
-                np.sum(
-                    self._r2("limited", "scaled conv")
-                    > self._r2("limited", "unscaled conv")
-                )
-            ),
-            "wins_all": int(
-                np.sum(
-                    self._r2("all", "unscaled conv") > self._r2("all", "scaled conv")
-                )
-            ),
+            "wins_lim": int(np.sum(lim["scaled conv"] > lim["unscaled conv"])),
+            "wins_all": int(np.sum(full["unscaled conv"] > full["scaled conv"])),
             "n_limited": int(self.train_sizes["limited"][0]),
             "n_all": int(self.train_sizes["all"][0]),
             "lr_stab": float(self.lr_stability),

@@ -13,10 +13,13 @@ Sequences have shape ``(..., T, n_x)``; filters ``L`` have shape ``(T, n_y, n_x)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 from torch import Tensor
 
+from . import linear_rnn
 from .linear_rnn import Params
 
 
@@ -58,6 +61,36 @@ def theta_from_impulse(L: Tensor, rho: Tensor) -> Tensor:
     """Eq. (58): theta_j = L_j / sqrt(rho_j), the scaled model with the same impulse response as ``L``."""
     rho = torch.as_tensor(rho, dtype=L.dtype)
     return L / rho.sqrt()[:, None, None]
+
+
+# --- Proposition 2.1(a) ---
+
+
+def impulse_response_check(
+    widths: list[int],
+    n_x: int,
+    n_y: int,
+    T: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    seed: int,
+    g: torch.Generator,
+    inputs: int = 5,
+) -> dict:
+    """Proposition 2.1(a): the largest relative difference between the output of the RNN (1) and of
+    the convolution (5) with its impulse response (9), over RNNs of the given widths drawn from (4)
+    (seed ``seed + n``) and ``inputs`` Gaussian sequences each (drawn from ``g``). Returns it as
+    ``max_diff`` with the set-up."""
+    errs = []
+    for n in widths:
+        p = linear_rnn.init_params(n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + n)
+        x = torch.randn(inputs, T, n_x, generator=g, dtype=torch.float64)
+        y_rnn = linear_rnn.forward(p, x)
+        y_conv = conv_forward(linear_rnn.impulse_response(p, T), x)
+        errs.append(float(torch.linalg.norm(y_rnn - y_conv) / torch.linalg.norm(y_rnn)))
+    setup = dict(widths=list(widths), T=T, n_x=n_x, n_y=n_y, inputs=inputs)
+    return {"max_diff": max(errs), **setup}
 
 
 # --- Proposition 2.1(b) -------------------------------------------------------------------------
@@ -126,3 +159,48 @@ def delay_line_realization(L: Tensor) -> Params:
     C = L.permute(1, 0, 2).reshape(n_y, n)
     s = n**0.5
     return {"W": s * W, "F": F, "C": s * C}
+
+
+@dataclass
+class Realizations:
+    """Relative output errors (float64) of the two realisations of random filters, per length T."""
+
+    Ts: list[int]
+    vandermonde: np.ndarray
+    delay_line: np.ndarray
+    cond: np.ndarray  # condition number of the Vandermonde matrix
+
+    def summary(self, short: int = 10, accurate: float = 1e-8) -> dict:
+        Ts = np.array(self.Ts)
+        ok = self.vandermonde < accurate
+        return {
+            "T": list(self.Ts),
+            "vandermonde_rel_error": [float(f"{e:.3g}") for e in self.vandermonde],
+            "vandermonde_cond": [float(f"{c:.3g}") for c in self.cond],
+            "vandermonde_max_short": float(self.vandermonde[Ts <= short].max()),
+            "delay_line_max": float(self.delay_line.max()),
+            "T_ok": int(Ts[np.max(np.nonzero(ok)[0])]) if ok.any() else 0,
+            "err_T_max": float(self.vandermonde[-1]),
+            "T_max": int(Ts[-1]),
+        }
+
+
+def realization_errors(
+    Ts: list[int], n_x: int, n_y: int, g: torch.Generator
+) -> Realizations:
+    """Proposition 2.1(b): realise random filters L (drawn from ``g``) of each length T by
+    :func:`vandermonde_realization` (n = T n_x n_y) and :func:`delay_line_realization` (n = T n_x),
+    and compare the RNNs' outputs on 4 random sequences with the convolution (5)."""
+    err_v, err_d, cond = [], [], []
+    for T_ in Ts:
+        L = torch.randn(T_, n_y, n_x, generator=g, dtype=torch.float64)
+        x = torch.randn(4, T_, n_x, generator=g, dtype=torch.float64)
+        y = conv_forward(L, x)
+        for realize, errs in (
+            (vandermonde_realization, err_v),
+            (delay_line_realization, err_d),
+        ):
+            y_rnn = linear_rnn.forward(realize(L), x)
+            errs.append(float(torch.linalg.norm(y_rnn - y) / torch.linalg.norm(y)))
+        cond.append(vandermonde_condition(T_))
+    return Realizations(list(Ts), np.array(err_v), np.array(err_d), np.array(cond))

@@ -116,6 +116,89 @@ class Table1Result:
     lr_stability: float = (
         0.0  # lr * largest Hessian eigenvalue over models and data sets (< 2: stable)
     )
+    setup: dict = field(default_factory=dict)  # folds, limited_fraction, n, lr, steps
+
+    def _r2(self, regime: str, model: str) -> np.ndarray:
+        return self.r2[self.regimes.index(regime), :, self.models.index(model)]
+
+    def comparisons(self) -> dict[str, tuple[float, float]]:
+        """The four paired one-sided comparisons of the finding (mean difference, p-value)."""
+        pairs = {
+            "limited: scaled > unscaled": ("limited", "scaled conv", "unscaled conv"),
+            "limited: RNN > unscaled": ("limited", "RNN", "unscaled conv"),
+            "all: unscaled > scaled": ("all", "unscaled conv", "scaled conv"),
+            "all: unscaled > RNN": ("all", "unscaled conv", "RNN"),
+        }
+        return {
+            k: paired_one_sided(self._r2(reg, a), self._r2(reg, b))
+            for k, (reg, a, b) in pairs.items()
+        }
+
+    def summary(self, alpha: float = 0.05) -> dict:
+        """The numbers of the Table 1 claim. A regime's half of the finding holds when both of its
+        comparisons are significant at ``alpha``."""
+        tests = self.comparisons()
+        p = [v[1] for v in tests.values()]
+        short = ("lim_sc", "lim_rnn", "all_sc", "all_rnn")
+        flat = {
+            f"{x}_{k}": v
+            for k, t in zip(short, tests.values())
+            for x, v in zip("dp", t)
+        }
+
+        lim = {m: self._r2("limited", m) for m in self.models}
+        full = {m: self._r2("all", m) for m in self.models}
+
+        def per_model(f) -> dict:
+            return {
+                reg: {m: round(float(f(self._r2(reg, m))), 4) for m in self.models}
+                for reg in self.regimes
+            }
+
+        return {
+            "R2_mean": per_model(np.mean),
+            "R2_sd": per_model(lambda v: np.std(v, ddof=1)),
+            "tests": {
+                k: {"mean_diff": round(d, 4), "p": round(pv, 4)}
+                for k, (d, pv) in tests.items()
+            },
+            "limited_half_holds": bool(p[0] < alpha) and bool(p[1] < alpha),
+            "all_half_holds": bool(p[2] < alpha) and bool(p[3] < alpha),
+            **flat,
+            "wins_lim": int(np.sum(lim["scaled conv"] > lim["unscaled conv"])),
+            "wins_all": int(np.sum(full["unscaled conv"] > full["scaled conv"])),
+            "n_limited": int(self.train_sizes["limited"][0]),
+            "n_all": int(self.train_sizes["all"][0]),
+            "lr_stab": float(self.lr_stability),
+            **self.setup,
+        }
+
+    def r2_table(self) -> str:
+        """Markdown: test R^2 (mean ± sd over folds) per regime and model, the best in bold."""
+        rows = [
+            "| test $R^2$ (mean ± sd over folds) | " + " | ".join(self.models) + " |",
+            "| --- |" + " --- |" * len(self.models),
+        ]
+        for r, reg in enumerate(self.regimes):
+            best = int(np.argmax(self.r2[r].mean(0)))
+            cells = [
+                f"{self.r2[r, :, k].mean():.4f} ± {self.r2[r, :, k].std(ddof=1):.4f}"
+                for k in range(len(self.models))
+            ]
+            cells[best] = f"**{cells[best]}**"
+            rows.append(f"| BOLD, {reg} data | " + " | ".join(cells) + " |")
+        return "\n".join(rows)
+
+    def comparison_table(self) -> str:
+        """Markdown: the paired comparisons, their mean differences and p-values."""
+        rows = [
+            "| comparison | mean difference in $R^2$ | one-sided paired $t$-test $p$ "
+            "| holds at 5% |",
+            "| --- | --- | --- | --- |",
+        ]
+        for k, (d, p) in self.comparisons().items():
+            rows.append(f"| {k} | {d:+.4f} | {p:.3f} | {'yes' if p < 0.05 else 'no'} |")
+        return "\n".join(rows)
 
 
 #: Table 1 of the ICML version (macaque S1, predicting hand velocity): R^2 per direction and model.
@@ -201,6 +284,7 @@ def run_table1(
         },
         rho.numpy(),
         lr * lam,
+        dict(folds=folds, limited_fraction=limited_fraction, n=n, lr=lr, steps=steps),
     )
 
 

@@ -10,10 +10,11 @@ inputs, the noise pattern and the student's initialization.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from scipy import stats
 
 from . import gd_training as gt
 from . import linear_rnn
@@ -33,12 +34,58 @@ class DelaySweep:
         np.ndarray
     )  # (seeds, delays): mean squared test output, the error of predicting 0
     rho: np.ndarray
+    setup: dict = field(default_factory=dict)  # n, lr, steps
 
     @property
     def relative_test_error(self) -> np.ndarray:
         """Test MSE / mean squared test output (1 = no better than predicting 0); comparable across delays,
         whose signal powers differ."""
         return self.test_mse / self.test_power[None]
+
+    @property
+    def relative_train_error(self) -> np.ndarray:
+        """Training MSE on the scale of :attr:`relative_test_error` (divided by the test power)."""
+        return self.train_mse / self.test_power[None]
+
+    def summary(self) -> dict:
+        """The numbers of the Fig. 3 claim, from the relative test error: per model the mean over
+        seeds at each delay; the Spearman correlation of the mean error with the delay (1 when there
+        are only two delays); whether the error at the largest delay exceeds that at delay 0 for every
+        seed (RNN and scaled conv); whether the unscaled model beats the scaled one at the largest
+        delay for every seed; growth factors mean(error at max delay) / mean(error at delay 0)."""
+        rel, d = self.relative_test_error, np.array(self.delays)
+        rnn, sc, un, zero = range(len(MODELS))  # in the order of MODELS
+        mean = rel.mean(1)  # (models, delays)
+
+        def spearman(k: int) -> float:
+            return float(stats.spearmanr(d, mean[k]).statistic) if len(d) > 2 else 1.0
+
+        def growth(k: int) -> float:
+            return float(mean[k, -1] / mean[k, 0])
+
+        return {
+            "delays": list(self.delays),
+            "mean_error": {
+                m: [round(float(v), 4) for v in mean[k]] for k, m in enumerate(MODELS)
+            },
+            "spearman_scaled": spearman(sc),
+            "spearman_rnn": spearman(rnn),
+            "rises_all_seeds": all(
+                bool(np.all(rel[k, :, -1] > rel[k, :, 0])) for k in (rnn, sc)
+            ),
+            "unscaled_wins": bool(np.all(rel[un, :, -1] < rel[sc, :, -1])),
+            "growth_scaled": growth(sc),
+            "growth_unscaled": growth(un),
+            "growth_zero_init": growth(zero),
+            "rnn_vs_scaled": float(np.max(np.abs(mean[rnn] / mean[sc] - 1))),
+            "err_scaled_0": float(mean[sc, 0]),
+            "err_unscaled_0": float(mean[un, 0]),
+            "err_scaled_max": float(mean[sc, -1]),
+            "err_unscaled_max": float(mean[un, -1]),
+            "delay_max": int(d[-1]),
+            "n_seeds": self.seeds,
+            **self.setup,
+        }
 
 
 def run_delay_sweep(
@@ -105,4 +152,7 @@ def run_delay_sweep(
         [runs[m].losses["train"][-1].reshape(shape).numpy() for m in MODELS]
     )
     power = (test.yy / test.M).reshape(shape).numpy()
-    return DelaySweep(list(delays), seeds, test_mse, train_mse, power, rho.numpy())
+    setup = dict(n=n, lr=lr, steps=steps)
+    return DelaySweep(
+        list(delays), seeds, test_mse, train_mse, power, rho.numpy(), setup
+    )

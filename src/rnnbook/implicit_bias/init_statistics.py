@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from rnnbook.plotting import progress
+
 from . import linear_rnn
 
 
@@ -84,3 +86,74 @@ def summarize(L: np.ndarray, nu_W: float, nu_F: float, nu_C: float) -> LagSummar
         float(off.max()),
         float(1 / np.sqrt(draws)),
     )
+
+
+@dataclass
+class MonteCarlo:
+    """:class:`LagSummary` per width, from ``draws`` networks each (Theorem 3.3(a), Eq. (24))."""
+
+    widths: list[int]
+    summaries: dict[int, LagSummary]
+    setup: dict  # n_x, n_y, lags, draws, nu_W, nu_F, nu_C
+
+    def summary(
+        self, z_max: float = 3.0, alpha: float = 0.05, corr_k: float = 4.0
+    ) -> dict:
+        """The numbers of the two claims at the largest width. ``parts`` says which of the three
+        properties pass their tolerances: the variance ratio within ``z_max`` standard errors of 1
+        at every lag, no KS test rejecting at ``alpha`` / lags (Bonferroni), the largest correlation
+        between lags below ``corr_k`` null standard errors."""
+        big = self.summaries[self.widths[-1]]
+        z = np.abs(big.var_ratio - 1) / big.var_ratio_se
+        ks_min = float(big.ks_pvalue.min())
+        lags = len(big.var_ratio)
+        kurt = {
+            n: float(np.abs(s.excess_kurtosis).mean())
+            for n, s in self.summaries.items()
+        }
+        return {
+            "n": int(self.widths[-1]),
+            "widths": list(self.widths),
+            "variance_ratio": [round(float(v), 4) for v in big.var_ratio],
+            "standard_error": [round(float(v), 4) for v in big.var_ratio_se],
+            "max_var_z": float(z.max()),
+            "min_ks_p": ks_min,
+            "excess_kurtosis": [round(float(v), 3) for v in big.excess_kurtosis],
+            "kurtosis_by_width": {str(n): round(k, 3) for n, k in kurt.items()},
+            "kurtosis_smallest": kurt[self.widths[0]],
+            "kurtosis_largest": kurt[self.widths[-1]],
+            "max_abs_corr": big.max_abs_corr,
+            "corr_se": big.corr_se,
+            "parts": {
+                "variance": bool(np.all(z <= z_max)),
+                "gaussian (KS)": bool(ks_min > alpha / lags),
+                "independent": bool(big.max_abs_corr <= corr_k * big.corr_se),
+            },
+            "last_lag": lags - 1,
+            **self.setup,
+        }
+
+
+def monte_carlo(
+    widths: list[int],
+    *,
+    n_x: int,
+    n_y: int,
+    lags: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    draws: int,
+    seed: int,
+) -> MonteCarlo:
+    """:func:`sample_impulse_responses` (seed ``seed + 7 n``) and :func:`summarize` per width."""
+    summaries = {}
+    for n in progress(widths, desc="widths"):
+        L = sample_impulse_responses(
+            n, n_x, n_y, lags, nu_W, nu_F, nu_C, draws=draws, seed=seed + 7 * n
+        )
+        summaries[n] = summarize(L, nu_W, nu_F, nu_C)
+    setup = dict(
+        n_x=n_x, n_y=n_y, lags=lags, draws=draws, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C
+    )
+    return MonteCarlo(list(widths), summaries, setup)

@@ -1,6 +1,10 @@
 """The kernel-regime equivalence of Emami et al. in training (Sec. 5.1, Figs. 1, 2 and 4; Theorem 4.1):
 a wide linear RNN and the scaled convolution (8) with the rho_j of Eq. (21), started from the same impulse
 response (Eq. 58) and trained by full-batch GD with the same learning rate, follow the same trajectory.
+
+:func:`teacher_student` is the experiment of Figs. 1 and 2 (one wide student and its twin on a teacher
+task), :func:`finite_width` that of Fig. 4 (students of several widths, several seeds each), and
+:func:`drift_summary` gathers the drift bound (25) of Theorem 4.1 over both.
 """
 
 from __future__ import annotations
@@ -11,15 +15,13 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnnbook.plotting import progress
+
 from . import gd_training as gt
-from . import linear_rnn
-from .scale_factors import (
-    PAPER_RHO_MAX,
-    T as T_sym,
-    nu_C as nu_C_sym,
-    nu_F as nu_F_sym,
-    rho as rho_factors,
-)
+from . import linear_rnn, teacher_tasks
+from .rates import LogLogFit, loglog_fit
+from .scale_factors import rho as rho_factors
+from .scale_factors import rho_max as rho_max_value
 
 
 @dataclass
@@ -61,18 +63,6 @@ def relative_gap(a: Tensor, b: Tensor) -> Tensor:
     return (a / b - 1).abs().max(0).values
 
 
-def loglog_slope(ns: np.ndarray, values: np.ndarray) -> tuple[float, float]:
-    """Least-squares slope of log(values) on log(n) over every sample; ``values`` has shape (len(ns), seeds).
-    Returns (slope, standard error)."""
-    x = np.repeat(np.log(np.asarray(ns, float)), values.shape[1])
-    y = np.log(values).ravel()
-    A = np.vstack([x, np.ones_like(x)]).T
-    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-    dof = max(len(y) - 2, 1)
-    s2 = float(np.sum((y - A @ coef) ** 2) / dof)
-    return float(coef[0]), float(np.sqrt(s2 * np.linalg.inv(A.T @ A)[0, 0]))
-
-
 @dataclass
 class Theorem41:
     """The constants of the proof of Theorem 4.1 (App. B.4, Eq. 60) for the MSE of this book.
@@ -90,9 +80,7 @@ class Theorem41:
 def theorem41_constants(
     train: gt.LagStats, L0: Tensor, rho: Tensor, nu_F: float, nu_C: float, lr: float
 ) -> Theorem41:
-    rho_max = float(
-        PAPER_RHO_MAX.subs({T_sym: train.lags, nu_F_sym: nu_F, nu_C_sym: nu_C})
-    )
+    rho_max = rho_max_value(train.lags, nu_F, nu_C)
     AtA = 2.0 * train.R / train.M[..., None, None]
     B1 = 1.0 / (rho_max * float(torch.linalg.eigvalsh(AtA).max()))
     B2 = gt.mse_grad(L0, train).flatten(-3).norm(dim=-1)
@@ -115,3 +103,194 @@ def drift_ratio(
     )
     B2 = torch.as_tensor(B2, dtype=drift.dtype)
     return drift / (B2[..., None] * rho * lr * ell)
+
+
+def _teacher_stats(
+    n_teacher: int,
+    T: int,
+    n_train: int,
+    n_test: int,
+    init: dict,
+    snr_db: float,
+    seed: int,
+) -> tuple[teacher_tasks.Task, gt.LagStats, gt.LagStats]:
+    task = teacher_tasks.teacher_task(
+        n_teacher=n_teacher,
+        n_x=1,
+        n_y=1,
+        T=T,
+        n_train=n_train,
+        n_test=n_test,
+        snr_db=snr_db,
+        seed=seed,
+        **init,
+    )
+    train = gt.lag_stats(task.X_train, task.Y_train)
+    return task, train, gt.lag_stats(task.X_test, task.Y_test)
+
+
+@dataclass
+class TeacherStudent:
+    """Figs. 1 and 2: one student RNN and its scaled convolution on a teacher task."""
+
+    task: teacher_tasks.Task
+    run: PairRun
+    c41: Theorem41
+    setup: dict  # n, lr, steps
+
+    def gap(self, name: str) -> float:
+        """max over steps of |loss_RNN / loss_conv - 1| on the data set ``name``."""
+        return float(
+            relative_gap(self.run.rnn.losses[name], self.run.conv.losses[name])
+        )
+
+    def drift(self, model: str) -> Tensor:
+        """||L_j^l - L_j^0|| / (B_2 rho_j lr l) of ``model`` ("rnn" or "conv"), (steps, T)."""
+        traj = getattr(self.run, model)
+        return drift_ratio(traj, self.run.rho, self.run.lr, self.c41.B2)
+
+    def constants_markdown(self) -> str:
+        """The learning rate and the constant B_1 of Theorem 4.1, as a Markdown sentence."""
+        c = self.c41
+        return (
+            f"Learning rate $\\eta = {self.run.lr}$; the constant of Theorem 4.1 for these "
+            "data is $B_1 = 1/(\\rho_{\\max}\\|\\tilde A\\|^2) = "
+            f"{c.B1:.4f}$ ($\\rho_{{\\max}} = {c.rho_max:g}$)."
+        )
+
+    def summary(self) -> dict:
+        final = {
+            f"final_{k}": [
+                float(f"{self.run.rnn.losses[k][-1]:.4g}"),
+                float(f"{self.run.conv.losses[k][-1]:.4g}"),
+            ]
+            for k in ("train", "test")
+        }
+        return {
+            "gap_train": self.gap("train"),
+            "gap_test": self.gap("test"),
+            **final,
+            "B1": self.c41.B1,
+            "rho_max": self.c41.rho_max,
+            **self.setup,
+        }
+
+
+def teacher_student(
+    *,
+    n_teacher: int,
+    T: int,
+    n_train: int,
+    n_test: int,
+    snr_db: float,
+    n: int,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    lr: float,
+    steps: int,
+    seed: int,
+) -> TeacherStudent:
+    """The teacher task (seed ``seed``), the student pair (seed ``seed + 1``) trained with train and
+    test losses recorded, and the constants of Theorem 4.1 for the training data."""
+    init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
+    task, train, test = _teacher_stats(
+        n_teacher, T, n_train, n_test, init, snr_db, seed
+    )
+    run = train_pair(
+        train, {"test": test}, n=n, lr=lr, steps=steps, seed=seed + 1, **init
+    )
+    c41 = theorem41_constants(train, run.rnn.L[0], run.rho, nu_F, nu_C, lr)
+    return TeacherStudent(task, run, c41, dict(n=n, lr=lr, steps=steps))
+
+
+@dataclass
+class FiniteWidth:
+    """Fig. 4: students of several widths (``seeds`` each) against their scaled convolutions."""
+
+    widths: list[int]
+    runs: dict[int, PairRun]
+    gaps: np.ndarray  # (widths, seeds): max relative gap between the training curves
+    ratios: (
+        np.ndarray
+    )  # (widths, seeds): max over steps and lags of the RNN's drift ratio
+    fit: LogLogFit  # gap ~ n^slope
+    setup: dict  # n_seeds, lr, steps, T, n_train, snr_db
+
+    def summary(self) -> dict:
+        return {
+            "widths": list(self.widths),
+            "gap_mean": [round(float(v), 4) for v in self.gaps.mean(1)],
+            "gap_sd": [round(float(v), 4) for v in self.gaps.std(1, ddof=1)],
+            "slope": self.fit.slope,
+            "slope_ci": self.fit.ci95,
+            "gap_first": float(self.gaps[0].mean()),
+            "gap_last": float(self.gaps[-1].mean()),
+            "n_last": int(self.widths[-1]),
+            **self.setup,
+        }
+
+
+def finite_width(
+    *,
+    n_teacher: int,
+    widths: list[int],
+    seeds: int,
+    T: int,
+    n_train: int,
+    n_test: int,
+    snr_db: float,
+    nu_W: float,
+    nu_F: float,
+    nu_C: float,
+    lr: float,
+    steps: int,
+    seed: int,
+) -> FiniteWidth:
+    """The teacher task (seed ``seed + 1``) and, per width n, ``seeds`` student pairs (seed
+    ``seed + 100 + n``) trained on it."""
+    init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
+    _, train, _ = _teacher_stats(n_teacher, T, n_train, n_test, init, snr_db, seed + 1)
+    runs, gaps, ratios = {}, [], []
+    for n in progress(widths, desc="widths"):
+        r = train_pair(
+            train, {}, n=n, lr=lr, steps=steps, seed=seed + 100 + n, batch=seeds, **init
+        )
+        runs[n] = r
+        gaps.append(relative_gap(r.rnn.losses["train"], r.conv.losses["train"]).numpy())
+        B2 = theorem41_constants(train, r.rnn.L[0], r.rho, nu_F, nu_C, lr).B2
+        ratios.append(drift_ratio(r.rnn, r.rho, lr, B2).amax(dim=(0, 2)).numpy())
+    gaps, ratios = np.array(gaps), np.array(ratios)
+    setup = dict(n_seeds=seeds, lr=lr, steps=steps, T=T, n_train=n_train, snr_db=snr_db)
+    return FiniteWidth(
+        list(widths), runs, gaps, ratios, loglog_fit(np.array(widths), gaps), setup
+    )
+
+
+def drift_summary(ts: TeacherStudent, fw: FiniteWidth) -> dict:
+    """Theorem 4.1's drift bound (25): the largest ratio of drift to bound for the scaled convolution
+    and for the wide student of Figs. 1-2, per width of Fig. 4 (mean over seeds), and the norm of
+    the matrix that the proof asserts is at most 1."""
+    return {
+        "lr": ts.run.lr,
+        "B1": ts.c41.B1,
+        "ratio_conv": float(ts.drift("conv").max()),
+        "ratio_rnn": float(ts.drift("rnn").max()),
+        "n": ts.setup["n"],
+        "ratio_by_width": {
+            str(n): round(float(fw.ratios[a].mean()), 3)
+            for a, n in enumerate(fw.widths)
+        },
+        "proof_norm": ts.c41.proof_matrix_norm,
+    }
+
+
+def drift_table(ts: TeacherStudent, fw: FiniteWidth) -> str:
+    """Markdown table: the largest drift ratio of the RNN per width (mean over seeds)."""
+    rows = [
+        "| width $n$ | max drift / bound (mean over seeds) |",
+        "| --- | --- |",
+        *(f"| {n} | {fw.ratios[a].mean():.3f} |" for a, n in enumerate(fw.widths)),
+        f"| {ts.setup['n']} (Fig. 1 student) | {float(ts.drift('rnn').max()):.3f} |",
+    ]
+    return "\n".join(rows)

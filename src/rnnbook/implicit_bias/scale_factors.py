@@ -40,6 +40,29 @@ class RhoDerivation:
     def matches_paper(self) -> bool:
         return self.difference_to_paper == 0
 
+    def latex(self) -> dict[str, str]:
+        """The steps of the derivation in LaTeX: the recursions, their solutions, rho_j, and its
+        difference to the printed Eq. (21)."""
+        return {
+            "recursions": r"\tau_{j+1,1} = \nu_W\,\tau_{j,1},\quad \tau_{0,1}=\nu_F \qquad "
+            r"\tau_{j+1,2} = \nu_W\,\tau_{j,2} + \tau_{j,1},\quad \tau_{0,2}=1",
+            "solutions": r"\text{rsolve:}\quad \tau_{j,1} = "
+            + sp.latex(self.tau_1)
+            + r",\qquad \tau_{j,2} = "
+            + sp.latex(self.tau_2),
+            "rho": r"\rho_j = \nu_C\,\tau_{j,2} + \tau_{j,1} = " + sp.latex(self.rho),
+            "difference": r"\rho_j^{\text{derived}} - \rho_j^{\text{Eq. (21)}} "
+            r"\;\xrightarrow{\text{simplify}}\; " + sp.latex(self.difference_to_paper),
+        }
+
+    def summary(self) -> dict:
+        """The derived rho_j and its difference to the printed Eq. (21), as text."""
+        return {
+            "derived": str(self.rho),
+            "difference": str(self.difference_to_paper),
+            "matches": self.matches_paper,
+        }
+
 
 @lru_cache(maxsize=None)
 def derive_rho() -> RhoDerivation:
@@ -83,6 +106,20 @@ class Bound22:
         sp.Expr
     )  # the bound holds for every 0 <= j <= T-1 iff nu_W <= threshold
 
+    def latex(self) -> dict[str, str]:
+        """The slack and the threshold on nu_W in LaTeX."""
+        thr = self.nu_W_threshold
+        return {
+            "slack": r"\frac{\rho_{\max}\nu_W^{j-1}-\rho_j}{\nu_W^{j-1}} = "
+            + sp.latex(self.slack),
+            "threshold": r"\text{slack at } j=T-1:\ "
+            + sp.latex(self.worst_case)
+            + r"\ \ge 0 \iff \nu_W \le "
+            + sp.latex(thr)
+            + " = 1 + "
+            + sp.latex(sp.simplify(thr - 1)),
+        }
+
 
 @lru_cache(maxsize=None)
 def derive_bound22() -> Bound22:
@@ -100,9 +137,41 @@ def derive_bound22() -> Bound22:
     return Bound22(slack, worst, sp.simplify(threshold))
 
 
+def rho_max(T_: int, nu_F_: float, nu_C_: float) -> float:
+    """rho_max = nu_C (T nu_F + 1) + nu_F of Eq. (22), evaluated."""
+    return float(PAPER_RHO_MAX.subs({T: T_, nu_F: nu_F_, nu_C: nu_C_}))
+
+
 def bound22_holds(T_: int, nu_W_: float, nu_F_: float, nu_C_: float) -> bool:
     """Numerical check of Eq. (22) at every lag 0..T-1 (relative rounding slack 1e-12)."""
     r = rho(T_, nu_W_, nu_F_, nu_C_)
-    rmax = float(PAPER_RHO_MAX.subs({T: T_, nu_F: nu_F_, nu_C: nu_C_}))
+    rmax = rho_max(T_, nu_F_, nu_C_)
     bound = rmax * nu_W_ ** (np.arange(T_) - 1.0)
     return bool(np.all(r <= bound * (1 + 1e-12)))
+
+
+def check_bound22_region(draws: int, seed: int) -> dict:
+    """Evaluate Eq. (22) directly at ``draws`` random (nu_W, nu_F, nu_C, T) and compare with the
+    derived region nu_W <= threshold(nu_F, nu_C) of :func:`derive_bound22`.
+
+    Returns the threshold (as text), how many draws agree with the region, the number of draws, and
+    whether the bound held at every draw with nu_W < 1 (the paper's condition).
+    """
+    threshold = derive_bound22().nu_W_threshold
+    thr = sp.lambdify((nu_F, nu_C), threshold)
+    rng = np.random.default_rng(seed)
+    agree, holds_below_1 = 0, True
+    for _ in range(draws):
+        nF_, nC_ = rng.uniform(0.1, 3.0, 2)
+        T_ = int(rng.integers(2, 40))
+        nW_ = rng.uniform(0.05, 2.5)
+        holds = bound22_holds(T_, nW_, nF_, nC_)
+        agree += holds == (nW_ <= thr(nF_, nC_))
+        if nW_ < 1:
+            holds_below_1 &= holds
+    return {
+        "threshold": str(threshold),
+        "agree": int(agree),
+        "total": draws,
+        "holds_below_1": bool(holds_below_1),
+    }

@@ -36,3 +36,56 @@ def spectral_radii(
                 )["W"]
                 out[k, a, s] = scaled_spectral_radius(W.numpy())
     return out
+
+
+def limit_summary(
+    radii: np.ndarray,
+    nu_Ws: list[float],
+    widths: list[int],
+    close: float = 0.10,
+    far: float = 0.30,
+) -> dict:
+    """Which limit does the mean radius at the largest width support: the paper's nu_W or sqrt(nu_W)?
+
+    ``radii`` is the output of :func:`spectral_radii`. A candidate is *confirmed* when the radius is
+    within ``close`` (relative) of it at every nu_W (for the paper's nu_W: at every nu_W away from 1,
+    where the two candidates coincide); the paper's limit is *refuted* when the radius is more than
+    ``far`` from nu_W at every variance where the candidates differ by more than ``far``, and closer
+    to sqrt(nu_W) than to nu_W at every variance.
+    """
+    nus = np.array(nu_Ws)
+    r_big = radii[:, -1, :].mean(1)
+    rel_sqrt = np.abs(r_big / np.sqrt(nus) - 1)
+    rel_paper = np.abs(r_big / nus - 1)
+    not_one = np.abs(nus - 1) > 0.15
+    disc = np.abs(1 / np.sqrt(nus) - 1) > far  # where the candidates differ by > far
+    closer_to_sqrt = bool(np.all(np.abs(r_big - np.sqrt(nus)) < np.abs(r_big - nus)))
+    refuted = bool(np.any(disc) and np.all(rel_paper[disc] > far) and closer_to_sqrt)
+    return {
+        "nu_W": list(nu_Ws),
+        "n": int(widths[-1]),
+        "mean_radius": [round(float(r), 4) for r in r_big],
+        "sqrt_nu_W": [round(float(np.sqrt(v)), 4) for v in nus],
+        "max_rel_dist_sqrt": round(float(rel_sqrt.max()), 4),
+        "min_rel_dist_paper": round(float(rel_paper[not_one].min()), 4),
+        "min_rel_dist_paper_where_distinct": (
+            float(rel_paper[disc].min()) if disc.any() else float("nan")
+        ),
+        "limit_is_paper": bool(np.all(rel_paper[not_one] <= close)),
+        "paper_refuted": refuted,
+        "sqrt_limit": "confirmed" if np.all(rel_sqrt <= close) else "not confirmed",
+    }
+
+
+def stable_fractions(radii: np.ndarray, nu_Ws: list[float], widths: list[int]) -> dict:
+    """The fraction of draws with spectral radius of W / sqrt(n) below 1, per nu_W, at the largest
+    width (``radii`` from :func:`spectral_radii`)."""
+    stable = radii[:, -1, :] < 1
+    return {
+        "n": int(widths[-1]),
+        "fraction_stable": {
+            str(v): float(stable[k].mean()) for k, v in enumerate(nu_Ws)
+        },
+        "stable_by_nu": [[v, float(stable[k].mean())] for k, v in enumerate(nu_Ws)],
+        "draws": int(radii.shape[2]),
+    }

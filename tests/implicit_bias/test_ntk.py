@@ -1,63 +1,13 @@
-"""The implicit-bias math against independent computations: recursion by iteration, finite differences,
-explicit convolution sums, and the wide-network NTK."""
+"""NTKs: the block Toeplitz limit kernel against explicit sums, the autodiff NTK against finite
+differences, the wide RNN's NTK against the limit kernel of Theorem 3.3(b) at growing width, and
+Theorem 3.2 for the scaled convolution."""
 
 import numpy as np
-import pytest
-import sympy as sp
 import torch
 
 from rnnbook.implicit_bias import linear_rnn
 from rnnbook.implicit_bias import ntk
 from rnnbook.implicit_bias import scale_factors as sf
-
-
-def test_derived_rho_equals_eq21_symbolically():
-    d = sf.derive_rho()
-    assert d.matches_paper
-    assert (
-        sp.simplify(d.tau_2 - (sf.j * sf.nu_F * sf.nu_W ** (sf.j - 1) + sf.nu_W**sf.j))
-        == 0
-    )
-
-
-@pytest.mark.parametrize(
-    "nW,nF,nC", [(0.3, 1.0, 1.0), (0.8, 0.5, 2.0), (1.4, 2.0, 0.3)]
-)
-def test_rho_against_iterated_recursion(nW, nF, nC):
-    T = 12
-    t1, t2, it = nF, 1.0, []
-    for _ in range(T):  # iterate Eq. (48) numerically, independent of rsolve
-        it.append(nC * t2 + t1)
-        t1, t2 = nW * t1, nW * t2 + t1
-    np.testing.assert_allclose(sf.rho(T, nW, nF, nC), it, rtol=1e-12)
-
-
-def test_bound22_region_matches_direct_evaluation():
-    thr = sp.lambdify((sf.nu_F, sf.nu_C), sf.derive_bound22().nu_W_threshold)
-    rng = np.random.default_rng(1)
-    for _ in range(300):
-        nF, nC = rng.uniform(0.1, 3, 2)
-        T = int(rng.integers(2, 30))
-        nW = rng.uniform(0.05, 2.5)
-        assert sf.bound22_holds(T, nW, nF, nC) == (nW <= thr(nF, nC))
-    assert sf.bound22_holds(20, 0.99, 1, 1)
-
-
-def test_bad_arguments_are_named():
-    with pytest.raises(ValueError, match="nu_W"):
-        linear_rnn.init_params(4, 1, 1, -0.3, 1, 1, seed=0)
-    with pytest.raises(ValueError, match="n ="):
-        linear_rnn.init_params(0, 1, 1, 0.3, 1, 1, seed=0)
-    with pytest.raises(ValueError, match="T ="):
-        sf.rho(0, 0.3, 1, 1)
-
-
-def test_forward_is_the_convolution_with_the_impulse_response():
-    p = linear_rnn.init_params(7, 3, 2, 0.5, 1.0, 1.0, seed=3)
-    x = torch.randn(6, 3, dtype=torch.float64)
-    L = linear_rnn.impulse_response(p, 6)
-    y = torch.stack([sum(L[j] @ x[t - j] for j in range(t + 1)) for t in range(6)])
-    torch.testing.assert_close(linear_rnn.forward(p, x), y)
 
 
 def test_toeplitz_and_limit_kernel_against_explicit_sums():
@@ -131,3 +81,35 @@ def test_wide_ntk_of_an_impulse_reads_out_rho():
         K_lim,
     )
     assert big < small
+
+
+def test_empirical_ntk_approaches_the_limit_kernel_as_n_grows():
+    """Theorem 3.3(b): the mean relative error over seeds shrinks with n, about like n^(-1/2)."""
+    res = ntk.convergence(
+        [16, 64, 256],
+        3,
+        T=4,
+        n_x=1,
+        n_y=1,
+        n_inputs=2,
+        nu_W=0.3,
+        nu_F=1.0,
+        nu_C=1.0,
+        seed=0,
+    )
+    mean = res.errors.mean(1)
+    assert mean[0] > mean[1] > mean[2]
+    assert -0.8 < res.fit.slope < -0.25
+    np.testing.assert_allclose(res.rho, sf.rho(4, 0.3, 1.0, 1.0))
+    s = res.summary()
+    assert s["widths"] == [16, 64, 256] and s["n_max"] == 256 and s["n_seeds"] == 3
+    assert s["slope"] == res.fit.slope and s["rho_readout_dev"] < 0.5
+
+
+def test_scaled_conv_ntk_is_exact_for_any_rho():
+    g = torch.Generator().manual_seed(0)
+    check = ntk.scaled_conv_check(4, 2, 2, 0.3, 1.0, 1.0, g)
+    assert set(check.errors) == {"rho of Eq. (21)", "random rho", "rho = 1 (unscaled)"}
+    s = check.summary()
+    assert s["max_error"] < 1e-12 and s["T"] == 4 and s["inputs"] == 3
+    assert check.table().count("\n") == 4

@@ -1,0 +1,102 @@
+"""Theorem 4.1 and the kernel regime: the drift bound on random problems, a wide RNN following its
+scaled convolution, and the experiments of Figs. 1, 2 and 4 at toy size."""
+
+import numpy as np
+import torch
+
+from rnnbook.implicit_bias import gd_training as gt
+from rnnbook.implicit_bias import kernel_regime as kr
+from rnnbook.implicit_bias import scale_factors as sf
+from rnnbook.implicit_bias import teacher_tasks
+
+D = torch.float64
+
+
+def test_bound_62_holds_for_the_scaled_convolution_on_random_problems():
+    """Monte Carlo search for a violation of ||L_j^l - L_j^0|| <= B_2 rho_j lr l at lr < B_1."""
+    rng = np.random.default_rng(0)
+    worst, norms = 0.0, []
+    for _ in range(25):
+        T, N = 8, int(rng.integers(1, 5))
+        st = gt.lag_stats(
+            torch.tensor(rng.standard_normal((N, T, 1))),
+            torch.tensor(rng.standard_normal((N, T, 1))),
+        )
+        nu = float(rng.uniform(0.1, 0.9))
+        rho = torch.tensor(sf.rho(T, nu, 1.0, 1.0))
+        L0 = (
+            torch.tensor(rng.standard_normal((T, 1, 1)))
+            * torch.tensor(nu) ** (torch.arange(T, dtype=D) / 2)[:, None, None]
+        )
+        c = kr.theorem41_constants(st, L0, rho, 1.0, 1.0, lr=0.0)
+        lr = 0.99 * c.B1
+        traj = gt.train_conv(L0, rho, st, lr, 400)
+        worst = max(worst, float(kr.drift_ratio(traj, rho, lr, c.B2).max()))
+        norms.append(
+            kr.theorem41_constants(st, L0, rho, 1.0, 1.0, lr).proof_matrix_norm
+        )
+    assert worst <= 1 + 1e-9
+    assert (
+        max(norms) > 1
+    )  # the proof's ||I - lr A^T A D|| <= 1 fails, although the bound holds
+
+
+def test_wide_rnn_follows_its_scaled_convolution():
+    task = teacher_tasks.teacher_task(
+        n_teacher=4,
+        n_x=1,
+        n_y=1,
+        T=6,
+        n_train=20,
+        n_test=20,
+        nu_W=0.3,
+        nu_F=1.0,
+        nu_C=1.0,
+        snr_db=20.0,
+        seed=3,
+    )
+    st = gt.lag_stats(task.X_train, task.Y_train)
+    gaps = []
+    for n in (8, 256):
+        r = kr.train_pair(
+            st,
+            {},
+            n=n,
+            nu_W=0.3,
+            nu_F=1.0,
+            nu_C=1.0,
+            lr=0.02,
+            steps=60,
+            seed=1,
+            batch=3,
+        )
+        gaps.append(
+            float(kr.relative_gap(r.rnn.losses["train"], r.conv.losses["train"]).mean())
+        )
+    assert gaps[1] < gaps[0] / 2
+
+
+SETUP = dict(T=5, n_train=10, n_test=10, snr_db=20.0, nu_W=0.3, nu_F=1.0, nu_C=1.0)
+
+
+def test_teacher_student_and_finite_width_experiments():
+    ts = kr.teacher_student(n_teacher=3, n=32, lr=0.02, steps=20, seed=0, **SETUP)
+    s = ts.summary()
+    assert s["gap_train"] == float(
+        kr.relative_gap(ts.run.rnn.losses["train"], ts.run.conv.losses["train"])
+    )
+    assert s["n"] == 32 and s["steps"] == 20 and len(s["final_test"]) == 2
+    assert 0.02 < s["B1"] and "B_1" in ts.constants_markdown()
+    assert (
+        ts.drift("conv").shape == (20, 5) and float(ts.drift("conv").max()) <= 1 + 1e-9
+    )
+    fw = kr.finite_width(
+        n_teacher=3, widths=[8, 32], seeds=2, lr=0.02, steps=20, seed=0, **SETUP
+    )
+    assert fw.gaps.shape == fw.ratios.shape == (2, 2)
+    f = fw.summary()
+    assert f["widths"] == [8, 32] and f["gap_last"] == float(fw.gaps[1].mean())
+    d = kr.drift_summary(ts, fw)
+    assert set(d["ratio_by_width"]) == {"8", "32"} and d["n"] == 32
+    table = kr.drift_table(ts, fw)
+    assert "| 8 |" in table and "(Fig. 1 student)" in table

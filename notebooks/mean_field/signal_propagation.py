@@ -63,80 +63,38 @@ n_theory = None
 seed = None
 
 # %% tags=["hide-input"]
-import time
-
+import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
 import torch
-import matplotlib.pyplot as plt
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook.mean_field import theory as mf
-from rnnbook.mean_field import derivations as mfd
-from rnnbook.mean_field import minimal_rnn
-from rnnbook import plotting
+from rnnbook.book.chapter import start
+from rnnbook.book.params import Param, at_least
+from rnnbook.mean_field import critical_point, derivations, figures, linearisation
+from rnnbook.mean_field import minimal_rnn, monte_carlo, theory, timescale_fit
 from rnnbook.mean_field import vanilla_rnn
-from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, resolve
+from rnnbook.mean_field.derivations import tex
 
+MU_B = (  # the bias means of the Monte Carlo at the smoke, book and paper profiles
+    [-2.0, 0.0, 2.0, 4.0, 6.0],
+    [-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
+    [float(m) for m in range(-4, 9)],
+)
 SPEC = {
-    "N_untied": Param(
-        int,
-        256,
-        1024,
-        8192,
-        at_least(16),
-        ">= 16; width of the untied-weight Monte Carlo",
-    ),
-    "K_untied": Param(
-        int, 8, 24, 1000, at_least(2), ">= 2; networks per setting (untied)"
-    ),
-    "N_tied": Param(
-        int, 128, 384, 8192, at_least(16), ">= 16; width of the tied-weight Monte Carlo"
-    ),
+    "N_untied": Param(int, 256, 1024, 8192, at_least(16), ">= 16; width, untied MC"),
+    "K_untied": Param(int, 8, 24, 1000, at_least(2), ">= 2; networks per setting"),
+    "N_tied": Param(int, 128, 384, 8192, at_least(16), ">= 16; width, tied MC"),
     "K_tied": Param(int, 2, 6, 1000, at_least(2), ">= 2; networks per setting (tied)"),
-    "T_steps": Param(
-        int, 30, 80, 100, at_least(12), ">= 12 (the inputs become identical at t = 10)"
-    ),
-    "mu_b_mc": Param(
-        list,
-        [-2.0, 0.0, 2.0, 4.0, 6.0],
-        [-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
-        [-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
-        lambda v: -10 <= v <= 12,
-        "bias means in [-10, 12]",
-        item=float,
-    ),
-    "n_theory": Param(
-        int,
-        13,
-        61,
-        241,
-        at_least(5),
-        ">= 5; points of the theory curves over mu_b in [-4, 8]",
-    ),
+    "T_steps": Param(int, 30, 80, 100, at_least(12), ">= 12 (equal inputs from t=10)"),
+    "mu_b_mc": Param(list, *MU_B, lambda v: -10 <= v <= 12, "in [-10, 12]", item=float),
+    "n_theory": Param(int, 13, 61, 241, at_least(5), ">= 5; mu_b points in [-4, 8]"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
-P = resolve(
-    SPEC,
-    profile,
-    N_untied=N_untied,
-    K_untied=K_untied,
-    N_tied=N_tied,
-    K_tied=K_tied,
-    T_steps=T_steps,
-    mu_b_mc=mu_b_mc,
-    n_theory=n_theory,
-    seed=seed,
-)
-plotting.setup()
-if (
-    P.profile != "paper"
-):  # small batched networks: one thread is fastest (the pipeline runs one chapter per core)
+P, ledger = start("mean_field/signal_propagation", SPEC, globals())
+if P.profile != "paper":  # small batched networks: one thread is fastest
     torch.set_num_threads(1)
-ledger = Ledger("mean-field", P.profile)
-display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## The vanilla RNN: the covariance map (2)
@@ -146,13 +104,12 @@ display(Markdown(describe(P)))
 # eigenbasis of $\mathbf q$:
 
 # %%
-mass = mfd.eq3_normalisation()
-display(
-    Math(
-        r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2} e^{-\mathbf z^\top\mathbf q^{-1}\mathbf z}\,d\mathbf z = "
-        + sp.latex(mass)
-    )
+mass = derivations.eq3_normalisation()
+lhs = (
+    r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2}"
+    r" e^{-\mathbf z^\top\mathbf q^{-1}\mathbf z}\,d\mathbf z = "
 )
+display(Math(tex(lhs, mass)))
 
 # %% [markdown]
 # so the exponent lacks its factor $\tfrac12$ (a typo: with it the mass is 1, and everything below uses the
@@ -168,70 +125,20 @@ display(
 
 # %%
 sw_van = np.array([0.8, 1.2, 2.0])
-hp_van = mf.HP(sw_van, 0.5, 0.0, 1.0)
+hp_van = theory.HP(sw_van, 0.5, 0.0, 1.0)
 T_van = min(P.T_steps, 30)
 Sig_van = np.zeros(T_van)
-q_van = mf.vanilla_qstar(hp_van)
-th_van = mf.vanilla_trajectory(Sig_van, hp_van, c0=0.95)
-t0 = time.perf_counter()
+q_van = theory.vanilla_qstar(hp_van)
+th_van = theory.vanilla_trajectory(Sig_van, hp_van, c0=0.95)
 mc_van_u = vanilla_rnn.simulate_pair(
     Sig_van, hp_van, P.N_untied, P.K_untied, tied=False, seed=P.seed, q0=q_van, c0=0.95
 )
 mc_van_t = vanilla_rnn.simulate_pair(
     Sig_van, hp_van, P.N_tied, P.K_tied, tied=True, seed=P.seed + 1, q0=q_van, c0=0.95
 )
-t_van = time.perf_counter() - t0
 
-
-def mc_stats(mc):
-    c = mc["c"].mean(1)
-    se = mc["c"].std(1, ddof=1) / np.sqrt(mc["c"].shape[1])
-    return c, se
-
-
-c_vu, se_vu = mc_stats(mc_van_u)
-c_vt, se_vt = mc_stats(mc_van_t)
-q_rel_u = np.abs(mc_van_u["q"].mean(1) / th_van["q"] - 1)
-q_se_u = mc_van_u["q"].std(1, ddof=1) / np.sqrt(P.K_untied) / th_van["q"]
-
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-ts = np.arange(1, T_van + 1)
-for k, sw in enumerate(sw_van):
-    col = plotting.COLORS[k]
-    axes[0].plot(
-        ts, th_van["c"][k], "-", color=col, lw=2, label=rf"Eq. (2), $\sigma_w={sw}$"
-    )
-    axes[0].errorbar(
-        ts,
-        c_vu[k],
-        yerr=2 * se_vu[k],
-        fmt="o",
-        ms=3,
-        color=col,
-        label="MC untied" if k == 0 else None,
-    )
-    axes[0].plot(ts, c_vt[k], "x", ms=4, color=col, label="MC tied" if k == 0 else None)
-    axes[1].plot(
-        ts,
-        th_van["q"][k],
-        "-",
-        color=col,
-        lw=2,
-        label=rf"$q^t$ Eq. (2), $\sigma_w={sw}$",
-    )
-    axes[1].plot(ts, mc_van_u["q"].mean(1)[k], "o", ms=3, color=col)
-axes[0].set(
-    xlabel="time step $t$",
-    ylabel="pre-activation cosine similarity $c^t$",
-    title=r"Vanilla RNN, $\Sigma_{12}=0$, $\sigma_v=0.5$, $R=1$",
-)
-axes[1].set(
-    xlabel="time step $t$",
-    ylabel="pre-activation variance $q^t$",
-    title="Variance stays at $q^*$ (dots: MC untied)",
-)
-axes[0].legend(fontsize=8)
-axes[1].legend(fontsize=8)
+# %% tags=["hide-input"]
+figures.vanilla_covariance(th_van, mc_van_u, mc_van_t, sw_van)
 plt.show()
 
 # %% [markdown]
@@ -241,38 +148,23 @@ plt.show()
 # $q^t$ stays at its fixed point $q^*$, as the normalisation $q^0=q^*$ intends.
 
 # %%
-diff_vu = np.abs(c_vu - th_van["c"])
-tol_vu = 4 * se_vu + 0.005
-ok_eq2 = bool(np.all(diff_vu <= tol_vu) and np.all(q_rel_u <= 4 * q_se_u + 0.005))
-# the noise of the inputs destroys the ordered phase: from c^t = 1, c^{t+1} = 1 - sigma_v^2 R (1 - Sigma)/q*
-hp1 = mf.HP(1.2, 0.5, 0.0, 1.0)
-one_step = float(mf.vanilla_c_map(1.0, 0.3, hp1))
-one_step_paper = 1 - 0.25 * 1.0 * (1 - 0.3) / float(mf.vanilla_qstar(hp1))
-glue("eq2_max_diff", float(diff_vu.max()), display=False)
-glue("eq2_max_z", float((diff_vu / se_vu).max()), display=False)
-glue("eq2_tied_max_diff", float(np.abs(c_vt - th_van["c"]).max()), display=False)
-ledger.record(
+eq2 = monte_carlo.eq2_values(th_van, mc_van_u, mc_van_t)
+# input noise destroys the ordered phase: from c^t = 1, c^{t+1} = 1 - sv^2 R (1 - S)/q*
+hp1 = theory.HP(1.2, 0.5, 0.0, 1.0)
+one_step = float(theory.vanilla_c_map(1.0, 0.3, hp1))
+one_step_paper = 1 - 0.25 * 1.0 * (1 - 0.3) / float(theory.vanilla_qstar(hp1))
+glue("eq2_max_diff", eq2["max_c_diff"], display=False)
+glue("eq2_max_z", eq2["max_z"], display=False)
+glue("eq2_tied_max_diff", eq2["max_c_diff_tied"], display=False)
+ledger.check(
     "mean-field.eq2.covariance-map",
-    "Eq. (2)",
-    "With untied weights the pre-activation covariance of two copies of a random vanilla RNN follows "
-    "q^t = sigma_w^2 int D_{q^{t-1}} phi phi^T + sigma_v^2 R Sigma^t + sigma_b^2 I.",
-    paper_value="Eq. (2)",
-    measured={
-        "sigma_w": sw_van,
-        "max_abs_c_diff_untied": round(float(diff_vu.max()), 4),
-        "max_z_untied": round(float((diff_vu / se_vu).max()), 2),
-        "max_rel_q_diff_untied": round(float(q_rel_u.max()), 4),
-        "max_abs_c_diff_tied": round(float(np.abs(c_vt - th_van["c"]).max()), 4),
-        "c_after_identical_state": round(one_step, 6),
-        "1 - sigma_v^2 R (1-Sigma)/q*": round(one_step_paper, 6),
-        "eq3_mass_as_printed": str(mass),
-    },
-    tolerance="untied MC: |c_MC - c_theory| <= 4 SE + 0.005 and |q_MC/q_theory - 1| <= 4 SE + 0.005 at every "
-    "step (SE over networks; 0.005 allows the O(1/N) finite-width bias)",
-    verdict="reproduced" if ok_eq2 else "not-reproduced",
-    note=f"Untied: N={P.N_untied}, {P.K_untied} networks per sigma_w (paper: N=8192, 1000 networks); tied: "
-    f"N={P.N_tied}, {P.K_tied} networks. sigma_v=0.5, R=1, mu_b=sigma_b=0, Sigma=0, c^0=0.95, {T_van} steps. "
-    "Eq. (3) as printed lacks the 1/2 in the exponent (its mass is 1/2); the normalised Gaussian is used.",
+    **eq2,
+    **vars(P),
+    one_step=one_step,
+    one_step_paper=one_step_paper,
+    eq3_mass=str(mass),
+    sigma_w=sw_van,
+    T_van=T_van,
 )
 
 # %% [markdown]
@@ -290,25 +182,13 @@ ledger.record(
 # $\mathbb E[z\,h(z)]=\mathbb E[h'(z)]$) removes; sympy does both steps:
 
 # %%
-dv = mfd.derive_vanilla_chi()
-display(
-    Math(r"\frac{\partial}{\partial c}\phi(u_1)\phi(u_2) = " + sp.latex(dv.price_raw))
-)
-display(
-    Math(
-        r"\xrightarrow{\text{Stein}}\quad A'(c) = \mathbb E\Big["
-        + sp.latex(dv.price)
-        + r"\Big]"
-    )
-)
-display(
-    Math(
-        r"\chi_{c^*} = \frac{\partial c^t}{\partial c^{t-1}} = "
-        + sp.latex(dv.chi)
-        + r"\qquad\text{derived} - \text{Eq. (4)} = "
-        + sp.latex(dv.difference)
-    )
-)
+dv = derivations.derive_vanilla_chi()
+display(Math(tex(r"\frac{\partial}{\partial c}\phi(u_1)\phi(u_2) = ", dv.price_raw)))
+stein = r"\xrightarrow{\text{Stein}}\quad A'(c) = \mathbb E\Big["
+display(Math(tex(stein, dv.price, r"\Big]")))
+chi = r"\chi_{c^*} = \frac{\partial c^t}{\partial c^{t-1}} = "
+diff = r"\qquad\text{derived} - \text{Eq. (4)} = "
+display(Math(tex(chi, dv.chi, diff, dv.difference)))
 
 # %% [markdown]
 # Numerically, Eq. (4) by quadrature against a central finite difference of the quadrature map, and the decay
@@ -316,75 +196,18 @@ display(
 # where $c^t>0.05$, with $c^*=0$):
 
 # %%
-c_grid = np.array([0.0, 0.3, 0.6, 0.9])
-chi_formula = mf.vanilla_chi(c_grid[:, None], hp_van)
-h = 1e-5
-chi_fd = (
-    mf.vanilla_c_map(c_grid[:, None] + h, 0.0, hp_van)
-    - mf.vanilla_c_map(c_grid[:, None] - h, 0.0, hp_van)
-) / (2 * h)
-fd_err = float(np.abs(chi_formula - chi_fd).max())
-# the quadrature's own error: the same integrals with twice the nodes per dimension
-quad_err_van = float(
-    np.abs(
-        hp_van.sw2
-        * (
-            mf.gauss2(mf.dtanh, mf.dtanh, 0.0, q_van, c_grid[:, None])
-            - mf.gauss2(mf.dtanh, mf.dtanh, 0.0, q_van, c_grid[:, None], n=2 * mf.N2)
-        )
-    ).max()
-)
-quad_tol_van = max(10 * quad_err_van, 1e-8)
-chi_star_van = mf.vanilla_chi(0.0, hp_van)
-tau_van = mf.timescale(chi_star_van)
-tau_fit_van, tau_fit_se = [], []
+fd_err, fd_tol = linearisation.vanilla_slope_error(hp_van)
 rng = np.random.default_rng(P.seed)
-for k in range(len(sw_van)):
-    mask = th_van["c"][k] > 0.05
-    t_ = ts[mask]
-    fit = lambda cc: -1.0 / np.polyfit(t_, np.log(np.clip(cc[mask], 1e-6, None)), 1)[0]  # noqa: E731
-    tau_fit_van.append(fit(c_vu[k]))
-    boots = [
-        fit(mc_van_u["c"][k, rng.integers(0, P.K_untied, P.K_untied)].mean(0))
-        for _ in range(200)
-    ]
-    tau_fit_se.append(float(np.std(boots)))
-tau_fit_van, tau_fit_se = np.array(tau_fit_van), np.array(tau_fit_se)
-display(
-    Markdown(
-        "| $\\sigma_w$ | $q^*$ | $\\chi_{c^*}$ (4) | $\\tau$ | $\\tau$ fitted to MC (± bootstrap SE) |\n|---|---|---|---|---|\n"
-        + "\n".join(
-            f"| {sw} | {q_van[k]:.3f} | {chi_star_van[k]:.4f} | {tau_van[k]:.3f} | "
-            f"{tau_fit_van[k]:.3f} ± {tau_fit_se[k]:.3f} |"
-            for k, sw in enumerate(sw_van)
-        )
-    )
-)
-ok_eq4 = (
-    dv.matches_paper
-    and fd_err < quad_tol_van
-    and bool(np.all(np.abs(tau_fit_van - tau_van) <= 2 * tau_fit_se + 0.1 * tau_van))
-)
+eq4, table = timescale_fit.vanilla_decay(hp_van, th_van["c"], mc_van_u["c"], rng)
+display(Markdown(table))
 glue("eq4_fd_err", fd_err, display=False)
-ledger.record(
+ledger.check(
     "mean-field.eq4.chi",
-    "Eq. (4)",
-    "Near the fixed point the vanilla RNN's cosine similarity obeys eps^t = chi eps^{t-1} with "
-    "chi_{c*} = sigma_w^2 int D_{q*} phi'(z1) phi'(z2), giving the timescale tau = -1/log chi.",
-    paper_value="chi_{c*} = sigma_w^2 int D_{q*} z phi'(z1) phi'(z2)",
-    measured={
-        "derived_minus_printed": str(dv.difference),
-        "max_|formula - finite_difference|": fd_err,
-        "tau_eq4": np.round(tau_van, 3),
-        "tau_fitted_untied_mc": np.round(tau_fit_van, 3),
-        "tau_fit_bootstrap_se": np.round(tau_fit_se, 3),
-    },
-    tolerance=f"symbolic difference 0; |quadrature - finite difference| < {quad_tol_van:.1e} (10 x the change of "
-    "the quadrature when its nodes are doubled); |tau_MC - tau| <= 2 SE + 10% tau "
-    "(10% for the curvature of the map away from c*)",
-    verdict="reproduced" if ok_eq4 else "not-reproduced",
-    note=f"Derived from Eq. (2) with Price's theorem (Stein's lemma in sympy); MC: untied, N={P.N_untied}, "
-    f"{P.K_untied} networks, sigma_v=0.5, R=1, Sigma=0.",
+    **eq4,
+    **vars(P),
+    derived_minus_printed=str(dv.difference),
+    fd_err=fd_err,
+    fd_tol=fd_tol,
 )
 
 # %% [markdown]
@@ -398,19 +221,13 @@ ledger.record(
 # at $t-1$ are three linear equations; sympy eliminates $Q^{t-1}C^{t-1}$ and $Q^{t-2}C^{t-2}$:
 
 # %%
-dm = mfd.derive_minimal_chi()
-for eq, lab in (
-    (dm.eq6_t, "(6)_t"),
-    (dm.eq7_prev, "(7)_{t-1}"),
-    (dm.eq6_prev, "(6)_{t-1}"),
-):
-    display(Math(sp.latex(eq) + r"\qquad " + lab))
-display(Math(r"c^t = " + sp.latex(dm.c_map)))
-display(
-    Math(
-        r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = " + sp.latex(dm.eq8_difference)
-    )
-)
+dm = derivations.derive_minimal_chi()
+for eq, lab in ((dm.eq6_t, "(6)_t"), (dm.eq7_prev, "(7)_{t-1}")):
+    display(Math(tex(eq, r"\qquad ", lab)))
+display(Math(tex(dm.eq6_prev, r"\qquad (6)_{t-1}")))
+display(Math(tex(r"c^t = ", dm.c_map)))
+diff8 = r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = "
+display(Math(tex(diff8, dm.eq8_difference)))
 
 # %% [markdown]
 # The derived map is Eq. (8) plus $\sigma_b^2(1-A)/q^*$: the printed (8) assumes $\sigma_b=0$, the value
@@ -419,19 +236,18 @@ display(
 # as above:
 
 # %%
-display(Math(r"\chi_{c^*} = " + sp.latex(dm.chi)))
+display(Math(tex(r"\chi_{c^*} = ", dm.chi)))
+diff9 = r"\chi_{c^*}^{\text{derived}} - \chi_{c^*}^{\text{Eq. (9)}} = "
+display(Math(tex(diff9, dm.eq9_difference)))
 display(
     Math(
-        r"\chi_{c^*}^{\text{derived}} - \chi_{c^*}^{\text{Eq. (9)}} = "
-        + sp.latex(dm.eq9_difference)
-    )
-)
-display(
-    Math(
-        r"\chi_{c^*=1,\Sigma=1}^{\text{derived}} - \chi_1^{\text{Eq. (13)}} = "
-        + sp.latex(sp.simplify(dm.chi1_from_derived - dm.eq13))
-        + r",\qquad \chi_{c^*=1,\Sigma=1}^{\text{Eq. (9)}} - \chi_1^{\text{Eq. (13)}} = "
-        + sp.latex(sp.simplify(dm.chi1_from_printed - dm.eq13))
+        tex(
+            r"\chi_{c^*=1,\Sigma=1}^{\text{derived}} - \chi_1^{\text{Eq. (13)}} = ",
+            sp.simplify(dm.chi1_from_derived - dm.eq13),
+            r",\qquad \chi_{c^*=1,\Sigma=1}^{\text{Eq. (9)}}"
+            r" - \chi_1^{\text{Eq. (13)}} = ",
+            sp.simplify(dm.chi1_from_printed - dm.eq13),
+        )
     )
 )
 
@@ -443,83 +259,14 @@ display(
 # $\sigma_b=0.5$:
 
 # %%
-mu_chk = np.array([-2.0, 0.0, 2.0, 4.0])
-c_chk = np.array([0.2, 0.5, 0.8])[:, None]
-rows, errs_d, errs_p = [], {}, {}
-for sb in (0.0, 0.5):
-    hp_c = mf.HP(6.88, 1.39, mu_chk, 0.46, sb)
-    Qs_, qs_ = mf.minimal_fixed_point(hp_c)
-    for S in (0.0, 0.99):
-        fd = (
-            mf.minimal_c_map(c_chk + 1e-4, S, S, hp_c, qs_)
-            - mf.minimal_c_map(c_chk - 1e-4, S, S, hp_c, qs_)
-        ) / 2e-4
-        der = mf.minimal_chi(c_chk, S, hp_c, qs_)
-        pri = mf.minimal_chi(c_chk, S, hp_c, qs_, printed=True)
-        errs_d[(sb, S)], errs_p[(sb, S)] = (
-            float(np.abs(der - fd).max()),
-            float(np.abs(pri - fd).max()),
-        )
-        rows.append(
-            f"| {sb} | {S} | {np.round(fd[1], 4).tolist()} | {np.round(der[1], 4).tolist()} | "
-            f"{np.round(pri[1], 4).tolist()} | {errs_d[(sb, S)]:.1e} | {errs_p[(sb, S)]:.1e} |"
-        )
-display(
-    Markdown(
-        "| $\\sigma_b$ | $\\Sigma_{12}$ | slope of (8) at $c=0.5$, $\\mu_b=-2,0,2,4$ (finite difference) | derived $\\chi$ | "
-        "Eq. (9) | max error derived | max error Eq. (9) |\n|---|---|---|---|---|---|---|\n"
-        + "\n".join(rows)
-    )
-)
-hp_q = mf.HP(6.88, 1.39, mu_chk, 0.46, 0.5)
-q_q = mf.minimal_fixed_point(hp_q)[1]
-quad_err = float(
-    np.abs(
-        q_q
-        * (
-            mf.gauss2(mf.dsigmoid, mf.dsigmoid, mu_chk, q_q, c_chk)
-            - mf.gauss2(mf.dsigmoid, mf.dsigmoid, mu_chk, q_q, c_chk, n=2 * mf.N2)
-        )
-    ).max()
-    + np.abs(
-        mf.gauss2(mf.sigmoid, mf.sigmoid, mu_chk, q_q, c_chk)
-        - mf.gauss2(mf.sigmoid, mf.sigmoid, mu_chk, q_q, c_chk, n=2 * mf.N2)
-    ).max()
-)
-fd_tol = max(10 * quad_err, 1e-8)
-printed_ok_sb0 = max(errs_p[(0.0, 0.0)], errs_p[(0.0, 0.99)]) < fd_tol
-printed_ok_sb = max(errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]) < fd_tol
-derived_ok = max(errs_d.values()) < fd_tol
-glue("eq9_printed_err_sb", max(errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]), display=False)
-ledger.record(
+eq9 = linearisation.minimal_slope_check()
+display(Markdown(eq9.table()))
+glue("eq9_printed_err_sb", eq9.values()["printed_err_sb"], display=False)
+ledger.check(
     "mean-field.eq9.chi",
-    "Eq. (9)",
-    "Near its fixed point the minimalRNN's cosine similarity obeys eps^{t+1} = chi eps^t with chi_{c*} = "
-    "int sigma sigma + (q* c* + (sigma_w^2 - sigma_v^2) R Sigma_12) int sigma' sigma'.",
-    paper_value="chi = E[s(u1)s(u2)] + (q* c* + (sigma_w^2 - sigma_v^2) R Sigma_12) E[s'(u1)s'(u2)]",
-    measured={
-        "derived_minus_printed": str(dm.eq9_difference),
-        "eq8_derived_minus_printed": str(dm.eq8_difference),
-        "max_|printed - finite_diff|_sigma_b=0": max(
-            errs_p[(0.0, 0.0)], errs_p[(0.0, 0.99)]
-        ),
-        "max_|printed - finite_diff|_sigma_b=0.5": max(
-            errs_p[(0.5, 0.0)], errs_p[(0.5, 0.99)]
-        ),
-        "max_|derived - finite_diff|": max(errs_d.values()),
-    },
-    tolerance=f"symbolic; quadrature vs finite difference of the map within {fd_tol:.1e} (10 x the change of the "
-    "quadrature when its nodes are doubled)",
-    verdict=(
-        "reproduced"
-        if printed_ok_sb0 and printed_ok_sb
-        else "partly-reproduced"
-        if printed_ok_sb0 and derived_ok
-        else "not-reproduced"
-    ),
-    note="Exact for sigma_b = 0 (the setting of Algorithm 1 and of all the paper's experiments). For sigma_b > 0 "
-    "Eq. (8) misses + sigma_b^2 (1 - A)/q* and Eq. (9) misses - sigma_b^2 E[s' s']; the derived form reduces "
-    "to chi_1 = mu_1 + mu_2 of Eq. (13) for every sigma_b, the printed one only for sigma_b = 0.",
+    **eq9.values(),
+    eq9_difference=str(dm.eq9_difference),
+    eq8_difference=str(dm.eq8_difference),
 )
 
 # %% [markdown]
@@ -535,18 +282,14 @@ ledger.record(
 # %%
 sw_f1, sv_f1, R_f1 = 6.88, 1.39, 0.46
 mus = np.array(P.mu_b_mc)
-hp_f1 = mf.HP(sw_f1, sv_f1, mus, R_f1)
+hp_f1 = theory.HP(sw_f1, sv_f1, mus, R_f1)
 T = P.T_steps
-ts = np.arange(1, T + 1)
-Sig = np.where(ts < 10, 0.0, 1.0)
-Q_f1, q_f1 = mf.minimal_fixed_point(hp_f1)
-th = mf.minimal_trajectory(Sig, hp_f1, Q0=Q_f1, C0=0.0)
-t0 = time.perf_counter()
+Sig = np.where(np.arange(1, T + 1) < 10, 0.0, 1.0)
+Q_f1 = theory.minimal_fixed_point(hp_f1)[0]
+th = theory.minimal_trajectory(Sig, hp_f1, Q0=Q_f1, C0=0.0)
 mc_u = minimal_rnn.simulate_pair(
     Sig, hp_f1, P.N_untied, P.K_untied, tied=False, seed=P.seed + 10, Q0=Q_f1
 )
-t_untied = time.perf_counter() - t0
-t0 = time.perf_counter()
 mc_t = minimal_rnn.simulate_pair(
     Sig,
     hp_f1,
@@ -557,31 +300,11 @@ mc_t = minimal_rnn.simulate_pair(
     Q0=Q_f1,
     dtype=torch.float32,
 )
-t_tied = time.perf_counter() - t0
-c_u, se_u = mc_stats(mc_u)
-c_t, se_t = mc_stats(mc_t)
-chi1_mc = mf.minimal_chi1(hp_f1)
-cstar1 = mf.minimal_cstar(1.0, hp_f1, q_f1)
-tau1 = mf.timescale(mf.minimal_chi(cstar1, 1.0, hp_f1, q_f1))
-display(Markdown(f"Monte Carlo: untied {t_untied:.1f} s, tied {t_tied:.1f} s."))
+chi1_mc = theory.minimal_chi1(hp_f1)
+cstar1, tau1 = critical_point.timescales(hp_f1, (1.0,))[1.0]
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-cmap = plt.get_cmap("viridis")
-for k, mu in enumerate(mus):
-    col = cmap(k / max(len(mus) - 1, 1))
-    axes[0].plot(ts, c_u[k], "-", color=col, lw=1.8, label=rf"$\mu_b={mu:g}$")
-    axes[0].plot(ts, th["c"][k], ":", color="black", lw=1.0)
-    axes[1].plot(ts, c_u[k], "-", color=col, lw=1.8)
-    axes[1].plot(ts, c_t[k], "--", color=col, lw=1.5)
-axes[0].set(
-    xlabel="time step $t$",
-    ylabel="pre-activation cosine similarity $c^t$",
-    title="(a) untied MC (solid) vs theory (dotted)",
-)
-axes[1].set(xlabel="time step $t$", title="(b) untied (solid) vs tied (dashed) MC")
-axes[0].axvline(9.5, color="gray", lw=0.8)
-axes[1].axvline(9.5, color="gray", lw=0.8)
-axes[0].legend(fontsize=7, ncol=2)
+# %% tags=["hide-input"]
+figures.fig1ab(th["c"], mc_u, mc_t, mus)
 plt.show()
 
 # %% [markdown]
@@ -592,29 +315,10 @@ plt.show()
 # Untied networks sit on the theory; tied ones follow it in the ordered region and deviate in the chaotic one.
 
 # %%
-diff_u = np.abs(c_u - th["c"])
-tol_u = 4 * se_u + 0.005
-ok_a = bool(np.all(diff_u <= tol_u))
-glue("f1a_max_diff", float(diff_u.max()), display=False)
-z_u = diff_u / np.maximum(se_u, 1e-3)
-glue("f1a_max_z", float(z_u.max()), display=False)
-ledger.record(
-    "mean-field.fig1a.untied-mc",
-    "Fig. 1",
-    "The cosine similarity c^t of the minimalRNN predicted by the mean-field maps (6)-(7) agrees quantitatively "
-    "with Monte Carlo simulations of minimalRNNs with untied weights (Fig. 1a).",
-    paper_value="excellent quantitative agreement (1000 networks, N = 8192)",
-    measured={
-        "mu_b": mus,
-        "max_abs_diff": round(float(diff_u.max()), 4),
-        "max_abs_diff_per_mu_b": np.round(diff_u.max(1), 4),
-        "max_z_(SE floored at 1e-3)": round(float(z_u.max()), 2),
-    },
-    tolerance="|c_MC - c_theory| <= 4 SE + 0.005 at every (mu_b, t) (SE over networks; 0.005 for O(1/N) bias)",
-    verdict="reproduced" if ok_a else "not-reproduced",
-    note=f"Untied weights sampled exactly through the Gram matrix of the states; N={P.N_untied}, "
-    f"{P.K_untied} networks per mu_b (paper: N=8192, 1000 networks); {T} steps; sigma_b = 0.",
-)
+f1a = monte_carlo.untied_values(th, mc_u)
+glue("f1a_max_diff", f1a["max_diff"], display=False)
+glue("f1a_max_z", f1a["max_z"], display=False)
+ledger.check("mean-field.fig1a.untied-mc", **f1a, **vars(P), mu_b=mus)
 
 # %% [markdown]
 # The largest deviation between the untied simulations and the theory is {glue:text}`f1a_max_diff:.4f`
@@ -627,52 +331,9 @@ ledger.record(
 # ($\chi_1>1.01$). Settings within 1% of criticality relax slowly and are listed but not tested:
 
 # %%
-se_gap = np.sqrt(se_t**2 + se_u**2)
-excess = np.abs(c_t - c_u) - (
-    4 * se_gap + 0.01
-)  # > 0: a deviation beyond the Monte Carlo noise
-gap = np.abs(c_t - c_u).max(1)
-worst = excess.max(1)
-ordered = chi1_mc < 0.99
-chaotic = chi1_mc > 1.01
-phase = np.where(ordered, "ordered", np.where(chaotic, "chaotic", "near-critical"))
-display(
-    Markdown(
-        "| $\\mu_b$ | $\\chi_1$ | phase | max tied-untied gap in $c^t$ | max gap beyond 4 SE + 0.01 |\n|---|---|---|---|---|\n"
-        + "\n".join(
-            f"| {mu:g} | {chi1_mc[k]:.4f} | {phase[k]} | {gap[k]:.3f} | "
-            f"{max(worst[k], 0):.3f} |"
-            for k, mu in enumerate(mus)
-        )
-    )
-)
-ok_b = bool(
-    ordered.any()
-    and chaotic.any()
-    and np.all(worst[ordered] <= 0)
-    and np.any(worst[chaotic] > 0)
-)
-ledger.record(
-    "mean-field.fig1b.tied-vs-untied",
-    "Fig. 1",
-    "Tied-weight minimalRNNs follow the untied (mean-field) behaviour closely where c* ~ 1 and deviate "
-    "quantitatively deeper in the chaotic phase (Fig. 1b).",
-    paper_value="qualitative agreement; good near c* = 1, breaks down deep in the chaotic phase",
-    measured={
-        "gap_per_mu_b": dict(zip([f"{m:g}" for m in mus], np.round(gap, 4).tolist())),
-        "gap_beyond_noise_per_mu_b": dict(
-            zip([f"{m:g}" for m in mus], np.round(np.maximum(worst, 0), 4).tolist())
-        ),
-        "chi_1": np.round(chi1_mc, 4),
-    },
-    tolerance="ordered settings (chi_1 < 0.99): |c_tied - c_untied| <= 4 SE + 0.01 at every step (SE of both means "
-    "combined; 0.01 for O(1/N) bias); chaotic settings (chi_1 > 1.01): beyond that band somewhere; "
-    "near-critical settings (critical slowing down) reported, not tested",
-    verdict="reproduced" if ok_b else "not-reproduced",
-    note=f"Tied: N={P.N_tied}, {P.K_tied} networks per mu_b (float32); untied: N={P.N_untied}, {P.K_untied}. "
-    "The near-critical exclusion (|chi_1 - 1| <= 0.01) was added after a first look at the results; those "
-    "settings are reported in the table above.",
-)
+gap = monte_carlo.tied_gap(mc_t, mc_u, mus, chi1_mc)
+display(Markdown(gap.table()))
+ledger.check("mean-field.fig1b.tied-vs-untied", **gap.values(), **vars(P))
 
 # %% [markdown]
 # For Fig. 1(c-e) we need the stable fixed point $c^*$ of the map (8) at constant $\Sigma_{12}$ (bisection on
@@ -680,68 +341,12 @@ ledger.record(
 # of $\mu_b$:
 
 # %%
-t0 = time.perf_counter()
 mu_fine = np.linspace(-4, 8, P.n_theory)
-hp_fine = mf.HP(sw_f1, sv_f1, mu_fine, R_f1)
-Q_fine, q_fine = mf.minimal_fixed_point(hp_fine)
-cstar_f, tau_f = {}, {}
-for S in (1.0, 0.99, 0.0):
-    cstar_f[S] = mf.minimal_cstar(S, hp_fine, q_fine)
-    tau_f[S] = mf.timescale(mf.minimal_chi(cstar_f[S], S, hp_fine, q_fine))
-chi1_fine = mf.minimal_chi1(hp_fine)
-t_theory = time.perf_counter() - t0
+curves = critical_point.timescales(theory.HP(sw_f1, sv_f1, mu_fine, R_f1))
+conv = monte_carlo.converged(tau1, T)
 
-# converged MC settings: tau small against the steps after t = 10
-conv = tau1 <= (T - 10) / 4
-late = slice(T - 5, T)
-cT_u = mc_u["c"][:, :, late].mean(2)
-cT_t = mc_t["c"][:, :, late].mean(2)
-
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-axes[0].plot(
-    mu_fine,
-    cstar_f[1.0],
-    "-",
-    color="black",
-    lw=2,
-    label=r"theory $c^*$ ($\Sigma_{12}=1$)",
-)
-axes[0].errorbar(
-    mus,
-    cT_u.mean(1),
-    yerr=2 * cT_u.std(1, ddof=1) / np.sqrt(P.K_untied),
-    fmt="o",
-    color=plotting.COLORS[0],
-    label="MC untied, mean of $c^t$ over last 5 steps",
-)
-axes[0].plot(
-    mus, cT_t.mean(1), "s", mfc="none", color=plotting.COLORS[3], label="MC tied"
-)
-for k in np.nonzero(~conv)[0]:
-    axes[0].annotate(
-        "not converged",
-        (mus[k], cT_u.mean(1)[k]),
-        fontsize=7,
-        xytext=(3, -12),
-        textcoords="offset points",
-    )
-axes[0].set(
-    xlabel=r"bias mean $\mu_b$",
-    ylabel=r"fixed point $c^*$",
-    title="(c) fixed point of the cosine similarity",
-)
-axes[0].legend(fontsize=8)
-for S, col in zip((1.0, 0.99, 0.0), plotting.COLORS):
-    axes[1].semilogy(
-        mu_fine, tau_f[S], "-", color=col, lw=2, label=rf"$\Sigma_{{12}}={S}$"
-    )
-axes[1].set(
-    xlabel=r"bias mean $\mu_b$",
-    ylabel=r"timescale $\tau=-1/\log\chi_{c^*}$ (steps)",
-    title="(e) timescale of signal propagation",
-    ylim=(0.1, 5e4),
-)
-axes[1].legend(fontsize=8)
+# %% tags=["hide-input"]
+figures.fig1ce(mu_fine, curves, mc_u, mc_t, mus, conv)
 plt.show()
 
 # %% [markdown]
@@ -751,31 +356,8 @@ plt.show()
 # networks stay below the untied ones inside the chaotic window. Right: $\tau$ for three input similarities.
 
 # %%
-dc_u = np.abs(cT_u.mean(1) - cstar1)
-se_cT = cT_u.std(1, ddof=1) / np.sqrt(P.K_untied)
-resid = np.abs(
-    th["c"][:, late].mean(1) - cstar1
-)  # the theory trajectory's own distance to c* at the end
-ok_c = bool(
-    conv.sum() >= 2 and np.all(dc_u[conv] <= 4 * se_cT[conv] + 0.01 + resid[conv])
-)
-ledger.record(
-    "mean-field.fig1c.cstar",
-    "Fig. 1",
-    "The fixed point c* of the minimalRNN's cosine similarity predicted by theory matches the untied Monte Carlo "
-    "(Fig. 1c).",
-    paper_value="excellent agreement with untied MC",
-    measured={
-        "mu_b_converged": mus[conv],
-        "cstar_theory": np.round(cstar1[conv], 4),
-        "c_late_untied": np.round(cT_u.mean(1)[conv], 4),
-        "c_late_tied": np.round(cT_t.mean(1)[conv], 4),
-    },
-    tolerance="at settings with tau <= (T - 10)/4 (nearly converged within the window): |c_MC - c*| <= 4 SE + 0.01 "
-    "+ the theory trajectory's own remaining distance to c* (0.01 for O(1/N) bias)",
-    verdict="reproduced" if ok_c else "not-reproduced",
-    note=f"c_MC = mean of c^t over the last 5 of {T} steps; settings with longer tau are plotted but not tested.",
-)
+f1c = monte_carlo.fixed_point_values(th["c"], mc_u, mc_t, cstar1, tau1, mus)
+ledger.check("mean-field.fig1c.cstar", **f1c, **vars(P))
 
 # %% [markdown]
 # ### Fig. 1(d): the linearised dynamics
@@ -787,82 +369,15 @@ ledger.record(
 # it with $\tau$ of Eq. (9):
 
 # %%
-fit_rows, ok_d, n_fit = [], True, 0
-fig, ax = plt.subplots(figsize=(6.4, 4.2))
-boot_rng = np.random.default_rng(P.seed + 5)
-tau_fit_f1 = {}
-for k, mu in enumerate(mus):
-    dist = np.abs(th["c"][k] - cstar1[k])
-    win = (ts >= 10) & (dist > 0.005) & (dist < 0.15)
-    if win.sum() < 6 or not np.isfinite(tau1[k]):
-        continue
-    fit = lambda cc: (
-        -1.0 / np.polyfit(ts[win], np.log(np.abs(cc[win] - cstar1[k]) + 1e-12), 1)[0]
-    )  # noqa: E731
-    tau_th = fit(th["c"][k])
-    if (
-        abs(tau_th - tau1[k]) > 0.15 * tau1[k]
-    ):  # the window is not in the linear regime of the map itself
-        continue
-    n_fit += 1
-    tau_mc = fit(c_u[k])
-    boots = [
-        fit(mc_u["c"][k, boot_rng.integers(0, P.K_untied, P.K_untied)].mean(0))
-        for _ in range(200)
-    ]
-    se_tau = float(np.std(boots))
-    good = abs(tau_mc - tau1[k]) <= 2 * se_tau + 0.15 * tau1[k]
-    ok_d &= bool(good)
-    tau_fit_f1[f"{mu:g}"] = (
-        round(float(tau1[k]), 3),
-        round(float(tau_mc), 3),
-        round(se_tau, 3),
-        round(float(tau_th), 3),
-    )
-    fit_rows.append(
-        f"| {mu:g} | {cstar1[k]:.3f} | {tau1[k]:.2f} | {tau_th:.2f} | {tau_mc:.2f} ± {se_tau:.2f} |"
-    )
-    col = cmap(k / max(len(mus) - 1, 1))
-    ax.semilogy(
-        ts,
-        np.abs(c_u[k] - cstar1[k]),
-        "-",
-        color=col,
-        lw=1.8,
-        label=rf"MC untied, $\mu_b={mu:g}$",
-    )
-    A = np.exp(np.mean(np.log(dist[win]) + ts[win] / tau1[k]))
-    ax.semilogy(
-        ts[ts >= 10], A * np.exp(-ts[ts >= 10] / tau1[k]), "--", color=col, lw=1.2
-    )
-ax.set(
-    xlabel="time step $t$",
-    ylabel=r"$|c^t-c^*|$",
-    title=r"(d) linearised dynamics: MC (solid) vs $Ae^{-t/\tau}$ (dashed)",
-    ylim=(1e-4, 1.5),
-)
-ax.legend(fontsize=7)
+rng = np.random.default_rng(P.seed + 5)
+fits = timescale_fit.linear_window_fits(th["c"], mc_u["c"], cstar1, tau1, rng)
+display(Markdown(timescale_fit.window_table(fits, mus, cstar1)))
+f1d = timescale_fit.window_values(fits, mus)
+ledger.check("mean-field.fig1d.linearised", **f1d, **vars(P))
+
+# %% tags=["hide-input"]
+figures.fig1d(fits, mc_u, cstar1, mus)
 plt.show()
-display(
-    Markdown(
-        "| $\\mu_b$ | $c^*$ | $\\tau$ of Eq. (9) | $\\tau$ fitted to the iterated map | $\\tau$ fitted to untied MC (± bootstrap SE) |\n"
-        "|---|---|---|---|---|\n" + "\n".join(fit_rows)
-    )
-)
-ok_d = ok_d and n_fit >= 2
-ledger.record(
-    "mean-field.fig1d.linearised",
-    "Fig. 1",
-    "Near c* the cosine similarity of untied minimalRNNs approaches c* as A exp(-t/tau) with tau = -1/log chi_{c*} "
-    "of Eq. (9) (Fig. 1d).",
-    paper_value="excellent agreement",
-    measured={
-        "mu_b: (tau_eq9, tau_fit_mc, bootstrap_se, tau_fit_iterated_map)": tau_fit_f1
-    },
-    tolerance="|tau_MC - tau| <= 2 bootstrap SE + 15% tau (15%: curvature of the map inside the fit window)",
-    verdict="reproduced" if ok_d else "not-reproduced",
-    note=f"{n_fit} settings had a usable linear window within {T} steps.",
-)
 
 # %% [markdown]
 # **Figure 4.** Fig. 1(d): on a log scale the distance to the fixed point falls along a straight line of slope
@@ -877,93 +392,25 @@ ledger.record(
 
 
 # %%
-def chi1_at(mu):
-    return mf.minimal_chi1(mf.HP(sw_f1, sv_f1, mu, R_f1)) - 1.0
-
-
-sgn = np.sign(chi1_fine - 1)
-idx = np.nonzero(np.diff(sgn) != 0)[0]
-lo, hi = mu_fine[idx], mu_fine[idx + 1]
-s_lo = sgn[idx]
-for _ in range(40):  # bisection on all sign changes at once
-    mid = 0.5 * (lo + hi)
-    same = np.sign(chi1_at(mid)) == s_lo
-    lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
-roots = 0.5 * (lo + hi)
-crit0 = float(roots[np.argmin(np.abs(roots))]) if roots.size else float("nan")
-near0 = np.abs(mu_fine) <= 1.0
-tau_peak = {
-    S: float(np.nanmax(np.where(np.isfinite(tau_f[S][near0]), tau_f[S][near0], 1e9)))
-    for S in tau_f
-}
-large = mu_fine >= 6
-grows = {
-    S: bool(np.all(np.diff(tau_f[S][large]) > 0) and tau_f[S][-1] > 100) for S in tau_f
-}
-# what Algorithm 1 says at mu_b = 0 for sigma_w = 6.88: the q* and sigma_v that make chi_1 = 1
-from scipy.optimize import brentq  # noqa: E402
-
-q_alg = brentq(
-    lambda qs: float(np.sqrt(mf.algorithm1(qs, 0.0, R_f1).sigma_w2)) - sw_f1, 1.0, 100.0
+roots = critical_point.root_values(
+    critical_point.chi1_roots(sw_f1, sv_f1, R_f1, mu_fine)
 )
-sv_alg = float(np.sqrt(mf.algorithm1(q_alg, 0.0, R_f1).sigma_v2))
-glue("crit_mu", crit0, display=False)
-glue("chi1_at_0", float(chi1_at(0.0) + 1), display=False)
+chi1_0 = float(theory.minimal_chi1(theory.HP(sw_f1, sv_f1, 0.0, R_f1)))
+q_alg, sv_alg = critical_point.algorithm1_for_sigma_w(sw_f1, 0.0, R_f1)
+tl = critical_point.timescale_summary(mu_fine, curves)
+glue("crit_mu", roots["nearest"], display=False)
+glue("chi1_at_0", chi1_0, display=False)
 glue("sv_alg", sv_alg, display=False)
-glue(
-    "second_root",
-    float(roots[np.argmax(np.abs(roots))]) if roots.size > 1 else float("nan"),
-    display=False,
-)
-display(
-    Markdown(
-        f"Roots of $\\chi_1(\\mu_b)=1$ in $[-4,8]$: {', '.join(f'{r:.3f}' for r in roots)}. "
-        f"Largest $\\tau$ on $|\\mu_b|\\le1$: "
-        + ", ".join(f"$\\Sigma_{{12}}={S}$: {tau_peak[S]:.3g}" for S in tau_f)
-        + f". Theory computed in {t_theory:.1f} s."
-    )
-)
-ok_crit = abs(crit0) <= 0.1
-ledger.record(
+glue("second_root", roots["farthest"], display=False)
+display(Markdown(critical_point.describe(roots["roots"], curves, tl["peak"])))
+ledger.check(
     "mean-field.fig1e.critical-point",
-    "Fig. 1",
-    "With sigma_w = 6.88, sigma_v = 1.39, R = 0.46 the minimalRNN has its order-to-chaos critical point "
-    "(chi_1 = 1) at mu_b = 0.",
-    paper_value="mu_b = 0",
-    measured={
-        "roots_of_chi1=1": np.round(roots, 4),
-        "chi1_at_mu_b=0": round(float(chi1_at(0.0) + 1), 5),
-        "sigma_v_from_algorithm1_at_mu_b=0": round(sv_alg, 4),
-        "q*_from_algorithm1": round(q_alg, 3),
-    },
-    tolerance="|mu_b of the root nearest 0| <= 0.1 (well inside the grid spacing of Fig. 1)",
-    verdict="reproduced" if ok_crit else "not-reproduced",
-    note="A second root lies near mu_b = 4.7, where chi_1 falls back below 1 (the chaotic window is "
-    "0 < mu_b < 4.7). Algorithm 1 at mu_b = 0 with sigma_w = 6.88 gives sigma_v = "
-    f"{sv_alg:.3f}, not 1.39: with 1.39, chi_1(0) = {float(chi1_at(0.0) + 1):.4f}.",
+    **roots,
+    chi1_0=chi1_0,
+    sv_alg=sv_alg,
+    q_alg=q_alg,
 )
-ok_e = bool(
-    all(grows.values())
-    and tau_peak[1.0] > 100
-    and tau_peak[0.99] < 20
-    and tau_peak[0.0] < 20
-)
-ledger.record(
-    "mean-field.fig1e.timescale",
-    "Fig. 1",
-    "tau -> infinity as mu_b grows independently of Sigma_12, while the divergence of tau at mu_b = 0 is "
-    "observed only when Sigma_12 = 1 (Fig. 1e).",
-    paper_value="tau -> inf as mu_b -> inf for Sigma_12 = 1, 0.99, 0; critical point at 0 only for Sigma_12 = 1",
-    measured={
-        "tau_at_mu_b=8": {str(S): round(float(tau_f[S][-1]), 1) for S in tau_f},
-        "max_tau_on_|mu_b|<=1": {str(S): round(tau_peak[S], 2) for S in tau_f},
-        "tau_increasing_for_mu_b>=6": {str(S): grows[S] for S in tau_f},
-    },
-    tolerance="tau increasing on mu_b >= 6 and > 100 at mu_b = 8 for every Sigma; max tau on |mu_b| <= 1 above 100 "
-    "for Sigma = 1 and below 20 for Sigma = 0.99 and 0",
-    verdict="reproduced" if ok_e else "not-reproduced",
-    note=f"Theory only (quadrature), {P.n_theory} values of mu_b in [-4, 8].",
-)
+ledger.check("mean-field.fig1e.timescale", **tl, **vars(P))
 
 # %% [markdown]
 # The root of $\chi_1(\mu_b)=1$ nearest zero is at $\mu_b=$ {glue:text}`crit_mu:.3f` ($\chi_1(0)=$

@@ -8,26 +8,48 @@ and :mod:`~rnnbook.mean_field.minimal_rnn`; the spectrum of J J^T (Sec. 3.2.2, E
 :mod:`~rnnbook.mean_field.jacobian_spectrum`. Secs. 4-5: the trainability grid and the speed test of
 Figs. 2-3 (:mod:`~rnnbook.mean_field.trainability`) and the language models of Table 1
 (:mod:`~rnnbook.mean_field.language_model`).
+
+The checks of the chapters: theory against Monte Carlo (:mod:`~rnnbook.mean_field.monte_carlo`),
+chi against the slope of the maps (:mod:`~rnnbook.mean_field.linearisation`), tau fitted to
+trajectories (:mod:`~rnnbook.mean_field.timescale_fit`), the critical point of Fig. 1e
+(:mod:`~rnnbook.mean_field.critical_point`), Algorithm 1 across (q*, mu_b)
+(:mod:`~rnnbook.mean_field.critical_init`), the experiments of Figs. 2 and 3
+(:mod:`~rnnbook.mean_field.trainable_depth`, :mod:`~rnnbook.mean_field.training_speed`) and the
+figures (:mod:`~rnnbook.mean_field.figures`, imported on its own: it loads matplotlib.pyplot).
 """
 
 from . import (
+    critical_init,
+    critical_point,
     derivations,
     jacobian_spectrum,
     language_model,
+    linearisation,
     minimal_rnn,
+    monte_carlo,
     theory,
+    timescale_fit,
     trainability,
+    trainable_depth,
+    training_speed,
     vanilla_rnn,
 )
 from .theory import HP, algorithm1
 
 __all__ = [
+    "critical_init",
+    "critical_point",
     "derivations",
     "jacobian_spectrum",
     "language_model",
+    "linearisation",
     "minimal_rnn",
+    "monte_carlo",
     "theory",
+    "timescale_fit",
     "trainability",
+    "trainable_depth",
+    "training_speed",
     "vanilla_rnn",
     "HP",
     "algorithm1",

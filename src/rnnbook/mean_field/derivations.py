@@ -230,3 +230,8 @@ def eq3_normalisation() -> sp.Expr:
         sp.exp(-(y1**2 / l1 + y2**2 / l2)), (y1, -sp.oo, sp.oo), (y2, -sp.oo, sp.oo)
     )
     return sp.simplify(mass / (2 * sp.pi * sp.sqrt(l1 * l2)))
+
+
+def tex(*parts) -> str:
+    """LaTeX of ``parts`` joined: strings as they are, sympy objects through :func:`sympy.latex`."""
+    return "".join(p if isinstance(p, str) else sp.latex(p) for p in parts)

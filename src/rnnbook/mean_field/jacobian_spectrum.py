@@ -10,17 +10,32 @@ their fixed point (a burn-in from h^0 with second moment Q*), multiplies the exa
 first two moments of the spectrum of J J^T after every step,
 
     m_1(T) = tr(J J^T)/N,   m_2(T) = tr((J J^T)^2)/N,   variance = m_2 - m_1^2.
+
+:func:`minimal_study` and :func:`vanilla_study` set these against Eq. (12) (and its vanilla counterpart)
+at critical initializations; :func:`gradient_study` follows m_1(T), the squared norm of back-propagated
+gradients, in real (tied) networks built with Algorithm 1.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from . import minimal_rnn
-from .theory import HP, minimal_fixed_point, vanilla_qstar
+from .critical_init import diag_slope
+from .theory import (
+    HP,
+    algorithm1,
+    minimal_chi1,
+    minimal_fixed_point,
+    minimal_moments13,
+    minimal_spectrum_variance_free,
+    minimal_spectrum_variance_printed,
+    vanilla_qstar,
+    vanilla_spectrum_variance,
+)
 
 
 @dataclass(frozen=True)
@@ -138,3 +153,257 @@ def jacobian_moments(
 def loglinear_slope(T: np.ndarray, y: np.ndarray) -> float:
     """Least-squares slope of log y against T (the per-step growth rate log chi of y ~ A chi^T)."""
     return float(np.polyfit(np.asarray(T, float), np.log(np.asarray(y, float)), 1)[0])
+
+
+def within(meas: float, se: float, pred: float, rel: float = 0.2) -> bool:
+    """|measured - predicted| <= 2 SE + ``rel`` |predicted|."""
+    return abs(meas - pred) <= 2 * se + rel * abs(pred)
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """One ensemble of sampled networks: its spectral variance over T and the predictions."""
+
+    hp: HP
+    s1: float  # -1 for Gaussian W, 0 for orthogonal W
+    moments: SpectrumMoments
+    predicted: dict  # name -> prediction over T = 1..T_max
+    summary: dict = field(default_factory=dict)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.moments.variance.mean(0)
+
+    @property
+    def se(self) -> np.ndarray:
+        v = self.moments.variance
+        return v.std(0, ddof=1) / np.sqrt(v.shape[0])
+
+
+def _ensemble(hp: HP, s1: float, r: SpectrumMoments, predicted: dict) -> Ensemble:
+    v = r.variance.mean(0)
+    se = r.variance.std(0, ddof=1) / np.sqrt(r.variance.shape[0])
+    summary = {
+        "var_T1": (float(v[0]), float(se[0])),
+        "var_T": (float(v[-1]), float(se[-1])),
+    }
+    for name, p in predicted.items():
+        summary[f"{name}_T1"], summary[f"{name}_T"] = float(p[0]), float(p[-1])
+    return Ensemble(hp, s1, r, predicted, summary)
+
+
+def _ensemble_name(orthogonal: bool) -> str:
+    return "orthogonal" if orthogonal else "Gaussian"
+
+
+@dataclass(frozen=True)
+class MinimalStudy:
+    """Eq. (12) against untied minimalRNNs at critical initializations (q*, mu_b) of Algorithm 1."""
+
+    settings: list  # [(q*, mu_b)]
+    ensembles: dict  # (q*, mu_b, 'Gaussian' | 'orthogonal') -> Ensemble
+    T: int
+
+    def _pair(self, qs, mu) -> tuple[dict, dict]:
+        e = self.ensembles
+        return e[(qs, mu, "Gaussian")].summary, e[(qs, mu, "orthogonal")].summary
+
+    def slopes(self, name: str) -> list[float]:
+        return [
+            self.ensembles[(q, m, name)].summary["slope"][0] for q, m in self.settings
+        ]
+
+    def gaussian_minus_orthogonal(self) -> dict:
+        """Per mu_b: (measured slope difference, its SE, the difference Eq. (12) predicts)."""
+        out = {}
+        for qs, mu in self.settings:
+            g, o = self._pair(qs, mu)
+            out[f"mu_b={mu:g}"] = (
+                round(g["slope"][0] - o["slope"][0], 3),
+                round(float(np.hypot(g["slope"][1], o["slope"][1])), 3),
+                round(g["printed_slope"] - o["printed_slope"], 3),
+            )
+        return out
+
+    def rows(self, name: str) -> list[list[float]]:
+        """[measured, SE, predicted] at T = 1 and T = T_max for every ensemble."""
+        return [
+            [*d[key], d[f"{name}_{key[4:]}"]]
+            for d in (e.summary for e in self.ensembles.values())
+            for key in ("var_T1", "var_T")
+        ]
+
+    def variance_values(self) -> dict:
+        """The measured values of the Eq. (12) claim."""
+        shown = {
+            f"mu_b={mu:g},q*={qs:g},{name}": {
+                "var_T1": round(d["var_T1"][0], 3),
+                "eq12_T1": round(d["printed_T1"], 3),
+                f"var_T{self.T}": round(d["var_T"][0], 3),
+                f"eq12_T{self.T}": round(d["printed_T"], 3),
+                "free_T1": round(d["free_T1"], 3),
+            }
+            for (qs, mu, name), d in ((k, e.summary) for k, e in self.ensembles.items())
+        }
+        free_ok = all(within(m, s, p) for m, s, p in self.rows("free"))
+        return {
+            "printed_rows": self.rows("printed"),
+            "shown": shown,
+            "gauss_minus_orth": self.gaussian_minus_orthogonal(),
+            "free_ok": free_ok,
+        }
+
+    def isometry_values(self) -> dict:
+        """The measured values of the dynamical-isometry claim (slopes over mu_b, s_1, m_1)."""
+        G, O = self.slopes("Gaussian"), self.slopes("orthogonal")
+        gmo = self.gaussian_minus_orthogonal().values()
+        return {
+            "mu_b": [m for _, m in self.settings],
+            "slope_gaussian": np.round(G, 3).tolist(),
+            "slope_orthogonal": np.round(O, 3).tolist(),
+            "decreasing": bool(np.all(np.diff(G) < 0) and np.all(np.diff(O) < 0)),
+            "s1_rows": [[d, s, g] for (d, s, _), g in zip(gmo, G)],
+            "m1": [e.summary["m1_T"] for e in self.ensembles.values()],
+            "m1_shown": {
+                f"{k[1]:g},{k[2]}": round(e.summary["m1_T"], 3)
+                for k, e in self.ensembles.items()
+            },
+        }
+
+    def table(self) -> str:
+        head = (
+            "| $\\mu_b$ | $q^*$ | $W$ | var at $T=1$ (± SE) | Eq. (12) | free "
+            "| slope per step (± SE) | Eq. (12) | free |\n|---|---|---|---|---|---|---|---|---|\n"
+        )
+        rows = []
+        for (qs, mu, name), e in self.ensembles.items():
+            d = e.summary
+            rows.append(
+                f"| {mu:g} | {qs:g} | {name} | {d['var_T1'][0]:.3f} ± {d['var_T1'][1]:.3f} "
+                f"| {d['printed_T1']:.3f} | {d['free_T1']:.3f} "
+                f"| {d['slope'][0]:.3f} ± {d['slope'][1]:.3f} | {d['printed_slope']:.3f} "
+                f"| {d['free_slope']:.3f} |"
+            )
+        return head + "\n".join(rows)
+
+
+def minimal_study(
+    settings, R: float, N: int, T: int, K: int, seed: int
+) -> MinimalStudy:
+    """Sample K untied minimalRNNs of width N per critical initialization (q*, mu_b) of Algorithm 1
+    and per ensemble of W (Gaussian, orthogonal; seed ``seed + int(10 mu_b) + orthogonal``), and set
+    the spectral variance over T steps against Eq. (12) and the one-step free-product estimate."""
+    Ts = np.arange(1, T + 1)
+    ensembles = {}
+    for qs, mu in settings:
+        ci = algorithm1(qs, mu, R)
+        if not (ci.feasible and diag_slope(ci.Qstar, ci.hp()) < 1):
+            raise ValueError(
+                f"(q*, mu_b) = {(qs, mu)}: no stable critical initialization"
+            )
+        hp = ci.hp()
+        for orth in (False, True):
+            r = jacobian_moments(
+                "minimal", hp, N, T, K, seed=seed + int(10 * mu) + orth, orthogonal=orth
+            )
+            s1 = 0.0 if orth else -1.0
+            pred = {
+                "printed": minimal_spectrum_variance_printed(Ts, hp, s1),
+                "free": minimal_spectrum_variance_free(Ts, hp, s1),
+            }
+            e = _ensemble(hp, s1, r, pred)
+            slopes = np.array([np.polyfit(Ts, r.variance[k], 1)[0] for k in range(K)])
+            m = minimal_moments13(hp)
+            e.summary.update(
+                slope=(float(slopes.mean()), float(slopes.std(ddof=1) / np.sqrt(K))),
+                printed_slope=float(
+                    2 * (m.mu1 - s1) * m.mu2 + m.sigma1_sq + m.sigma2_sq
+                ),
+                free_slope=float(pred["free"][-1] - pred["free"][-2]),
+                m1_T=float(r.m1.mean(0)[-1]),
+            )
+            ensembles[(qs, mu, _ensemble_name(orth))] = e
+    return MinimalStudy(list(settings), ensembles, T)
+
+
+def vanilla_study(hp: HP, N: int, T: int, K: int, seed: int) -> dict[str, Ensemble]:
+    """The vanilla counterpart of Eq. (12) against untied vanilla RNNs, Gaussian (seed ``seed``) and
+    orthogonal W (``seed + 1``): 'Gaussian'/'orthogonal' -> Ensemble with the prediction 'pred'."""
+    Ts = np.arange(1, T + 1)
+    out = {}
+    for orth in (False, True):
+        r = jacobian_moments("vanilla", hp, N, T, K, seed=seed + orth, orthogonal=orth)
+        s1 = 0.0 if orth else -1.0
+        pred = {"pred": vanilla_spectrum_variance(Ts, hp, s1)}
+        out[_ensemble_name(orth)] = _ensemble(hp, s1, r, pred)
+    return out
+
+
+def vanilla_values(study: dict[str, Ensemble], T: int) -> dict:
+    """The measured values of the vanilla claim: [measured, SE, predicted] rows and a display."""
+    rows = [
+        [*e.summary[key], e.summary[f"pred_{key[4:]}"]]
+        for e in study.values()
+        for key in ("var_T", "var_T1")
+    ]
+    shown = {
+        name: {
+            "var_T1": round(e.summary["var_T1"][0], 3),
+            "pred_T1": round(e.summary["pred_T1"], 3),
+            f"var_T{T}": round(e.summary["var_T"][0], 3),
+            f"pred_T{T}": round(e.summary["pred_T"], 3),
+        }
+        for name, e in study.items()
+    }
+    return {"rows": rows, "shown": shown}
+
+
+@dataclass(frozen=True)
+class GradientStudy:
+    """m_1(T) = tr(J J^T)/N (the squared gradient norm through T steps), averaged over networks."""
+
+    tied: dict  # label -> m_1 curve of tied networks at width N
+    chi1: dict  # label -> chi_1 of Eq. (13)
+    untied: np.ndarray  # the critical initialization, untied weights
+    half: np.ndarray  # the critical initialization, tied, width N // 2
+    N: int
+
+    @staticmethod
+    def rate(m1: np.ndarray) -> float:
+        """The per-step factor of a geometric fit m_1(T) ~ A rate^T."""
+        return float(np.exp(loglinear_slope(np.arange(1, len(m1) + 1), m1)))
+
+    def values(self) -> dict:
+        crit, off0, off4 = self.tied.values()
+        return {
+            "tied_range": [float(crit.min()), float(crit.max())],
+            "untied_range": [float(self.untied.min()), float(self.untied.max())],
+            "rate_tied": self.rate(crit),
+            "rate_half": self.rate(self.half),
+            "crit_end": float(crit[-1]),
+            "untied_end": float(self.untied[-1]),
+            "off0_end": float(off0[-1]),
+            "off4_end": float(off4[-1]),
+            "chi1": [round(x, 4) for x in self.chi1.values()],
+            "N": self.N,
+            "N_half": self.N // 2,
+        }
+
+
+def gradient_study(
+    inits: dict, N: int, T: int, K: int, seed: int, burn_in: int = 50
+) -> GradientStudy:
+    """m_1(T) of tied minimalRNNs for every initialization in ``inits`` (label -> HP; the first is
+    the critical one, seed ``seed``), and for the critical one untied (``seed + 1``) and tied at half
+    the width (``seed + 2``); every network runs ``burn_in`` steps first."""
+    tied, chi1 = {}, {}
+    for label, hp in inits.items():
+        r = jacobian_moments(
+            "minimal", hp, N, T, K, seed=seed, tied=True, burn_in=burn_in
+        )
+        tied[label], chi1[label] = r.m1.mean(0), float(minimal_chi1(hp))
+    crit = next(iter(inits.values()))
+    kw = dict(T=T, K=K, burn_in=burn_in)
+    r_u = jacobian_moments("minimal", crit, N, seed=seed + 1, tied=False, **kw)
+    r_h = jacobian_moments("minimal", crit, N // 2, seed=seed + 2, tied=True, **kw)
+    return GradientStudy(tied, chi1, r_u.m1.mean(0), r_h.m1.mean(0), N)

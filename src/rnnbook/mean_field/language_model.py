@@ -197,3 +197,66 @@ def train_language_model(
     return LMResult(
         cell, N, n_params, curve, valid_ppl, test_ppl, time.perf_counter() - t0
     )
+
+
+PAPER_PERPLEXITY = {
+    "LSTM": 95.4,
+    "GRU": 99.5,
+    "minimalRNN": 101.4,
+}  # Table 1, PTB test, 5M
+
+
+def compare(
+    corpus,
+    hidden_lstm: int,
+    steps: int,
+    seed: int,
+    eval_tokens: int | None = None,
+    progress=lambda it, **kw: it,
+) -> dict[str, LMResult]:
+    """Table 1 in miniature: the three cells with an embedding of size ``hidden_lstm``, the LSTM's
+    hidden size set and the others matched to its parameter count; each trained for ``steps`` Adam
+    steps of 20 x 35 tokens (lr 2e-3)."""
+    d = hidden_lstm
+    target = total_parameters("LSTM", corpus.vocab_size, d, hidden_lstm)
+    out = {}
+    for cell in progress(CELLS, desc="language models"):
+        N = matched_hidden_size(cell, corpus.vocab_size, d, target)
+        out[cell] = train_language_model(
+            cell,
+            corpus,
+            d,
+            N,
+            steps,
+            batch=20,
+            bptt=35,
+            lr=2e-3,
+            seed=seed,
+            eval_tokens=eval_tokens,
+        )
+    return out
+
+
+def table(results: dict[str, LMResult]) -> str:
+    head = (
+        "| model | hidden | parameters | validation perplexity | test perplexity "
+        "| paper (5M, PTB test) |\n|---|---|---|---|---|---|\n"
+    )
+    return head + "\n".join(
+        f"| {c} | {r.hidden} | {r.parameters:,} | {r.valid_ppl:.1f} | {r.test_ppl:.1f} "
+        f"| {PAPER_PERPLEXITY[c]} |"
+        for c, r in results.items()
+    )
+
+
+def perplexity_values(results: dict[str, LMResult]) -> dict:
+    """The measured values of the Table 1 claim: ranking, test perplexities and the relative gaps
+    of the minimalRNN to the GRU and to the better of GRU and LSTM."""
+    ppl = {c: r.test_ppl for c, r in results.items()}
+    return {
+        "ranking": sorted(ppl, key=ppl.get),
+        "test_ppl": {c: round(v, 1) for c, v in ppl.items()},
+        "gap_gru": ppl["minimalRNN"] / ppl["GRU"] - 1,
+        "gap_best": ppl["minimalRNN"] / min(ppl["GRU"], ppl["LSTM"]) - 1,
+        "parameters": {c: r.parameters for c, r in results.items()},
+    }

@@ -1,0 +1,177 @@
+"""Critical initialization trains faster (Chen et al. 2018, Sec. 4.2, Fig. 3).
+
+Sequential MNIST (the 784 pixels in T steps of 784/T). Four initializations per model, all with
+sigma_b = 0 and tied weights: critical with orthogonal and with Gaussian W, and the common
+sigma_w^2 = sigma_v^2 = 1 with orthogonal and Gaussian W. The vanilla critical point is
+sigma_w^2 = 1/E[phi'^2], sigma_v^2 = (q* - sigma_w^2 E phi^2)/R at q* = 0.5, R = 1; the minimalRNN's is
+Algorithm 1 at q* = 4, mu_b = 4 with R measured on the data through the initial input map
+Phi(x) = tanh(W_x x). Critical networks start from a fixed random h^0 with the fixed point's second
+moment. The speed score is the mean test accuracy over the evaluations (the area under the learning
+curve).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .theory import HP, algorithm1, gauss1, minimal_chi1, vanilla_chi1, vanilla_critical
+from .trainability import (
+    GridRNN,
+    InitSpec,
+    losses_and_accuracy,
+    sequential_mnist,
+    steps_to_reach,
+    train,
+)
+
+LABELS = (
+    "critical, orthogonal",
+    "critical, Gaussian",
+    "off-critical, orthogonal",
+    "off-critical, Gaussian",
+)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The four initializations of each model and the quantities they were derived from."""
+
+    T: int  # steps per sequence
+    Wx: torch.Tensor  # the minimalRNN's input map W_x
+    R: float  # second moment of x~ = tanh(W_x x) on the data
+    vanilla: tuple[float, float]  # critical (sigma_w^2, sigma_v^2) of the vanilla RNN
+    minimal: object  # Algorithm 1 at q* = 4, mu_b = 4, R
+    specs: dict  # 'vanilla' | 'minimal' -> four InitSpecs in the order of LABELS
+    chi1_off: dict  # chi_1 of the off-critical initialization of each model
+
+    @property
+    def M(self) -> int:
+        return 784 // self.T
+
+    def describe(self) -> str:
+        a, (sw2, sv2) = self.minimal, self.vanilla
+        return (
+            f"Vanilla critical: $\\sigma_w^2={sw2:.3f}$, $\\sigma_v^2={sv2:.4f}$; "
+            f"minimalRNN: $R={self.R:.3f}$, Algorithm 1 gives $\\sigma_w^2={a.sigma_w2:.2f}$, "
+            f"$\\sigma_v^2={a.sigma_v2:.3f}$, $Q^*={a.Qstar:.3f}$. Off-critical $\\chi_1$: "
+            f"vanilla {self.chi1_off['vanilla']:.3f}, "
+            f"minimalRNN {self.chi1_off['minimal']:.3f}."
+        )
+
+
+def initializations(
+    X: torch.Tensor, T: int, width: int, input_scale2: float, seed: int
+) -> Setup:
+    """Draw the minimalRNN's input map (seed ``seed + 3``), measure R on the first 2000 images
+    ``X`` and build the four initializations of each model."""
+    M = 784 // T
+    sw2_v, sv2_v = vanilla_critical(0.5, 1.0)
+    g_in = torch.Generator().manual_seed(seed + 3)
+    Wx = torch.randn(width, M, generator=g_in) * np.sqrt(input_scale2 / M)
+    R = float(torch.tanh(sequential_mnist(X[:2000], T) @ Wx.T).pow(2).mean())
+    alg = algorithm1(4.0, 4.0, R)
+    sw_m, sv_m = float(np.sqrt(alg.sigma_w2)), float(np.sqrt(alg.sigma_v2))
+    h0_v = float(gauss1(lambda u: np.tanh(u) ** 2, 0.0, 0.5))  # E h^2 at q* = 0.5
+    h0_m = float(alg.Qstar)
+    specs = {
+        "vanilla": [
+            InitSpec(np.sqrt(sw2_v), np.sqrt(sv2_v), 0.0, 0.0, True, orth, h0_v)
+            for orth in (True, False)
+        ],
+        "minimal": [
+            InitSpec(sw_m, sv_m, 4.0, 0.0, True, orth, h0_m) for orth in (True, False)
+        ],
+    }
+    for kind in specs:  # off-critical: sigma_w^2 = sigma_v^2 = 1, mu_b = 0, h^0 = 0
+        specs[kind] += [InitSpec(1.0, 1.0, 0.0, 0.0, True, o) for o in (True, False)]
+    chi1_off = {
+        "vanilla": float(vanilla_chi1(HP(1.0, 1.0, 0.0, 1.0))),
+        "minimal": float(minimal_chi1(HP(1.0, 1.0, 0.0, R))),
+    }
+    return Setup(T, Wx, R, (sw2_v, sv2_v), alg, specs, chi1_off)
+
+
+def run(
+    setup: Setup,
+    train_data: tuple[torch.Tensor, torch.Tensor],
+    test_data: tuple[torch.Tensor, torch.Tensor],
+    width: int,
+    steps: int,
+    lr: float,
+    batch: int,
+    seed: int,
+    input_scale2: float,
+) -> dict:
+    """Train the four networks of each model together (networks seeded ``seed + 31``, batches
+    ``seed + 32``), evaluating the test accuracy 8 times. Returns model -> TrainResult."""
+    (Xtr, Ytr), (Xte, Yte) = train_data, test_data
+    T, curves = setup.T, {}
+    for kind in ("vanilla", "minimal"):
+        net = GridRNN(
+            kind,
+            setup.specs[kind],
+            width,
+            setup.M,
+            T,
+            seed=seed + 31,
+            input_scale2=input_scale2,
+        )
+        if kind == "minimal":  # the same input map as the one R was measured with
+            net.params["Wx"].data[:] = setup.Wx
+        gen = torch.Generator().manual_seed(seed + 32)
+
+        def make_batch(step, gen=gen):
+            idx = torch.randint(0, len(Xtr), (batch,), generator=gen)
+            return sequential_mnist(Xtr[idx], T), Ytr[idx]
+
+        curves[kind] = train(
+            net,
+            make_batch,
+            steps,
+            lr,
+            eval_fn=lambda net: losses_and_accuracy(
+                net.forward(sequential_mnist(Xte, T)), Yte
+            ),
+            eval_every=max(steps // 8, 1),
+        )
+    return curves
+
+
+def speed(curves: dict, threshold: float) -> dict:
+    """Per model, in the order of LABELS: the mean test accuracy over the evaluations (3 decimals),
+    the final accuracy and the first evaluated step reaching ``threshold`` (None if never)."""
+    out = {"auc": {}, "final": {}, "reach": {}, "threshold": threshold}
+    for kind, r in curves.items():
+        reach = steps_to_reach(r.steps, r.accuracy, threshold)
+        out["auc"][kind] = np.round(r.accuracy.mean(0), 3).tolist()
+        out["final"][kind] = np.round(r.accuracy[-1], 3).tolist()
+        out["reach"][kind] = [None if not np.isfinite(x) else int(x) for x in reach]
+    return out
+
+
+def speed_table(s: dict) -> str:
+    head = (
+        "| model | initialization | mean test accuracy over training | final | steps to "
+        f"{s['threshold']} |\n|---|---|---|---|---|\n"
+    )
+    return head + "\n".join(
+        f"| {kind} | {lab} | {s['auc'][kind][k]:.3f} | {s['final'][kind][k]:.3f} | "
+        f"{s['reach'][kind][k] or 'not reached'} |"
+        for kind in s["auc"]
+        for k, lab in enumerate(LABELS)
+    )
+
+
+def orthogonal_effect(auc: dict, n_test: int) -> dict:
+    """Critical orthogonal minus Gaussian mean accuracy per model, and 2 binomial standard errors of
+    a difference of two accuracies on ``n_test`` images (at the measured accuracies)."""
+    d = {kind: a[0] - a[1] for kind, a in auc.items()}
+    se2 = {
+        kind: 2 * float(np.sqrt(sum(p * (1 - p) for p in (a[0], a[1])) / n_test))
+        for kind, a in auc.items()
+    }
+    consistent = d["vanilla"] > se2["vanilla"] and abs(d["minimal"]) <= se2["minimal"]
+    return {"d": d, "se2": se2, "consistent": consistent}

@@ -1,0 +1,38 @@
+"""Monte Carlo of random minimalRNNs (rnnbook.mean_field.minimal_rnn)."""
+
+import numpy as np
+import pytest
+
+from rnnbook.mean_field import minimal_rnn, theory
+
+
+def test_gram_sampler_matches_explicit_untied_weights():
+    """The O(N) sampler of untied pre-activations has the law of explicit fresh weight matrices."""
+    hp = theory.HP(3.0, 1.0, 1.0, 0.46)
+    Q = float(theory.minimal_fixed_point(hp)[0])
+    Sig = [0.0, 0.0, 1.0, 1.0]
+    kw = dict(N=48, K=300, tied=False, Q0=Q)
+    a = minimal_rnn.simulate_pair(Sig, hp, seed=1, **kw)
+    b = minimal_rnn.simulate_pair(Sig, hp, seed=2, exact_untied=True, **kw)
+    for key in ("c", "q"):
+        ma, mb = a[key].mean(1), b[key].mean(1)
+        se = np.sqrt(a[key].var(1) / 300 + b[key].var(1) / 300)
+        assert np.all(np.abs(ma - mb) <= 4.5 * se + 1e-12)
+        np.testing.assert_allclose(a[key].std(1), b[key].std(1), rtol=0.25)
+
+
+def test_untied_minimal_mc_follows_the_maps():
+    hp = theory.HP(6.88, 1.39, np.array([-2.0, 3.0]), 0.46)
+    Q = theory.minimal_fixed_point(hp)[0]
+    Sig = np.where(np.arange(1, 21) < 10, 0.0, 1.0)
+    th = theory.minimal_trajectory(Sig, hp)
+    mc = minimal_rnn.simulate_pair(Sig, hp, N=512, K=24, tied=False, seed=3, Q0=Q)
+    se = mc["c"].std(1, ddof=1) / np.sqrt(24)
+    assert np.all(np.abs(mc["c"].mean(1) - th["c"]) <= 4 * se + 0.01)
+
+
+def test_input_map_scale_gives_the_second_moment():
+    v = minimal_rnn.input_map_scale(0.46)
+    assert abs(float(theory.gauss1(lambda u: np.tanh(u) ** 2, 0.0, v)) - 0.46) < 1e-10
+    with pytest.raises(ValueError, match="R"):
+        minimal_rnn.input_map_scale(1.5)

@@ -1,0 +1,64 @@
+"""Batched training of many small RNNs (rnnbook.mean_field.trainability)."""
+
+import numpy as np
+import torch
+
+from rnnbook.mean_field import trainability as tr
+
+
+def test_grid_rnn_matches_a_hand_written_recurrence():
+    specs = [
+        tr.InitSpec(2.0, 1.0, 1.0, 0.0, tied=True, h0_var=0.3),
+        tr.InitSpec(1.0, 0.5, -1.0, 0.0, tied=False),
+    ]
+    net = tr.GridRNN("minimal", specs, N=6, M=5, steps=4, seed=0)
+    x = torch.randn(4, 3, 5)
+    logits = net.forward(x)
+    P = net.params
+    h = net.h0[0].expand(3, 6).clone()
+    for t in range(4):
+        xt = torch.tanh(x[t] @ P["Wx"][0].T)
+        u = torch.sigmoid(h @ P["W_tied"][0].T + xt @ P["V_tied"][0].T + P["b_tied"][0])
+        h = u * h + (1 - u) * xt
+    torch.testing.assert_close(logits[0], h @ P["C"][0] + P["d"][0])
+    h = net.h0[1].expand(3, 6).clone()
+    for t in range(4):  # untied: the step-t weights
+        xt = torch.tanh(x[t] @ P["Wx"][1].T)
+        e = h @ P["W_untied"][0, t].T + xt @ P["V_untied"][0, t].T
+        u = torch.sigmoid(e + P["b_untied"][0, t])
+        h = u * h + (1 - u) * xt
+    torch.testing.assert_close(logits[1], h @ P["C"][1] + P["d"][1])
+    van = tr.GridRNN("vanilla", [tr.InitSpec(1.0, 1.0)], N=4, M=5, steps=4, seed=1)
+    V = van.params
+    hv = torch.zeros(3, 4)
+    for t in range(4):
+        hv = torch.tanh(
+            hv @ V["W_tied"][0].T + x[t] @ V["V_tied"][0].T + V["b_tied"][0]
+        )
+    torch.testing.assert_close(van.forward(x)[0], hv @ V["C"][0] + V["d"][0])
+
+
+def test_boundary_and_rules():
+    acc = np.array([[0.9, 0.9, 0.1], [0.8, 0.2, 0.1], [0.3, 0.1, 0.1]])
+    np.testing.assert_array_equal(tr.depth_boundary(acc, [2, 4, 8], 0.5), [4, 2, 0])
+    ag, k = tr.tau_rule_agreement(
+        acc, [2, 4, 8], np.array([4.0, 2.0, 0.5]), 0.5, multiples=[1.0]
+    )
+    assert ag == 1.0 and k == 1.0
+    ag0, _ = tr.constant_rule_agreement(acc, [2, 4, 8], 0.5)
+    assert ag0 < 1.0
+
+
+def test_spearman_against_scipy():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 4, 12), rng.normal(size=12)
+    assert abs(tr.spearman(a, b) - spearmanr(a, b).statistic) < 1e-12
+    assert np.isnan(tr.spearman(np.ones(3), [1, 2, 3]))
+
+
+def test_steps_to_reach():
+    acc = np.array([[0.1, 0.6], [0.7, 0.8]])
+    np.testing.assert_array_equal(tr.steps_to_reach([5, 10], acc, 0.65), [10, 10])
+    assert np.isinf(tr.steps_to_reach([5, 10], acc, 0.9)).all()

@@ -1,0 +1,54 @@
+"""The trainable-depth experiment of Fig. 2 (rnnbook.mean_field.trainable_depth)."""
+
+import numpy as np
+import torch
+
+from rnnbook.mean_field import trainable_depth as td
+
+
+def test_sweeps_and_their_timescales():
+    sweeps = td.fig2_sweeps()
+    assert [s.kind for s in sweeps.values()] == ["vanilla"] + 3 * ["minimal"]
+    tau = td.timescales(sweeps, 0.46)
+    for name, s in sweeps.items():
+        assert tau[name].shape == (len(s.xs),) and np.all(tau[name] > 0)
+    # the vanilla timescale grows towards sigma_w = 1 (the critical point at sigma_v -> 0)
+    van = tau["vanilla, $\\sigma_w$"]
+    assert van[2] > van[0] and van[2] > van[-1]
+
+
+def test_run_splits_the_batched_grid_by_sweep_and_weights():
+    sweeps = {
+        "v": td.Sweep(
+            "vanilla", [(1.0, 0.025, 0.0), (0.5, 0.025, 0.0)], [1.0, 0.5], "x"
+        ),
+        "m": td.Sweep("minimal", [(6.88, 1.39, 0.0)], [0.0], "x"),
+    }
+    gen = torch.Generator().manual_seed(0)
+    X, Y = (
+        torch.randn(32, 16, generator=gen),
+        torch.randint(0, 10, (32,), generator=gen),
+    )
+    acc = td.run(sweeps, [1, 2], X, Y, 4, 8, {"vanilla": 1, "minimal": 1}, 1e-3, 0, 1.0)
+    assert set(acc) == {(n, w) for n in sweeps for w in td.WEIGHTS}
+    assert acc[("v", "tied")].shape == (2, 2) and acc[("m", "untied")].shape == (2, 1)
+
+
+def test_summary_and_values_on_a_grid_that_follows_tau():
+    sweeps = {
+        "v": td.Sweep("vanilla", [(1, 0, 0)] * 3, [1, 2, 3], "x"),
+        "m": td.Sweep("minimal", [(1, 0, 0)] * 3, [1, 2, 3], "x"),
+    }
+    Ts = [2, 4, 8, 16]
+    tau = {"v": np.array([1.0, 3.0, 9.0]), "m": np.array([2.0, 5.0, 20.0])}
+    acc = {}
+    for n in sweeps:
+        ok = np.array(Ts)[:, None] <= tau[n][None, :]
+        acc[(n, "untied")] = acc[(n, "tied")] = np.where(ok, 0.9, 0.1)
+    res = td.summary(acc, tau, sweeps, Ts, 0.5)
+    assert res[("vanilla", "untied")]["agreement_tau_rule"] == 1.0
+    assert res[("minimal", "tied")]["fraction_trainable_at_T_max"] == round(1 / 3, 3)
+    v = td.values(res)
+    assert v["vanilla_tau"] == 1.0 and v["minimal_untied"] == round(1 / 3, 3)
+    assert "vanilla,untied" in v["results"]
+    assert td.table(res, 16).count("\n") == 1 + 4

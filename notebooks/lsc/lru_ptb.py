@@ -55,25 +55,18 @@ pre_steps = None
 pre_batch = None
 
 # %% tags=["hide-input"]
-import numpy as np
 import matplotlib.pyplot as plt
-import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook.lsc import pretrain as lsc
-from rnnbook.lsc import experiments as E
-from rnnbook.lsc import models as lm
-from rnnbook import plotting
-from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, positive, resolve
+from rnnbook.book.chapter import start
+from rnnbook.book.params import Param, at_least, positive
+from rnnbook.lsc import experiments, lru_ptb, training_figures
 
 SPEC = {
     "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1"),
-    "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", item=int),
-    "width": Param(
-        int, 16, 32, 128, at_least(2), ">= 2; model width (and LRU state size)"
-    ),
+    "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", int),
+    "width": Param(int, 16, 32, 128, at_least(2), ">= 2; model width = state size"),
     "vocab": Param(int, 300, 2000, 10000, at_least(10), ">= 10 words"),
     "T": Param(int, 8, 16, 100, at_least(2), ">= 2; words per training sequence"),
     "batch": Param(int, 8, 16, 32, at_least(1), ">= 1"),
@@ -81,197 +74,29 @@ SPEC = {
     "n_val": Param(int, 32, 300, 700, at_least(10), ">= 10 validation windows"),
     "n_test": Param(int, 32, 400, 800, at_least(10), ">= 10 test windows"),
     "steps": Param(int, 6, 100, 20000, at_least(1), ">= 1; maximal training steps"),
-    "eval_every": Param(
-        int,
-        3,
-        25,
-        500,
-        at_least(1),
-        ">= 1; steps between validations (patience: 2 at smoke/book, 10 at paper)",
-    ),
+    "eval_every": Param(int, 3, 25, 500, at_least(1), ">= 1; steps per validation"),
     "lr": Param(float, 1e-2, 1e-2, 1e-2, positive, "> 0"),
-    "clip": Param(
-        float,
-        1.0,
-        1.0,
-        1.0,
-        positive,
-        "> 0; gradient-norm clipping threshold of the '+ clip' runs",
-    ),
-    "pre_steps": Param(
-        int, 3, 25, 1000, at_least(1), ">= 1; step budget of the LSC pre-training"
-    ),
+    "clip": Param(float, 1.0, 1.0, 1.0, positive, "> 0; gradient-norm clip ('+ clip')"),
+    "pre_steps": Param(int, 3, 25, 1000, at_least(1), ">= 1; LSC pre-training budget"),
     "pre_batch": Param(int, 4, 4, 32, at_least(1), ">= 1"),
 }
-P = resolve(
-    SPEC,
-    profile,
-    seeds=seeds,
-    depths=depths,
-    width=width,
-    vocab=vocab,
-    T=T,
-    batch=batch,
-    n_train=n_train,
-    n_val=n_val,
-    n_test=n_test,
-    steps=steps,
-    eval_every=eval_every,
-    lr=lr,
-    clip=clip,
-    pre_steps=pre_steps,
-    pre_batch=pre_batch,
-)
-patience = 10 if P.profile == "paper" else 2
-torch.set_num_threads(
-    1
-)  # the models are small: one thread is the fastest (and leaves the other core free)
-plotting.setup()
-ledger = Ledger("lsc", P.profile)
-display(Markdown(describe(P)))
+P, ledger = start("lsc/lru_ptb", SPEC, globals())
+experiments.use_one_thread()
 
 # %%
-task = E.build_task("ptb-standin", P.n_train, P.n_val, P.n_test, T=P.T, vocab=P.vocab)
-CONDS = {
-    "default": None,
-    "rho=1": (1.0, False),
-    "rho=0.5": (0.5, False),
-    "rhobar=0.5": (0.5, True),
-}
-LABEL = {
-    "default": "default",
-    "rho=1": r"$\rho=1$",
-    "rho=0.5": r"$\rho=0.5$",
-    "rhobar=0.5": r"$\bar\rho_t=0.5$",
-}
-runs, pre = {}, {}
-
-
-def train_one(d, s, c, cl, model0):
-    """One run of Table I (its source is part of the cache key)."""
-    model = lm.make_lru(d, task.n_out, P.width, seed=s)
-    model.load_state_dict(model0.state_dict())
-    rad = lsc.measure(
-        model,
-        task.batch("val", np.arange(P.pre_batch))[0],
-        n_times=4,
-        generator=torch.Generator().manual_seed(0),
-    )
-    res = E.train_seq(
-        model,
-        task,
-        E.TrainConfig(
-            lr=P.lr,
-            batch=P.batch,
-            max_steps=P.steps,
-            eval_every=P.eval_every,
-            patience=patience,
-            clip=P.clip if cl else None,
-            seed=s,
-        ),
-    )
-    res["pretrain"] = pre.get((d, s, c))
-    res["radii"] = {f"l{l}/{k}": float(v.mean()) for (l, k), v in rad.items()}
-    return res
-
-
-jobs = [(d, s, c) for d in P.depths for s in range(P.seeds) for c in CONDS]
-for d, s, c in plotting.progress(jobs, desc="Table I runs"):
-    base = dict(
-        depth=d,
-        seed=s,
-        cond=c,
-        width=P.width,
-        vocab=P.vocab,
-        T=P.T,
-        batch=P.batch,
-        n=(P.n_train, P.n_val, P.n_test),
-        steps=P.steps,
-        eval_every=P.eval_every,
-        lr=P.lr,
-        patience=patience,
-        pre_steps=P.pre_steps,
-        pre_batch=P.pre_batch,
-    )
-    keys = {cl: dict(base, clip=P.clip if cl else None) for cl in (False, True)}
-    model0 = None
-    if not all(E.is_cached("lru", k, code=train_one) for k in keys.values()):
-        model0 = lm.make_lru(d, task.n_out, P.width, seed=s)
-        if CONDS[c] is not None:
-            target, unbalanced = CONDS[c]
-            pre[(d, s, c)] = E.report_summary(
-                E.pretrain_seq(
-                    model0, task, target, unbalanced, P.pre_steps, P.pre_batch, 2, s
-                )
-            )
-    for cl, key in keys.items():
-        runs[(d, s, c, cl)] = E.cached(
-            "lru", key, lambda: train_one(d, s, c, cl, model0), code=train_one
-        )
-
+grid = lru_ptb.Grid.of(P)  # patience: 2 validations at smoke/book, 10 at paper
+runs = lru_ptb.run_grid(grid, grid.build_task())
 
 # %%
-def ppl(d, c, cl, split="test"):
-    return np.array([runs[(d, s, c, cl)][split]["ppl"] for s in range(P.seeds)])
-
-
-rows = []
-for d in P.depths:
-    rows.append(
-        f"| **depth {d}** | validation perplexity | test perplexity | $\\mathbb E\\rho$ at the start (time / depth) |"
-    )
-    for cl in (False, True):
-        for c in CONDS:
-            v, t = ppl(d, c, cl, "val"), ppl(d, c, cl)
-            rr = runs[(d, 0, c, cl)]["radii"]
-            tm = np.mean([x for k, x in rr.items() if k.endswith("time")])
-            dm = (
-                np.mean(
-                    [
-                        x
-                        for k, x in rr.items()
-                        if k.endswith("depth") and not k.startswith("l1/")
-                    ]
-                )
-                if d > 1
-                else float("nan")
-            )
-            rows.append(
-                f"| {LABEL[c]}{' + clip' if cl else ''} | {v.mean():.1f} ± {v.std():.1f} | {t.mean():.1f} ± {t.std():.1f} | {tm:.2f} / {dm:.2f} |"
-            )
-display(Markdown("| LRU | | | |\n|---|---|---|---|\n" + "\n".join(rows)))
-conv = [p["converged"] for p in pre.values() if p]
-display(
-    Markdown(
-        f"LSC pre-trainings run in this session: {sum(conv)} of {len(conv)} converged within {P.pre_steps} steps."
-        if conv
-        else "All runs were read from the cache of the build folder."
-    )
-)
+display(Markdown(runs.table()))
+display(Markdown(runs.pretrain_summary()))
 
 # %% [markdown]
 # **Table 1.** The paper's Table I recomputed (mean ± standard deviation over seeds). The last column gives the
 # mean radius of the time and depth transitions (depth: layers $\ge2$) of seed 0 after pre-training, before training.
 
-# %%
-fig, axes = plt.subplots(
-    1, len(P.depths), figsize=(5 * len(P.depths), 3.6), squeeze=False, sharey=True
-)
-for ax, d in zip(axes[0], P.depths):
-    for i, c in enumerate(CONDS):
-        for cl in (False, True):
-            h = np.array(runs[(d, 0, c, cl)]["history"])
-            if len(h):
-                ax.plot(
-                    h[:, 0],
-                    np.exp(np.minimum(h[:, 2], 20)),
-                    color=plotting.COLORS[i],
-                    ls="--" if cl else "-",
-                    label=f"{LABEL[c]}{' + clip' if cl else ''}",
-                )
-    ax.set(yscale="log", xlabel="training step", title=f"LRU depth {d} (seed 0)")
-axes[0][0].set_ylabel("validation perplexity")
-axes[0][-1].legend(fontsize=7, ncol=2)
+# %% tags=["hide-input"]
+training_figures.lru_validation(runs)
 plt.show()
 
 # %% [markdown]
@@ -279,97 +104,13 @@ plt.show()
 # dashed with gradient clipping; colours are the initializations.
 
 # %%
-settings = [(d, cl) for d in P.depths for cl in (False, True)]
-mean_t = {
-    (d, c, cl): ppl(d, c, cl).mean()
-    for d in P.depths
-    for c in CONDS
-    for cl in (False, True)
-}
-one_worst = [
-    mean_t[(d, "rho=1", cl)] >= max(mean_t[(d, c, cl)] for c in CONDS)
-    for d, cl in settings
-]
-half_beats_one = [
-    mean_t[(d, "rho=0.5", cl)] < mean_t[(d, "rho=1", cl)] for d, cl in settings
-]
-best_half = [
-    min(CONDS, key=lambda c: mean_t[(d, c, cl)]) in ("rho=0.5", "rhobar=0.5")
-    for d, cl in settings
-]
-clip_rel = {
-    (d, c): abs(mean_t[(d, c, True)] - mean_t[(d, c, False)]) / mean_t[(d, c, False)]
-    for d in P.depths
-    for c in ("default", "rho=0.5")
-}
-glue("n_one_worst", int(sum(one_worst)), display=False)
-glue("n_settings", len(settings), display=False)
-scale = (
-    f"Word-level Jane Austen corpus as PTB stand-in ({P.vocab}-word vocabulary, {P.n_train} training windows of {P.T} "
-    f"words); width {P.width} (paper: 128 for Fig. 4, 256 for Table I); at most {P.steps} steps of batch {P.batch} "
-    f"with early stopping (patience {patience}); {P.seeds} seed(s) (paper: 4); no hyper-parameter search, no "
-    f"cosine decay, weight averaging or word masking; clipping at gradient norm {P.clip} (the paper does not give "
-    f"its threshold); LSC pre-training budget {P.pre_steps} steps."
-)
-ledger.record(
-    "lsc.table1.rho1-worst",
-    "Table I",
-    "Pre-training the LRU to rho_t = 1 gives the worst test perplexity, at depth 3 and 6, with and without clipping.",
-    paper_value="rho=1 worst in all 4 (depth, clip) settings (186.6, 295.0, 535.7, 602.5)",
-    measured=f"rho=1 worst in {sum(one_worst)} of {len(settings)} settings; mean test perplexities: "
-    + "; ".join(
-        f"L={d}{' clip' if cl else ''}: "
-        + ", ".join(f"{c} {mean_t[(d, c, cl)]:.0f}" for c in CONDS)
-        for d, cl in settings
-    ),
-    tolerance="reproduced if worst in every setting; partly if in at least half",
-    verdict="reproduced"
-    if all(one_worst)
-    else (
-        "partly-reproduced" if sum(one_worst) >= len(settings) / 2 else "not-reproduced"
-    ),
-    note=scale,
-)
-ledger.record(
-    "lsc.table1.clip-minor",
-    "Table I",
-    "Gradient clipping does not contribute significantly to performance when the network is reasonably initialized "
-    "(default and rho_t = 0.5).",
-    paper_value="|test ppl change| of at most about 8% for default and rho=0.5 at depth 3 (0.2%, 0.5%) and depth 6 (22%, 1.7%)",
-    measured="relative change of the mean test perplexity with clipping: "
-    + ", ".join(f"L={d} {c}: {v:.1%}" for (d, c), v in clip_rel.items()),
-    tolerance="reproduced if every change is within 10%",
-    verdict="reproduced"
-    if all(v <= 0.10 for v in clip_rel.values())
-    else (
-        "partly-reproduced"
-        if np.mean([v <= 0.10 for v in clip_rel.values()]) >= 0.5
-        else "not-reproduced"
-    ),
-    note=scale + " The paper's own depth-6 default changes by 22% with clipping.",
-)
-ledger.record(
-    "lsc.table1.best-half",
-    "Table I",
-    "The best test perplexity is usually achieved by a radius of 0.5 (rho_t = 0.5 or rho-bar_t = 0.5).",
-    paper_value="3 of 4 (depth, clip) settings",
-    measured=f"best is rho=0.5 or rhobar=0.5 in {sum(best_half)} of {len(settings)} settings",
-    tolerance="reproduced if in at least half of the settings",
-    verdict="reproduced" if sum(best_half) >= len(settings) / 2 else "not-reproduced",
-    note=scale,
-)
-ledger.record(
-    "lsc.fig4.half-beats-one",
-    "Fig. 4",
-    "On the LRU, rho_t = 1 is outperformed by rho_t = 0.5.",
-    paper_value="rho=0.5 better in every setting",
-    measured=f"rho=0.5 has the lower mean test perplexity in {sum(half_beats_one)} of {len(settings)} (depth, clip) settings",
-    tolerance="reproduced if in every setting",
-    verdict="reproduced"
-    if all(half_beats_one)
-    else ("partly-reproduced" if any(half_beats_one) else "not-reproduced"),
-    note=scale,
-)
+table1 = runs.comparisons()
+glue("n_one_worst", table1["n_one_worst"], display=False)
+glue("n_settings", table1["n_settings"], display=False)
+display(ledger.check("lsc.table1.rho1-worst", **table1))
+display(ledger.check("lsc.table1.clip-minor", **table1))
+display(ledger.check("lsc.table1.best-half", **table1))
+ledger.check("lsc.fig4.half-beats-one", **table1)
 
 # %% [markdown]
 # The LRU pre-trained to $\rho_t=1$ is the worst of the four initializations in {glue:text}`n_one_worst` of the

@@ -69,81 +69,32 @@ lru_depths = None
 lru_T = None
 
 # %% tags=["hide-input"]
-import time
-
-import numpy as np
 import matplotlib.pyplot as plt
-import torch
+import numpy as np
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook.lsc import pretrain as lsc
-from rnnbook.lsc import tasks as lsc_data
-from rnnbook.lsc import models as lm
-from rnnbook import plotting
-from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, resolve
+from rnnbook.book.chapter import start
+from rnnbook.book.params import Param, at_least
+from rnnbook.lsc import convergence, experiments, lru_ptb, models, pretrain, tasks
+from rnnbook.lsc import training_figures
 
+K = list(models.RNN_KINDS)
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
     "width": Param(int, 8, 32, 128, at_least(2), ">= 2; neurons per layer of the RNNs"),
     "n_steps": Param(int, 10, 25, 50, at_least(2), ">= 2; time bins of sl-MNIST"),
-    "side": Param(
-        int,
-        7,
-        14,
-        28,
-        lambda v: v in (7, 14, 28),
-        "7, 14 or 28; sl-MNIST image side after pooling",
-    ),
-    "batch": Param(
-        int, 4, 16, 32, at_least(1), ">= 1; sequences per pre-training batch"
-    ),
-    "n_times": Param(
-        int, 2, 4, 8, at_least(1), ">= 1; time steps sampled per sequence for the radii"
-    ),
-    "max_steps": Param(
-        int, 6, 60, 500, at_least(1), ">= 1; step budget of the pre-training"
-    ),
-    "kinds": Param(
-        list,
-        ["relu_rnn", "alif_plus"],
-        list(lm.RNN_KINDS),
-        list(lm.RNN_KINDS),
-        lambda v: v in lm.RNN_KINDS,
-        f"each one of {list(lm.RNN_KINDS)}",
-        item=str,
-    ),
-    "lru_width": Param(
-        int, 16, 128, 256, at_least(2), ">= 2; model width of the LRU (Fig. 4 uses 128)"
-    ),
-    "lru_depths": Param(
-        list, [3], [3, 6], [3, 6], at_least(1), "depths >= 1", item=int
-    ),
+    "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),
+    "batch": Param(int, 4, 16, 32, at_least(1), ">= 1; sequences per batch"),
+    "n_times": Param(int, 2, 4, 8, at_least(1), ">= 1; sampled steps per sequence"),
+    "max_steps": Param(int, 6, 60, 500, at_least(1), ">= 1; pre-training step budget"),
+    "kinds": Param(list, ["relu_rnn", "alif_plus"], K, K, K.__contains__, "RNNs", str),
+    "lru_width": Param(int, 16, 128, 256, at_least(2), ">= 2; LRU width (Fig. 4: 128)"),
+    "lru_depths": Param(list, [3], [3, 6], [3, 6], at_least(1), "depths >= 1", int),
     "lru_T": Param(int, 8, 50, 100, at_least(2), ">= 2; words per LRU sequence"),
 }
-P = resolve(
-    SPEC,
-    profile,
-    seed=seed,
-    width=width,
-    n_steps=n_steps,
-    side=side,
-    batch=batch,
-    n_times=n_times,
-    max_steps=max_steps,
-    kinds=kinds,
-    lru_width=lru_width,
-    lru_depths=lru_depths,
-    lru_T=lru_T,
-)
-torch.manual_seed(P.seed)
-torch.set_num_threads(
-    1
-)  # the models are small: one thread is the fastest (and leaves the other core free)
-plotting.setup()
-ledger = Ledger("lsc", P.profile)
-display(Markdown(describe(P)))
+P, ledger = start("lsc/pretraining", SPEC, globals())
+experiments.use_one_thread(P.seed)
 
 # %% [markdown]
 # ## The transition derivatives, batched
@@ -156,79 +107,16 @@ display(Markdown(describe(P)))
 # `torch.autograd.grad` calls (one per output row) on a GRU and an LSTM fed with spike-latency MNIST, and time both.
 
 # %%
-slm = lsc_data.sl_mnist(
-    "train", n=512, side=P.side, n_steps=P.n_steps, repeat=1, seed=P.seed
-)
-gen = torch.Generator().manual_seed(P.seed)
-
-
-def input_batches(B=P.batch):
-    while True:
-        yield slm.dense(torch.randint(len(slm), (B,), generator=gen).numpy())
-
-
+slm = tasks.sl_mnist("train", 512, P.side, P.n_steps, repeat=1, seed=P.seed)
 x0 = slm.dense(np.arange(P.batch))
-bench = []
+bench = {}
 for kind in ("gru", "lstm"):
-    model = lm.make_rnn(kind, 2, slm.n_channels, P.width, 10, seed=P.seed)
-    t_batched = float("inf")
-    with torch.no_grad():
-        for _ in range(3):  # best of 3 (the first call also traces the vmap)
-            t0 = time.perf_counter()
-            trs = model.lsc_jacobians(
-                x0, n_times=P.n_times, generator=torch.Generator().manual_seed(1)
-            )
-            rad_b = lsc.radii_by_group(trs)
-            t_batched = min(t_batched, time.perf_counter() - t0)
-    # the per-sample loop, on the same points
-    with torch.no_grad():
-        _, tr = model(x0, trace=True)
-    g1 = torch.Generator().manual_seed(1)
-    T_ = tr.H[0].shape[1]
-    ti = torch.stack(
-        [torch.randperm(T_, generator=g1)[: P.n_times] for _ in range(P.batch)]
-    ).reshape(-1)
-    bi = torch.arange(P.batch).repeat_interleave(P.n_times)
-    t0 = time.perf_counter()
-    c1, c2 = model.cells
-    hp1 = torch.cat([tr.H0[0][:, None], tr.H[0][:, :-1]], 1)[bi, ti]
-    hp2 = torch.cat([tr.H0[1][:, None], tr.H[1][:, :-1]], 1)[bi, ti]
-    ref = {
-        (1, "time"): lsc.per_sample_jacobian(c1.step, hp1, tr.U[0][bi, ti]),
-        (1, "depth"): lsc.per_sample_jacobian(c1.step, hp1, tr.U[0][bi, ti], argnum=1),
-        (2, "time"): lsc.per_sample_jacobian(c2.step, hp2, tr.U[1][bi, ti]),
-        (2, "depth"): lsc.per_sample_jacobian(
-            lambda g, hp, ub: c2.step(hp, c1.out(g, ub)),
-            tr.H[0][bi, ti],
-            hp2,
-            tr.U[0][bi, ti],
-        ),
-    }
-    rad_s = {k: lsc.spectral_radius(v) for k, v in ref.items()}
-    t_loop = time.perf_counter() - t0
-    err = max(float((rad_b[k] - rad_s[k]).abs().max()) for k in rad_b)
-    jerr = max(float((tr_.M - ref[(tr_.layer, tr_.kind)]).abs().max()) for tr_ in trs)
-    bench.append(
-        (
-            kind,
-            t_batched,
-            t_loop,
-            err,
-            jerr,
-            sum(int(v.numel()) for v in rad_b.values()),
-        )
-    )
-display(
-    Markdown(
-        "| network | matrices | batched (ms) | per-sample loop (ms) | speed-up | max abs. Jacobian difference | max abs. radius difference |\n"
-        "|---|---|---|---|---|---|---|\n"
-        + "\n".join(
-            f"| {lm.RNN_LABELS[k]} (2 layers x {P.width}) | {n} | {tb * 1e3:.0f} | {tl * 1e3:.0f} | {tl / tb:.0f}x | {je:.1e} | {e:.1e} |"
-            for k, tb, tl, e, je, n in bench
-        )
-    )
-)
-glue("bench_speedup", float(min(tl / tb for _, tb, tl, *_ in bench)), display=False)
+    net = models.make_rnn(kind, 2, slm.n_channels, P.width, 10, seed=P.seed)
+    name = f"{models.RNN_LABELS[kind]} (2 layers x {P.width})"
+    bench[name] = pretrain.compare_with_loop(net, x0, P.n_times)
+display(Markdown(pretrain.comparison_table(bench)))
+speedup = min(b["t_loop"] / b["t_batched"] for b in bench.values())
+glue("bench_speedup", speedup, display=False)
 
 # %% [markdown]
 # The two computations agree to float precision, and the batched one is at least
@@ -244,54 +132,15 @@ glue("bench_speedup", float(min(tl / tb for _, tb, tl, *_ in bench)), display=Fa
 # $\rho_t=0.5$ and $\rho_t=1$, with a budget of `max_steps` steps.
 
 # %%
-runs = {}
-for kind in plotting.progress(P.kinds, desc="pre-training"):
-    for target in (0.5, 1.0):
-        model = lm.make_rnn(kind, 2, slm.n_channels, P.width, 10, seed=P.seed)
-        before = lsc.measure(
-            model, x0, n_times=P.n_times, generator=torch.Generator().manual_seed(2)
-        )
-        rep = lsc.pretrain(
-            model,
-            input_batches(),
-            lsc.LSCConfig(target=target, max_steps=P.max_steps, n_times=P.n_times),
-            seed=P.seed,
-        )
-        after = lsc.measure(
-            model, x0, n_times=P.n_times, generator=torch.Generator().manual_seed(2)
-        )
-        runs[(kind, target)] = (rep, before, after)
-rows = []
-for (kind, target), (rep, before, after) in runs.items():
-    b, a = np.concatenate(list(before.values())), np.concatenate(list(after.values()))
-    rows.append(
-        f"| {lm.RNN_LABELS[kind]} | {target} | {b.mean():.3f} ± {b.std():.3f} | {a.mean():.3f} ± {a.std():.3f} | "
-        f"{'yes' if rep.converged else '**no**'} | {rep.steps} | {rep.seconds:.1f} |"
-    )
-display(
-    Markdown(
-        "| network | $\\rho_t$ | radius before (mean ± sd over $k$) | after | converged | steps | seconds |\n"
-        "|---|---|---|---|---|---|---|\n" + "\n".join(rows)
-    )
+batches = tasks.random_batches(slm, P.batch, P.seed)  # shared by every pre-training
+runs = convergence.pretrain_kinds(
+    P.kinds, slm.n_channels, P.width, x0, batches, P.max_steps, P.n_times, P.seed
 )
+display(Markdown(convergence.kinds_table(runs)))
 print(runs[(P.kinds[0], 0.5)][0])
 
-# %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
-for ax, target in zip(axes, (0.5, 1.0)):
-    for i, kind in enumerate(P.kinds):
-        rep = runs[(kind, target)][0]
-        ax.plot(
-            np.arange(1, rep.steps + 1),
-            rep.history["mean_radius"],
-            color=plotting.COLORS[i % 8],
-            label=lm.RNN_LABELS[kind],
-        )
-    ax.axhline(target, color="k", ls="--", lw=1, label=r"target $\rho_t$")
-    ax.set(xlabel="pre-training step", title=rf"$\rho_t={target}$", yscale="log")
-axes[0].set_ylabel(r"mean radius $\overline{\rho(M_k)}$ (dimensionless)")
-axes[1].legend(fontsize=7, ncol=2)
-fig.suptitle("LSC pre-training of the six RNNs (2 layers, sl-MNIST inputs)")
+# %% tags=["hide-input"]
+training_figures.pretraining_curves(runs, P.kinds)
 plt.show()
 
 # %% [markdown]
@@ -301,49 +150,9 @@ plt.show()
 # budget.
 
 # %%
-diff_kinds = [k for k in P.kinds if k in lm.DIFFERENTIABLE]
-alif_kinds = [k for k in P.kinds if k not in lm.DIFFERENTIABLE]
-conv = {k: runs[k][0].converged for k in runs}
-n_diff = sum(conv[(k, t)] for k in diff_kinds for t in (0.5, 1.0))
-ledger.record(
-    "lsc.pretrain.converges",
-    "Sec. II-D",
-    "Pre-training with the Eq. (2) loss, the clipped weight multiplier and shuffling brings differentiable d-RNNs "
-    "to the LSC targets rho_t in {0.5, 1} (all three stopping criteria met).",
-    paper_value="converged (criteria: |mean - rho_t| <= 0.02, std < 0.2, EMA10(std) < 0.2)",
-    measured=f"{n_diff} of {2 * len(diff_kinds)} (network, target) pairs converged within {P.max_steps} steps "
-    f"({', '.join(f'{lm.RNN_LABELS[k]}@{t}: {runs[(k, t)][0].steps}' for k in diff_kinds for t in (0.5, 1.0))} steps)",
-    tolerance="all pairs converge within the step budget",
-    verdict="reproduced"
-    if n_diff == 2 * len(diff_kinds)
-    else ("partly-reproduced" if n_diff else "not-reproduced"),
-    note=f"2 layers of width {P.width} (the paper: 2 and 5 layers, widths of Tab. S1), spike-latency MNIST pooled to "
-    f"{P.side}x{P.side} with {P.n_steps} time bins; radii at {P.n_times} random time steps of {P.batch} sequences per step.",
-)
-if alif_kinds:
-    alif_half = [conv[(k, 0.5)] for k in alif_kinds]
-    alif_one = [conv[(k, 1.0)] for k in alif_kinds]
-    fail_half, fail_one = len(alif_half) - sum(alif_half), len(alif_one) - sum(alif_one)
-    ledger.record(
-        "lsc.pretrain.alif-half",
-        "Fig. 3",
-        "With the non-differentiable ALIF+ and ALIF+- networks it was often impossible to converge to rho_t = 0.5.",
-        paper_value="often not converged at rho_t = 0.5",
-        measured=f"rho_t = 0.5: {sum(alif_half)} of {len(alif_half)} ALIF networks converged within {P.max_steps} steps; "
-        f"rho_t = 1: {sum(alif_one)} of {len(alif_one)}; final mean radii at 0.5: "
-        + ", ".join(
-            f"{lm.RNN_LABELS[k]} {runs[(k, 0.5)][0].mean_radius:.2f}"
-            for k in alif_kinds
-        ),
-        tolerance="reproduced if at least half of the ALIF networks fail at 0.5 and more fail at 0.5 than at 1; "
-        "partly if some fail at 0.5",
-        verdict="reproduced"
-        if (fail_half >= len(alif_half) / 2 and fail_half > fail_one)
-        else ("partly-reproduced" if fail_half else "not-reproduced"),
-        note="2 layers, surrogate gradient = fast-sigmoid derivative (gamma = 0.5, omega = 1), Tab. S1 time constants "
-        "(tau_y = 0.1 as printed, tau_theta = 100). Failing within our budget is weaker evidence than the paper's "
-        "'impossible': a larger budget might converge.",
-    )
+summary = convergence.kinds_summary(runs)
+display(ledger.check("lsc.pretrain.converges", **summary, **vars(P)))
+ledger.check("lsc.pretrain.alif-half", **summary, **vars(P))
 
 # %% [markdown]
 # ## Does the multiplier reduce the spread of the radii?
@@ -355,53 +164,16 @@ if alif_kinds:
 # radii across $k$.
 
 # %%
-variants = {
-    "gradient descent only": dict(multiplier=False, shuffle=False),
-    "+ multiplier": dict(multiplier=True, shuffle=False),
-    "+ multiplier + shuffling (the method)": dict(multiplier=True, shuffle=True),
-}
-var_runs = {}
-for name, kw in plotting.progress(variants.items(), desc="variants"):
-    model = lm.make_rnn("gru", 2, slm.n_channels, P.width, 10, seed=P.seed)
-    cfg = lsc.LSCConfig(
-        target=0.5,
-        max_steps=P.max_steps,
-        min_steps=P.max_steps,
-        n_times=P.n_times,
-        **kw,
-    )
-    var_runs[name] = lsc.pretrain(model, input_batches(), cfg, seed=P.seed)
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-for i, (name, rep) in enumerate(var_runs.items()):
-    s = np.arange(1, rep.steps + 1)
-    axes[0].plot(
-        s, 0.5 + np.array(rep.history["mean_dev"]), color=plotting.COLORS[i], label=name
-    )
-    axes[1].plot(s, rep.history["std"], color=plotting.COLORS[i], label=name)
-axes[0].axhline(0.5, color="k", ls="--", lw=1, label=r"$\rho_t=0.5$")
-axes[1].axhline(0.2, color="k", ls=":", lw=1, label="criterion (ii): 0.2")
-axes[0].set(
-    xlabel="pre-training step",
-    ylabel=r"mean radius (dimensionless)",
-    title="mean over $k$",
+var_runs = convergence.pretrain_variants(
+    slm.n_channels, P.width, batches, P.max_steps, P.n_times, P.seed
 )
-axes[1].set(
-    xlabel="pre-training step",
-    ylabel=r"std of $\rho(M_k)$ across $k$",
-    title="spread over $k$",
-)
-axes[0].legend(fontsize=7)
-axes[1].legend(fontsize=7)
-fig.suptitle(f"GRU (2 x {P.width}), pre-training towards $\\rho_t=0.5$, three variants")
+variants = convergence.variants_summary(var_runs, P.max_steps)
+for name in ("sd_gd", "sd_full", "md_gd", "md_full"):
+    glue(name, variants[name], display=False)
+
+# %% tags=["hide-input"]
+training_figures.variant_curves(var_runs, P.width)
 plt.show()
-last = max(1, P.max_steps // 4)
-sd = {n: float(np.mean(r.history["std"][-last:])) for n, r in var_runs.items()}
-md = {n: float(np.mean(r.history["mean_dev"][-last:])) for n, r in var_runs.items()}
-gd, full = "gradient descent only", "+ multiplier + shuffling (the method)"
-glue("sd_gd", sd[gd], display=False)
-glue("sd_full", sd[full], display=False)
-glue("md_gd", md[gd], display=False)
-glue("md_full", md[full], display=False)
 
 # %% [markdown]
 # **Figure 2.** Left: the mean radius; right: its standard deviation across the transition derivatives. Over the
@@ -410,24 +182,7 @@ glue("md_full", md[full], display=False)
 # {glue:text}`sd_full:.3f`.
 
 # %%
-ledger.record(
-    "lsc.pretrain.multiplier-variance",
-    "Sec. II-D",
-    "Gradient-descent pre-training alone satisfies the LSC on average but with a wide variance; the weight multiplier "
-    "(with shuffling) reduces that variance.",
-    measured=f"GRU 2x{P.width}, rho_t = 0.5, {P.max_steps} steps, mean over the last {last} steps: gradient descent only: "
-    f"mean deviation {md[gd]:+.3f}, std across k {sd[gd]:.3f}; + multiplier: {md['+ multiplier']:+.3f}, "
-    f"{sd['+ multiplier']:.3f}; full method: {md[full]:+.3f}, {sd[full]:.3f}",
-    tolerance="reproduced if the full method's std is lower than gradient descent's and gradient descent's mean is within 0.1 of the target",
-    verdict="reproduced"
-    if (sd[full] < sd[gd] and abs(md[gd]) <= 0.1)
-    else (
-        "partly-reproduced"
-        if sd[full] < sd[gd] or abs(md[gd]) <= 0.1
-        else "not-reproduced"
-    ),
-    note="One network and seed; the paper gives no number for this statement.",
-)
+ledger.check("lsc.pretrain.multiplier-variance", **variants, **vars(P))
 
 # %% [markdown]
 # ## The default LRU's radius
@@ -440,66 +195,14 @@ ledger.record(
 # width `lru_width`, tied output) on windows of the word-level corpus.
 
 # %%
-corpus = lsc_data.word_corpus(10_000)
-windows = lsc_data.lm_windows(corpus.train, P.lru_T, n=P.batch, seed=P.seed)
-lru_rows, lru_meas = [], {}
-for depth in P.lru_depths:
-    for s in range(2):
-        model = lm.make_lru(depth, corpus.vocab_size, P.lru_width, seed=P.seed + s)
-        rad = lsc.measure(
-            model,
-            windows[:, :-1],
-            n_times=P.n_times,
-            generator=torch.Generator().manual_seed(s),
-        )
-        tm = float(np.mean([rad[(l, "time")].mean() for l in range(1, depth + 1)]))
-        dm_all = float(np.mean([rad[(l, "depth")].mean() for l in range(1, depth + 1)]))
-        dm_in = (
-            float(np.mean([rad[(l, "depth")].mean() for l in range(2, depth + 1)]))
-            if depth > 1
-            else float("nan")
-        )
-        every = float(np.mean(np.concatenate(list(rad.values()))))
-        inner = float(
-            np.mean(
-                np.concatenate(
-                    [v for (l, k), v in rad.items() if not (l == 1 and k == "depth")]
-                )
-            )
-        )
-        lru_meas[(depth, s)] = (tm, dm_all, dm_in, every, inner)
-        lru_rows.append(
-            f"| {depth} | {s} | {tm:.3f} | {float(rad[(1, 'depth')].mean()):.3f} | {dm_in:.3f} | {every:.3f} | {inner:.3f} |"
-        )
-display(
-    Markdown(
-        "| depth | seed | $\\rho_{time}$ | $\\rho_{depth}$ from the embedding (layer 1) | $\\rho_{depth}$, layers $\\ge2$ | "
-        "$\\mathbb E\\rho$, all $M_k$ | $\\mathbb E\\rho$ without the embedding's |\n|---|---|---|---|---|---|---|\n"
-        + "\n".join(lru_rows)
-    )
+lru = lru_ptb.default_radius(
+    P.lru_depths, P.lru_width, P.lru_T, P.batch, P.n_times, P.seed
 )
-inner_mean = float(np.mean([v[4] for v in lru_meas.values()]))
-every_mean = float(np.mean([v[3] for v in lru_meas.values()]))
-time_gt_depth = all(v[0] > v[2] for v in lru_meas.values() if np.isfinite(v[2]))
-glue("lru_inner", inner_mean, display=False)
-glue("lru_every", every_mean, display=False)
-ledger.record(
-    "lsc.lru.default-radius",
-    "Table I",
-    "The default LRU initialization already has E rho = 0.525, with a higher weight on the time component than on "
-    "the depth component.",
-    paper_value=0.525,
-    measured=f"E rho over all M_k = {every_mean:.3f}; without the embedding -> layer 1 transition = {inner_mean:.3f}; "
-    f"time component > depth component in every model: {time_gt_depth} (depths {P.lru_depths}, width {P.lru_width}, 2 seeds)",
-    tolerance="|E rho - 0.525| <= 0.05 (the spread over seeds and samples is about 0.03)",
-    verdict="reproduced"
-    if abs(inner_mean - 0.525) <= 0.05 and time_gt_depth
-    else ("partly-reproduced" if time_gt_depth else "not-reproduced"),
-    note="The LRU state is taken to be x (Re and Im stacked), the time radius is max|lambda| and the depth transition "
-    "d x_{t,l} / d x_{t,l-1} holds the residual stream below fixed; the value depends on these choices, on the "
-    "embedding's scale (N(0, 1/width) here; layer norm amplifies a small embedding) and on how the non-square "
-    "first transition is measured, none of which the paper states. Word-level Jane Austen stand-in for PTB.",
-)
+display(Markdown(lru.table()))
+lru_values = lru.values()
+glue("lru_inner", lru_values["inner"], display=False)
+glue("lru_every", lru_values["every"], display=False)
+ledger.check("lsc.lru.default-radius", **lru_values, **vars(P))
 
 # %% [markdown]
 # The time component is close to 1 in every model, as expected from $|\lambda_j|\le1$, and the depth component is

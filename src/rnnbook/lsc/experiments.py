@@ -1,10 +1,13 @@
-"""The training runs behind Figs. 1c (bottom), 2, 3, 4 and Table I of Herranz-Celotti & Rouat (Sec. II-G, III).
+"""The training runs behind Figs. 2, 3, 4 and Table I of Herranz-Celotti & Rouat (Sec. II-G, III).
 
-Every run trains with cross-entropy and AdaBelief inside Lookahead (sync 6, slow step 0.5), evaluates on the
-validation set every ``eval_every`` steps, early-stops with a patience (in evaluations), and reports the test
-metric of the best validation checkpoint. Raw per-seed results are cached as JSON in the build folder
-(``<build>/lsc_runs/``) under a key that hashes the run's parameters *and* the source of the LSC modules, so a
-re-run reuses them only when neither changed.
+Every run trains with cross-entropy and AdaBelief inside Lookahead (sync 6, slow step 0.5),
+evaluates on the validation set every ``eval_every`` steps, early-stops with a patience (in
+evaluations), and reports the test metric of the best validation checkpoint. Raw per-seed results
+are cached as JSON in the build folder (``<build>/lsc_runs/``) under a key that hashes the run's
+parameters *and* the source of the modules that make a run (:data:`RUN_MODULES`, and the grid's own
+module, passed as ``code``), so a re-run reuses them only when neither changed. The grids of
+runs of each figure live in their own modules: :mod:`~rnnbook.lsc.ffn_mnist` (Fig. 2),
+:mod:`~rnnbook.lsc.deep_rnns` (Fig. 3), :mod:`~rnnbook.lsc.lru_ptb` (Table I, Fig. 4).
 """
 
 from __future__ import annotations
@@ -16,33 +19,40 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from . import pretrain as lsc
-from . import tasks as lsc_data
-from . import models as lsc_models
 from rnnbook.cache import build_dir
 
+from . import pretrain, tasks
 
 # ---- caching --------------------------------------------------------------------------------------------------
 
+RUN_MODULES = ("pretrain", "models", "tasks", "experiments")
+
 
 def code_hash() -> str:
-    """sha256 of the source of the modules a run depends on."""
+    """sha256 of the source of the modules a run depends on (:data:`RUN_MODULES`)."""
     h = hashlib.sha256()
-    for mod in (lsc, lsc_models, lsc_data):
-        h.update(inspect.getsource(mod).encode())
-    h.update(Path(__file__).read_bytes())
+    for name in RUN_MODULES:
+        h.update((Path(__file__).parent / f"{name}.py").read_bytes())
     return h.hexdigest()
 
 
+def use_one_thread(seed: int | None = None) -> None:
+    """The models are small: one torch thread is the fastest (and leaves the other core free).
+    With ``seed``, also seed torch's global generator."""
+    torch.set_num_threads(1)
+    if seed is not None:
+        torch.manual_seed(seed)
+
+
 def _fn_source(fn: Callable | None) -> str:
-    """The source of the function that produces a run (defined in a chapter), so that editing it invalidates."""
+    """The source of the function that produces a run, so that editing it invalidates."""
     if fn is None:
         return ""
     try:
@@ -66,8 +76,9 @@ def cached(
     code: Callable | None = None,
     folder: Path | None = None,
 ) -> dict:
-    """``fn()`` (a JSON-able dict of raw results), or its stored result when the parameters and the code are
-    unchanged: the key hashes ``params``, the LSC modules and the source of ``code`` (default: ``fn``)."""
+    """``fn()`` (a JSON-able dict of raw results), or its stored result when the parameters and the
+    code are unchanged: the key hashes ``params``, the run modules and the source of ``code``
+    (default: ``fn``)."""
     folder = folder or build_dir() / "lsc_runs"
     path = folder / f"{name}-{run_key(params, code or fn)}.json"
     if path.exists():
@@ -112,7 +123,9 @@ def fit(
     leaves the model at the best validation checkpoint."""
     torch.manual_seed(cfg.seed)
     gen = torch.Generator().manual_seed(cfg.seed + 12345)
-    opt = lsc.make_optimizer([p for p in model.parameters() if p.requires_grad], cfg.lr)
+    opt = pretrain.make_optimizer(
+        [p for p in model.parameters() if p.requires_grad], cfg.lr
+    )
     best, best_state, bad, hist = math.inf, copy.deepcopy(model.state_dict()), 0, []
     step, diverged = 0, False
     for step in range(1, cfg.max_steps + 1):
@@ -143,7 +156,8 @@ def fit(
     return {"history": hist, "steps": step, "best_val": best, "diverged": diverged}
 
 
-def report_summary(rep: lsc.LSCReport | None) -> dict | None:
+def report_summary(rep: pretrain.LSCReport | None) -> dict | None:
+    """The JSON-able part of a pre-training report (what a cached run keeps of it)."""
     if rep is None:
         return None
     return {
@@ -158,96 +172,7 @@ def report_summary(rep: lsc.LSCReport | None) -> dict | None:
     }
 
 
-# ---- Fig. 2: deep FFNs on MNIST ---------------------------------------------------------------------------------
-
-
-@dataclass
-class MnistSplits:
-    xtr: Tensor
-    ytr: Tensor
-    xva: Tensor
-    yva: Tensor
-    xte: Tensor
-    yte: Tensor
-
-
-def mnist_splits(n_train: int, n_val: int, n_test: int, seed: int = 0) -> MnistSplits:
-    """Real MNIST, pixels scaled to [0, 1] and flattened; train/val from the 60k training images, test from the
-    10k test images (random subsets of the given sizes)."""
-    from rnnbook import datasets
-
-    xi, yi = datasets.mnist("train")
-    xt, yt = datasets.mnist("test")
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(yi))
-    tr, va = perm[:n_train], perm[n_train : n_train + n_val]
-    te = np.sort(rng.permutation(len(yt))[:n_test])
-    f = lambda a: torch.from_numpy(a.reshape(len(a), -1).astype(np.float32) / 255.0)  # noqa: E731
-    g = lambda a: torch.from_numpy(a.astype(np.int64))  # noqa: E731
-    return MnistSplits(f(xi[tr]), g(yi[tr]), f(xi[va]), g(yi[va]), f(xt[te]), g(yt[te]))
-
-
-def pretrain_ffn(
-    model: lsc_models.FFN, data: MnistSplits, max_steps: int, batch: int, seed: int
-) -> lsc.LSCReport:
-    """LSC pre-training of an FFN to rho_t = 1 on the training images (Sec. II-E)."""
-    g = torch.Generator().manual_seed(seed + 999)
-
-    def batches() -> Iterator[Tensor]:
-        while True:
-            yield data.xtr[torch.randint(len(data.ytr), (batch,), generator=g)]
-
-    return lsc.pretrain(
-        model,
-        batches(),
-        lsc.LSCConfig(target=1.0, max_steps=max_steps, n_times=None),
-        seed=seed,
-    )
-
-
-def train_ffn(model: lsc_models.FFN, data: MnistSplits, cfg: TrainConfig) -> dict:
-    n = len(data.ytr)
-
-    def batch(gen):
-        idx = torch.randint(n, (cfg.batch,), generator=gen)
-        return data.xtr[idx], data.ytr[idx]
-
-    loss_fn = lambda m, x, y: F.cross_entropy(m(x), y)  # noqa: E731
-    res = fit(
-        model, batch, loss_fn, lambda m: F.cross_entropy(m(data.xva), data.yva), cfg
-    )
-    with torch.no_grad():
-        logits = model(data.xte)
-        res["test_acc"] = float((logits.argmax(-1) == data.yte).float().mean())
-    return res
-
-
-# ---- Fig. 3: six RNNs on three tasks ----------------------------------------------------------------------------
-
-
-@dataclass
-class SeqTask:
-    """A sequence task: classification with a label per sequence (spikes), or next-word prediction."""
-
-    name: str
-    kind: str  # "classify" or "lm"
-    n_in: int
-    n_out: int
-    train: object
-    val: object
-    test: object
-    T: int
-
-    def batch(self, split: str, idx) -> tuple[Tensor, Tensor]:
-        data = getattr(self, split)
-        if self.kind == "classify":
-            return data.dense(idx), torch.from_numpy(data.labels[np.asarray(idx)])
-        w = data[torch.as_tensor(idx)]
-        return w[:, :-1], w[:, 1:]
-
-    def size(self, split: str) -> int:
-        data = getattr(self, split)
-        return len(data.labels) if self.kind == "classify" else len(data)
+# ---- sequence tasks (Figs. 3, 4, Table I) ----------------------------------------------------------------------
 
 
 def seq_loss(model: nn.Module, x: Tensor, y: Tensor, kind: str) -> Tensor:
@@ -264,7 +189,9 @@ def mode_accuracy(logits: Tensor, y: Tensor) -> float:
     return float((torch.mode(logits.argmax(-1), dim=1).values == y).float().mean())
 
 
-def evaluate_seq(model: nn.Module, task: SeqTask, split: str, batch: int = 256) -> dict:
+def evaluate_seq(
+    model: nn.Module, task: tasks.SeqTask, split: str, batch: int = 256
+) -> dict:
     n = task.size(split)
     tot_loss, tot_n, correct = 0.0, 0, 0.0
     with torch.no_grad():
@@ -295,15 +222,16 @@ def evaluate_seq(model: nn.Module, task: SeqTask, split: str, batch: int = 256) 
 
 
 def pretrain_seq(
-    model: lsc.StackedRNN,
-    task: SeqTask,
+    model: pretrain.StackedRNN,
+    task: tasks.SeqTask,
     target: float,
     unbalanced: bool,
     max_steps: int,
     batch: int,
     n_times: int,
     seed: int,
-) -> lsc.LSCReport:
+) -> pretrain.LSCReport:
+    """LSC pre-training of a sequence model on the task's training inputs (Sec. II-D)."""
     g = torch.Generator().manual_seed(seed + 777)
     n = task.size("train")
 
@@ -313,17 +241,17 @@ def pretrain_seq(
                 0
             ]
 
-    cfg = lsc.LSCConfig(
+    cfg = pretrain.LSCConfig(
         target=target,
         unbalanced=unbalanced,
         T=task.T,
         max_steps=max_steps,
         n_times=n_times,
     )
-    return lsc.pretrain(model, batches(), cfg, seed=seed)
+    return pretrain.pretrain(model, batches(), cfg, seed=seed)
 
 
-def train_seq(model: nn.Module, task: SeqTask, cfg: TrainConfig) -> dict:
+def train_seq(model: nn.Module, task: tasks.SeqTask, cfg: TrainConfig) -> dict:
     n = task.size("train")
 
     def batch(gen):
@@ -346,118 +274,3 @@ def train_seq(model: nn.Module, task: SeqTask, cfg: TrainConfig) -> dict:
 def score(res: dict, task_kind: str) -> float:
     """The figure of merit, higher is better: test mode accuracy, or minus the test perplexity."""
     return res["test"]["acc"] if task_kind == "classify" else -res["test"]["ppl"]
-
-
-# ---- Fig. 1c (bottom): the gradient through time of a deep GRU ----------------------------------------------------
-
-
-def gradient_through_time(
-    model: lsc.StackedRNN, x: Tensor, layer: int = 1, n_probe: int = 8, seed: int = 0
-) -> np.ndarray:
-    """G[Δt] = E ||v^T dh_{T,L} / dh_{T-Δt, layer}|| over random unit probes v (Frobenius-norm estimate of the
-    Jacobian / sqrt(n)), averaged over the batch: the gradient that reaches the state of ``layer`` Δt steps back."""
-    model.eval()
-    g = torch.Generator().manual_seed(seed)
-    u_seq = model.encode(x)
-    B, T = u_seq.shape[:2]
-    hs = [c.initial_state(B) for c in model.cells]
-    probes = []
-    for t in range(T):
-        u = u_seq[:, t]
-        for l, cell in enumerate(model.cells):
-            hs[l] = cell.step(hs[l], u)
-            if l == layer - 1:
-                p = torch.zeros_like(hs[l], requires_grad=True)
-                hs[l] = hs[l] + p
-                probes.append(p)
-            u = cell.out(hs[l], u)
-    top = hs[-1]
-    acc = torch.zeros(T)
-    for _ in range(n_probe):
-        v = torch.randn(top.shape[1], generator=g)
-        v = v / v.norm()
-        grads = torch.autograd.grad((top * v).sum(), probes, retain_graph=True)
-        acc += torch.stack([gr.norm(dim=1).mean() for gr in grads]).detach()
-    return (acc / n_probe).flip(0).numpy()  # index = Δt = T - 1 - t
-
-
-# ---- the three tasks of Fig. 3 -------------------------------------------------------------------------------
-
-TASKS = ("sl-mnist", "shd-standin", "ptb-standin")
-
-
-def build_task(
-    name: str,
-    n_train: int,
-    n_val: int,
-    n_test: int,
-    T: int,
-    seed: int = 0,
-    side: int = 28,
-    n_channels: int = 64,
-    vocab: int = 10_000,
-    repeat: int = 1,
-    rates: tuple[int, ...] = (130, 160, 190, 220),
-    pitches: tuple[int, ...] = (35, 50, 65),
-) -> SeqTask:
-    """One of the three tasks of Fig. 3 at the given scale: sl-MNIST (``side`` x ``side`` channels, T bins over
-    50 ms), the spoken-digits stand-in for SHD (``n_channels`` channels, T bins over 1 s), or the word-level
-    stand-in for PTB (windows of T words, ``vocab`` words)."""
-    if name == "sl-mnist":
-        sp = {
-            s: lsc_data.sl_mnist(s, n=n, side=side, n_steps=T, repeat=repeat, seed=seed)
-            for s, n in (("train", n_train), ("val", n_val), ("test", n_test))
-        }
-        return SeqTask(
-            name,
-            "classify",
-            side * side,
-            10,
-            sp["train"],
-            sp["val"],
-            sp["test"],
-            T * repeat,
-        )
-    if name == "shd-standin":
-        sp = {}
-        for s, n in (("train", n_train), ("val", n_val), ("test", n_test)):
-            d = lsc_data.spoken_digits(
-                s,
-                n_channels=n_channels,
-                n_steps=T,
-                bin_ms=1000.0 / T,
-                repeat=repeat,
-                rates=tuple(rates),
-                pitches=tuple(pitches),
-            )
-            if n < len(d):
-                d = d.subset(
-                    np.sort(
-                        np.random.default_rng(seed).choice(len(d), n, replace=False)
-                    )
-                )
-            sp[s] = d
-        return SeqTask(
-            name,
-            "classify",
-            n_channels,
-            20,
-            sp["train"],
-            sp["val"],
-            sp["test"],
-            T * repeat,
-        )
-    if name == "ptb-standin":
-        c = lsc_data.word_corpus(vocab)
-        w = {
-            s: lsc_data.lm_windows(getattr(c, part), T, n=n, seed=seed)
-            for s, part, n in (
-                ("train", "train", n_train),
-                ("val", "valid", n_val),
-                ("test", "test", n_test),
-            )
-        }
-        return SeqTask(
-            name, "lm", vocab, c.vocab_size, w["train"], w["val"], w["test"], T
-        )
-    raise ValueError(f"task = {name!r}: must be one of {TASKS}")

@@ -10,8 +10,11 @@
   data) with different voices, speaking rates and pitches as "speakers"; the ear model is a bank of band-pass
   filters on an ERB-like scale, half-wave rectified, compressed, and fed to one leaky integrate-and-fire neuron
   per channel. Speakers are split between train, validation and test, as SHD's test speakers are unseen.
-* **PTB**: the word-level stand-in of ``datasets.word_corpus`` (Jane Austen); :func:`lm_batches` cuts it into
+* **PTB**: the word-level stand-in of ``datasets.word_corpus`` (Jane Austen); :func:`lm_windows` cuts it into
   (B, T+1) windows for next-word prediction.
+
+:func:`build_task` assembles the train/validation/test splits of one of the three tasks of Fig. 3 as a
+:class:`SeqTask`; :func:`mnist_splits` the flattened MNIST images of Fig. 2.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -69,6 +73,14 @@ class SpikeDataset:
     @property
     def T(self) -> int:
         return self.n_steps * self.repeat
+
+
+def random_batches(data: SpikeDataset, batch: int, seed: int) -> Iterator[torch.Tensor]:
+    """Endless dense batches of ``batch`` random samples (with replacement), drawn from one
+    generator seeded with ``seed``: the inputs of a pre-training (its labels are not needed)."""
+    gen = torch.Generator().manual_seed(seed)
+    while True:
+        yield data.dense(torch.randint(len(data), (batch,), generator=gen).numpy())
 
 
 # ---- sl-MNIST ------------------------------------------------------------------------------------------------
@@ -446,6 +458,119 @@ def word_corpus(vocab_size: int = 10_000) -> "datasets.WordCorpus":
         name=np.array(c.name),
     )
     return c
+
+
+# ---- the flattened MNIST of Fig. 2 ------------------------------------------------------------------------------
+
+
+@dataclass
+class MnistSplits:
+    xtr: torch.Tensor
+    ytr: torch.Tensor
+    xva: torch.Tensor
+    yva: torch.Tensor
+    xte: torch.Tensor
+    yte: torch.Tensor
+
+
+def mnist_splits(n_train: int, n_val: int, n_test: int, seed: int = 0) -> MnistSplits:
+    """Real MNIST, pixels scaled to [0, 1] and flattened; train/val from the 60k training images, test
+    from the 10k test images (random subsets of the given sizes)."""
+    xi, yi = datasets.mnist("train")
+    xt, yt = datasets.mnist("test")
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(len(yi))
+    tr, va = perm[:n_train], perm[n_train : n_train + n_val]
+    te = np.sort(rng.permutation(len(yt))[:n_test])
+
+    def f(a):
+        return torch.from_numpy(a.reshape(len(a), -1).astype(np.float32) / 255.0)
+
+    def g(a):
+        return torch.from_numpy(a.astype(np.int64))
+
+    return MnistSplits(f(xi[tr]), g(yi[tr]), f(xi[va]), g(yi[va]), f(xt[te]), g(yt[te]))
+
+
+# ---- the three sequence tasks of Fig. 3 -------------------------------------------------------------------------
+
+TASKS = ("sl-mnist", "shd-standin", "ptb-standin")
+
+
+@dataclass
+class SeqTask:
+    """A sequence task: classification with a label per sequence (spikes), or next-word prediction."""
+
+    name: str
+    kind: str  # "classify" or "lm"
+    n_in: int
+    n_out: int
+    train: object
+    val: object
+    test: object
+    T: int
+
+    def batch(self, split: str, idx) -> tuple[torch.Tensor, torch.Tensor]:
+        data = getattr(self, split)
+        if self.kind == "classify":
+            return data.dense(idx), torch.from_numpy(data.labels[np.asarray(idx)])
+        w = data[torch.as_tensor(idx)]
+        return w[:, :-1], w[:, 1:]
+
+    def size(self, split: str) -> int:
+        data = getattr(self, split)
+        return len(data.labels) if self.kind == "classify" else len(data)
+
+
+def build_task(
+    name: str,
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    T: int,
+    seed: int = 0,
+    side: int = 28,
+    n_channels: int = 64,
+    vocab: int = 10_000,
+    repeat: int = 1,
+    rates: tuple[int, ...] = (130, 160, 190, 220),
+    pitches: tuple[int, ...] = (35, 50, 65),
+) -> SeqTask:
+    """One of the three tasks of Fig. 3 at the given scale: sl-MNIST (``side`` x ``side`` channels, T
+    bins over 50 ms), the spoken-digits stand-in for SHD (``n_channels`` channels, T bins over 1 s), or
+    the word-level stand-in for PTB (windows of T words, ``vocab`` words)."""
+    splits = (("train", n_train), ("val", n_val), ("test", n_test))
+    if name == "sl-mnist":
+        sp = {
+            s: sl_mnist(s, n=n, side=side, n_steps=T, repeat=repeat, seed=seed)
+            for s, n in splits
+        }
+        return SeqTask(name, "classify", side * side, 10, *sp.values(), T * repeat)
+    if name == "shd-standin":
+        sp = {}
+        for s, n in splits:
+            d = spoken_digits(
+                s,
+                n_channels=n_channels,
+                n_steps=T,
+                bin_ms=1000.0 / T,
+                repeat=repeat,
+                rates=tuple(rates),
+                pitches=tuple(pitches),
+            )
+            if n < len(d):
+                rng = np.random.default_rng(seed)
+                d = d.subset(np.sort(rng.choice(len(d), n, replace=False)))
+            sp[s] = d
+        return SeqTask(name, "classify", n_channels, 20, *sp.values(), T * repeat)
+    if name == "ptb-standin":
+        c = word_corpus(vocab)
+        w = {
+            s: lm_windows(getattr(c, part), T, n=n, seed=seed)
+            for (s, n), part in zip(splits, ("train", "valid", "test"))
+        }
+        return SeqTask(name, "lm", vocab, c.vocab_size, *w.values(), T)
+    raise ValueError(f"task = {name!r}: must be one of {TASKS}")
 
 
 if (

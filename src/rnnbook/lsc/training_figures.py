@@ -1,0 +1,183 @@
+"""The figures of the LSC training chapters (matplotlib only; each function returns the figure).
+
+Pre-training curves (Sec. II-D), Fig. 2 (FFNs on MNIST), Fig. 3 (deep RNNs), Fig. 1c bottom (the
+gradient through time of a deep GRU) and Fig. 4 (the LRU's validation perplexity).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from rnnbook.plotting import COLORS
+
+from .deep_rnns import CONDITIONS, conditions
+from .ffn_mnist import INITS
+from .lru_ptb import CONDS, LABEL
+from .models import RNN_LABELS
+
+
+def pretraining_curves(runs: dict, kinds: list) -> Figure:
+    """The mean radius during pre-training, per network, for rho_t = 0.5 and 1."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    for ax, target in zip(axes, (0.5, 1.0)):
+        for i, kind in enumerate(kinds):
+            rep = runs[(kind, target)][0]
+            ax.plot(
+                np.arange(1, rep.steps + 1),
+                rep.history["mean_radius"],
+                color=COLORS[i % 8],
+                label=RNN_LABELS[kind],
+            )
+        ax.axhline(target, color="k", ls="--", lw=1, label=r"target $\rho_t$")
+        ax.set(xlabel="pre-training step", title=rf"$\rho_t={target}$", yscale="log")
+    axes[0].set_ylabel(r"mean radius $\overline{\rho(M_k)}$ (dimensionless)")
+    axes[1].legend(fontsize=7, ncol=2)
+    fig.suptitle("LSC pre-training of the six RNNs (2 layers, sl-MNIST inputs)")
+    return fig
+
+
+def variant_curves(var_runs: dict, width: int) -> Figure:
+    """Mean radius and its spread across k during pre-training, per variant of the method."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for i, (name, rep) in enumerate(var_runs.items()):
+        s = np.arange(1, rep.steps + 1)
+        mean = 0.5 + np.array(rep.history["mean_dev"])
+        axes[0].plot(s, mean, color=COLORS[i], label=name)
+        axes[1].plot(s, rep.history["std"], color=COLORS[i], label=name)
+    axes[0].axhline(0.5, color="k", ls="--", lw=1, label=r"$\rho_t=0.5$")
+    axes[1].axhline(0.2, color="k", ls=":", lw=1, label="criterion (ii): 0.2")
+    axes[0].set(
+        xlabel="pre-training step",
+        ylabel=r"mean radius (dimensionless)",
+        title="mean over $k$",
+    )
+    axes[1].set(
+        xlabel="pre-training step",
+        ylabel=r"std of $\rho(M_k)$ across $k$",
+        title="spread over $k$",
+    )
+    axes[0].legend(fontsize=7)
+    axes[1].legend(fontsize=7)
+    fig.suptitle(
+        f"GRU (2 x {width}), pre-training towards $\\rho_t=0.5$, three variants"
+    )
+    return fig
+
+
+def ffn_accuracy(runs) -> Figure:
+    """Fig. 2: test accuracy against the learning rate per activation and initialization
+    (``runs``: :class:`rnnbook.lsc.ffn_mnist.Runs`)."""
+    g, acc = runs.grid, runs.acc
+    fig, axes = plt.subplots(
+        1, len(g.acts), figsize=(4 * len(g.acts), 3.6), sharey=True, squeeze=False
+    )
+    for ax, a in zip(axes[0], g.acts):
+        for i, init in enumerate(INITS):
+            m = [acc[(a, init, lr)].mean() for lr in g.lrs]
+            sd = [acc[(a, init, lr)].std() for lr in g.lrs]
+            ax.errorbar(
+                g.lrs, m, yerr=sd, marker="o", capsize=3, color=COLORS[i], label=init
+            )
+        ax.set(xscale="log", xlabel="learning rate", title=f"activation: {a}")
+    axes[0][0].set_ylabel("test accuracy (fraction)")
+    axes[0][-1].legend(fontsize=8)
+    fig.suptitle(
+        f"{g.depth}-layer FFN of width {g.width} on MNIST "
+        f"(mean ± sd over {g.seeds} seed(s))"
+    )
+    return fig
+
+
+def deep_rnn_scores(runs) -> Figure:
+    """Fig. 3: per task and network, the test figure of merit of each depth and condition
+    (``runs``: :class:`rnnbook.lsc.deep_rnns.Runs`)."""
+    g = runs.grid
+    fig, axes = plt.subplots(
+        1, len(g.tasks), figsize=(4.2 * len(g.tasks), 3.8), squeeze=False
+    )
+    names = {"none": "none", 0.5: r"$\rho_t=0.5$", 1.0: r"$\rho_t=1$"}
+    for ax, t in zip(axes[0], g.tasks):
+        xs = np.arange(len(g.kinds))
+        for j, (d, c) in enumerate([(d, c) for d in g.depths for c in CONDITIONS]):
+            vals, errs = [], []
+            for k in g.kinds:
+                v = runs.scores(t, k, d, c) if c in conditions(k) else [np.nan]
+                vals.append(abs(np.mean(v)))
+                errs.append(np.std(v))
+            ax.errorbar(
+                xs + (j - 2.5) * 0.13,
+                vals,
+                yerr=errs,
+                fmt="o" if d == g.depths[0] else "s",
+                ms=4,
+                capsize=2,
+                color=COLORS[CONDITIONS.index(c)],
+                label=f"L={d}, {names[c]}",
+                mfc="white" if d != g.depths[0] else None,
+            )
+        ax.set_xticks(xs, [RNN_LABELS[k] for k in g.kinds], rotation=30, fontsize=8)
+        lm = runs.task_kinds[t] == "lm"
+        ylabel = "test perplexity (lower is better)" if lm else None
+        ax.set(title=t, ylabel=ylabel or "test mode accuracy (fraction)")
+        if lm:
+            ax.set_yscale("log")
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.suptitle(
+        f"Six RNNs, depths {g.depths}, with and without LSC pre-training "
+        f"({g.seeds} seed(s))"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def gradient_through_time(res) -> Figure:
+    """Fig. 1c (bottom): the gradient reaching layer 1 Δt steps back, with the fitted bounds of the
+    proof of Theorem 1 (``res``: :class:`rnnbook.lsc.gru_gradient.GradientCurves`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    dts = np.arange(len(res.paths))
+    for ax, target in zip(axes, (0.5, 1.0)):
+        ax.semilogy(
+            dts, res.curves[target], color=COLORS[1], label=r"$G(\Delta t)$, measured"
+        )
+        if target == 0.5:
+            bound, label = np.full_like(dts, res.c2, dtype=float), r"bound $c_2$"
+        else:
+            bound = res.c1 * res.paths
+            label = r"bound $c_1\binom{\Delta t+\Delta l}{\Delta t}$"
+        ax.semilogy(dts, bound, color=COLORS[2], ls="--", label=label)
+        conv = "(converged)" if res.reports[target].converged else "(NOT converged)"
+        ax.set(
+            xlabel=r"steps back in time $\Delta t$",
+            title=rf"GRU L={res.depth}, $\rho_t={target}$ " + conv,
+        )
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel(r"gradient norm reaching layer 1 (a.u.)")
+    fig.tight_layout()
+    return fig
+
+
+def lru_validation(runs) -> Figure:
+    """Fig. 4: validation perplexity during training, seed 0, per initialization, with (dashed)
+    and without clipping (``runs``: :class:`rnnbook.lsc.lru_ptb.Runs`)."""
+    depths = runs.grid.depths
+    fig, axes = plt.subplots(
+        1, len(depths), figsize=(5 * len(depths), 3.6), squeeze=False, sharey=True
+    )
+    for ax, d in zip(axes[0], depths):
+        for i, c in enumerate(CONDS):
+            for cl in (False, True):
+                h = np.array(runs.results[(d, 0, c, cl)]["history"])
+                if len(h):
+                    ax.plot(
+                        h[:, 0],
+                        np.exp(np.minimum(h[:, 2], 20)),
+                        color=COLORS[i],
+                        ls="--" if cl else "-",
+                        label=f"{LABEL[c]}{' + clip' if cl else ''}",
+                    )
+        ax.set(yscale="log", xlabel="training step", title=f"LRU depth {d} (seed 0)")
+    axes[0][0].set_ylabel("validation perplexity")
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    return fig

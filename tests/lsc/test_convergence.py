@@ -1,0 +1,85 @@
+"""Pre-training the six RNNs and the three variants of Sec. II-D at tiny size: one shared stream of
+batches, the radii before and after, and the summaries the claims are decided on, by hand."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import torch
+
+from rnnbook.lsc import convergence
+
+torch.set_num_threads(1)  # tiny models: one thread is the fastest
+
+
+def counted(x):
+    """An endless stream of ``x`` that counts how many batches were taken."""
+    n = [0]
+
+    def gen():
+        while True:
+            n[0] += 1
+            yield x
+
+    return gen(), n
+
+
+def spikes(B=3, T=5, C=3):
+    return (
+        torch.rand(B, T, C, generator=torch.Generator().manual_seed(0)) < 0.5
+    ).float()
+
+
+def test_pretrain_kinds_share_one_stream():
+    x = spikes()
+    batches, n = counted(x)
+    runs = convergence.pretrain_kinds(
+        ["relu_rnn", "alif_plus"], 3, 4, x, batches, max_steps=2, n_times=2, seed=0
+    )
+    assert list(runs) == [(k, t) for k in ("relu_rnn", "alif_plus") for t in (0.5, 1.0)]
+    assert n[0] == sum(rep.steps for rep, _, _ in runs.values())
+    rep, before, after = runs[("relu_rnn", 1.0)]
+    assert (
+        set(before)
+        == set(after)
+        == {(1, "time"), (1, "depth"), (2, "time"), (2, "depth")}
+    )
+    assert convergence.kinds_table(runs).count("\n") == 5
+
+
+def fake(converged, steps=3, radius=0.7):
+    return (
+        SimpleNamespace(converged=converged, steps=steps, mean_radius=radius),
+        {},
+        {},
+    )
+
+
+def test_kinds_summary_by_hand():
+    runs = {
+        ("gru", 0.5): fake(True, 4),
+        ("gru", 1.0): fake(False, 9),
+        ("alif_plus", 0.5): fake(False, radius=0.91),
+        ("alif_plus", 1.0): fake(True),
+        ("alif_pm", 0.5): fake(False, radius=0.5),
+        ("alif_pm", 1.0): fake(False),
+    }
+    s = convergence.kinds_summary(runs)
+    assert (s["n_conv"], s["n_pairs"], s["steps"]) == (1, 2, "GRU@0.5: 4, GRU@1.0: 9")
+    assert (s["n_alif"], s["alif_half"], s["alif_one"]) == (2, 0, 1)
+    assert s["alif_radii"] == "ALIF+ 0.91, ALIF± 0.50"
+
+
+def test_variants_run_the_whole_budget_and_summary_by_hand():
+    batches, n = counted(spikes())
+    var = convergence.pretrain_variants(3, 4, batches, max_steps=3, n_times=2, seed=0)
+    assert list(var) == list(convergence.VARIANTS) and n[0] == 9
+    assert all(rep.steps == 3 for rep in var.values())
+    hist = {
+        name: SimpleNamespace(
+            history={"std": [9.0, 9.0, 0.1 * i, 0.3 * i], "mean_dev": [9.0, 9.0, i, i]}
+        )
+        for i, name in enumerate(convergence.VARIANTS)
+    }
+    s = convergence.variants_summary(hist, max_steps=8)  # the last 2 steps
+    assert s["last"] == 2 and s["sd_gd"] == 0.0 and np.isclose(s["sd_full"], 0.4)
+    assert s["md_mult"] == 1.0

@@ -1,0 +1,42 @@
+"""Fig. 1c (bottom): the measured gradient through time against the path count of Lemma 2 on
+linear networks, where it is exact, and the fitted bounds and growth factors by hand."""
+
+import math
+
+import numpy as np
+import torch
+
+from rnnbook.lsc import gru_gradient
+
+from .test_pretrain import scalar_net
+
+
+def test_path_counts_are_binomial():
+    assert gru_gradient.path_counts(4, 1).tolist() == [1, 1, 1, 1]
+    assert gru_gradient.path_counts(4, 3).tolist() == [
+        math.comb(t + 2, t) for t in range(4)
+    ]
+
+
+def test_gradient_of_a_linear_stack_counts_its_paths():
+    """h_{t,l} = w h_{t-1,l} + v h_{t,l-1} (scalars): dh_{T,L}/dh_{T-Δt,1} = binom(Δt+L-1, Δt)
+    v^(L-1) w^Δt, so with w = 1 the gradient reaching layer 1 is the number of paths times v^(L-1)."""
+    x = torch.ones(2, 9, 1)
+    for depth, v in ((2, 0.5), (3, 1.0)):
+        G = gru_gradient.gradient_through_time(scalar_net(1.0, v, depth), x, n_probe=2)
+        assert np.allclose(G, v ** (depth - 1) * gru_gradient.path_counts(9, depth))
+    G = gru_gradient.gradient_through_time(scalar_net(0.5, 1.0, 1), x, n_probe=1)
+    assert np.allclose(G, 0.5 ** np.arange(9))
+
+
+def test_bounds_and_growth_by_hand():
+    paths = gru_gradient.path_counts(8, 2)  # 1..8
+    curves = {0.5: 2.0 ** -np.arange(8), 1.0: 3 * paths}
+    reports = {t: type("R", (), {"converged": t == 0.5})() for t in curves}
+    res = gru_gradient.GradientCurves(2, 4, 3, curves, reports, paths)
+    assert res.c1 == 3.0 and res.c2 == 1.0
+    g = res.growth()  # quarters of 2 steps
+    assert np.isclose(g[1.0], (7 + 8) / (1 + 2)) and np.isclose(g[0.5], 2.0**-6)
+    v = res.values()
+    assert v["T_grad"] == 8 and v["bin_ms"] == 125.0 and v["conv_half"] is True
+    assert v["growth_one"] == g[1.0] and v["gru_width"] == 4

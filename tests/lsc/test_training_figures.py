@@ -1,0 +1,86 @@
+"""The figures of the training chapters draw from made-up results: one panel per activation,
+task, depth or target, with labelled axes."""
+
+from types import SimpleNamespace
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from rnnbook.lsc import deep_rnns, ffn_mnist, gru_gradient, lru_ptb, training_figures
+
+from .test_deep_rnns import BASE as RNN_BASE
+from .test_ffn_mnist import grid as ffn_grid
+from .test_lru_ptb import BASE as LRU_BASE
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def report(steps=3):
+    return SimpleNamespace(
+        steps=steps,
+        converged=True,
+        history={
+            "mean_radius": [1.0] * steps,
+            "mean_dev": [0.1] * steps,
+            "std": [0.2] * steps,
+        },
+    )
+
+
+def labelled(fig, n):
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    return len(axes) == n and all(ax.get_xlabel() for ax in axes)
+
+
+def test_pretraining_figures():
+    runs = {(k, t): (report(), {}, {}) for k in ("gru", "lstm") for t in (0.5, 1.0)}
+    assert labelled(training_figures.pretraining_curves(runs, ["gru", "lstm"]), 2)
+    fig = training_figures.variant_curves({"a": report(), "b": report(5)}, 8)
+    assert labelled(fig, 2)
+
+
+def test_ffn_figure():
+    g = ffn_grid(acts=["relu", "cos"], lrs=[1e-3, 1e-2], seeds=2)
+    res = {
+        (a, i, lr, s): {"test_acc": 0.5 + 0.1 * s}
+        for a in g.acts
+        for i in ffn_mnist.INITS
+        for lr in g.lrs
+        for s in range(2)
+    }
+    assert labelled(training_figures.ffn_accuracy(ffn_mnist.Runs(g, res)), 2)
+
+
+def test_deep_rnn_figure():
+    g = deep_rnns.Grid(**{**RNN_BASE, "tasks": ["sl-mnist", "ptb-standin"]})
+    res = {k: {"test": {"acc": 0.5, "ppl": 100.0}} for k in g.runs()}
+    runs = deep_rnns.Runs(g, {"sl-mnist": "classify", "ptb-standin": "lm"}, res)
+    fig = training_figures.deep_rnn_scores(runs)
+    assert len(fig.axes) == 2 and fig.axes[1].get_yscale() == "log"
+
+
+def test_gradient_figure():
+    paths = gru_gradient.path_counts(6, 3)
+    curves = {0.5: 0.5 ** np.arange(6), 1.0: paths.copy()}
+    rep = {t: SimpleNamespace(converged=True) for t in curves}
+    res = gru_gradient.GradientCurves(3, 4, 2, curves, rep, paths)
+    assert labelled(training_figures.gradient_through_time(res), 2)
+
+
+def test_lru_figure():
+    g = lru_ptb.Grid(**LRU_BASE)  # fmt: skip
+    res = {
+        (d, 0, c, cl): {"history": [[1, 2.0, 3.0], [2, 1.0, 2.0]]}
+        for d in g.depths
+        for c in lru_ptb.CONDS
+        for cl in (False, True)
+    }
+    assert labelled(training_figures.lru_validation(lru_ptb.Runs(g, res, {})), 2)

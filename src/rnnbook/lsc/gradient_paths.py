@@ -27,6 +27,12 @@ import torch
 Convention = Literal["eq1", "stacked"]
 CONVENTIONS: tuple[Convention, ...] = ("eq1", "stacked")
 
+
+def is_convention(name: str) -> bool:
+    """Whether ``name`` is one of the two graphs, ``eq1`` or ``stacked``."""
+    return name in CONVENTIONS
+
+
 k, t, T, dl = sp.symbols("k t T Delta_l", integer=True, nonnegative=True)
 dl_pos = sp.Symbol(
     "Delta_l", integer=True, positive=True

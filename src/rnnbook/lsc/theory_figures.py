@@ -135,3 +135,192 @@ def fig1c(f) -> Figure:
     )
     fig.tight_layout()
     return fig
+
+
+_MARKERS = {"pascal": "*", "orthogonal": "o", "gaussian": "s", "gaussian-norm": "^"}
+_LABEL = {
+    "pascal": "PascalRNN",
+    "orthogonal": "orthogonal",
+    "gaussian": "Gaussian (radius)",
+    "gaussian-norm": "Gaussian (norm)",
+}
+
+
+def _update_panel(ax, ex, case: str, conv: str, lcolors: dict) -> None:
+    Tx = np.array(ex.Ts)
+    for L in ex.Ls:
+        sel = ex.sel(conv=conv, L=L, case=case)
+        orth = [r for r in sel if r["ens"] == "orthogonal"]
+        if case == "rho = 1" or L == ex.Ls[0]:
+            ax.loglog(
+                Tx,
+                [r["paper"] for r in orth],
+                "-",
+                color=lcolors[L] if case == "rho = 1" else "k",
+                lw=1.2,
+                label=("paper bound" + (f", L={L}" if case == "rho = 1" else "")),
+            )
+        rad = [r["radius_sum"] for r in orth]
+        ax.loglog(
+            Tx, rad, ":", color=lcolors[L], lw=1.2, label=f"radius path sum, L={L}"
+        )
+        for ens in ("pascal", "orthogonal", "gaussian", "gaussian-norm"):
+            ax.loglog(
+                Tx,
+                [r["sigma"] for r in sel if r["ens"] == ens],
+                _MARKERS[ens],
+                color=lcolors[L],
+                ms=6,
+                mfc="none" if ens != "pascal" else lcolors[L],
+                label=_LABEL[ens] if L == ex.Ls[0] else None,
+            )
+
+
+def update_bounds(ex) -> Figure:
+    """Theorems 1-3: the measured update of the deepest layer against the bounds, one row per
+    target case and one column per graph (:class:`~rnnbook.lsc.bounds_experiment.UpdateExperiment`)."""
+    lcolors = {L: COLORS[i % len(COLORS)] for i, L in enumerate(ex.Ls)}
+    nc, nr = len(ex.conventions), len(ex.cases)
+    fig, axs = plt.subplots(nr, nc, figsize=(5.6 * nc, 4.0 * nr), squeeze=False)
+    for row, case in enumerate(ex.cases):
+        for ax, conv in zip(axs[row], ex.conventions):
+            _update_panel(ax, ex, case, conv, lcolors)
+            ax.set_xticks(ex.Ts, [str(t) for t in ex.Ts])
+            ax.xaxis.set_minor_locator(plt.NullLocator())
+            ax.set(
+                xlabel="sequence length $T$ (steps)",
+                ylabel=r"$\sigma=\sqrt{n\,\mathrm{Var}\,\Delta b_1}$ (update, $\eta=1$)",
+                title=f"targets {case}, {'Eq. (1)' if conv == 'eq1' else 'stacked'} graph",
+            )
+            ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(
+        "Theorems 1-3: measured update of the deepest layer (Delta l = L - 1) vs the bounds"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def nonnormal(nn, conventions: list[str]) -> Figure:
+    """Derivative sums and updates of the non-normal pair against Gaussian matrices with the
+    same radii, per Delta l (:class:`~rnnbook.lsc.bounds_experiment.NonNormal`)."""
+    cases = list(dict.fromkeys(k[0] for k in nn.results))
+    fig, axs = plt.subplots(1, len(cases), figsize=(11, 4), squeeze=False)
+    for ax, case in zip(axs[0], cases):
+        for j, conv in enumerate(conventions):
+            res = nn.results[case, conv]
+            g = "Eq. (1)" if conv == "eq1" else "stacked"
+            c1, c2 = COLORS[2 * j], COLORS[2 * j + 1]
+            label = f"non-normal pair, {g}: derivative sum"
+            ax.semilogy(res["dl"], res["D"], "o-", color=c1, label=label)
+            sigma = np.maximum(res["sigma"], 1e-300)
+            label = f"non-normal pair, {g}: update $\\sigma$"
+            ax.semilogy(res["dl"], sigma, "x--", color=c1, label=label)
+            label = f"Gaussian (radius), {g}: derivative sum"
+            ax.semilogy(res["dl"], res["Dg"], "s:", color=c2, mfc="none", label=label)
+        label = r"paper bound $\frac{(T+1)(T+2)}{2T}$"
+        ax.axhline(nn.paper_half, color="k", lw=1.2, label=label)
+        ax.set(
+            xlabel=r"layers below the output $\Delta l$",
+            ylabel=r"$\frac{1}{T}\sum_t\sum_{t'\leq t}\|J^{t,L}_{t',l}\|_2$ or $\sigma$",
+            title=f"radii {case}, c = {nn.c:g}, T = {nn.T}",
+        )
+        ax.legend(fontsize=6.5)
+    fig.suptitle(
+        "Every transition derivative has the LSC radius, yet the gradient explodes with depth"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _log_ticks(ax, ticks) -> None:
+    """Log-scaled x axis labelled with the plain values in ``ticks``."""
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+
+
+def lemma1(st) -> Figure:
+    """Lemma 1: the mean spectral radius against the paper's formula, and its variance
+    (:class:`~rnnbook.lsc.random_matrix.RadiusStudy`; 99% intervals)."""
+    from .random_matrix import Z99, chi_var, kostlan_var
+
+    ns, complex_ = st.ns, "complex" in st.entries
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4))
+    for i, e in enumerate(st.entries):
+        y = np.array([st.excess(e, n) for n in ns])
+        err = np.array([Z99 * st.mc[e, n].se_mean / st.chi[n] for n in ns])
+        kw = dict(fmt="o-", ms=4, capsize=2, color=COLORS[i])
+        axs[0].errorbar(ns, 100 * y, 100 * err, label=f"Monte Carlo, {e} entries", **kw)
+        var = [st.mc[e, n].var for n in ns]
+        err = [Z99 * st.mc[e, n].se_var for n in ns]
+        axs[1].errorbar(ns, var, err, label=rf"Var $\rho$, {e} entries", **kw)
+    if complex_:
+        exact = [100 * (st.kostlan[n][0] / st.chi[n] - 1) for n in ns]
+        label = "exact complex Ginibre (Kostlan)"
+        axs[0].plot(ns, exact, "k--", lw=1, label=label)
+    axs[0].axhline(0, color="gray", lw=1)
+    axs[0].set(
+        xlabel="matrix size $n$",
+        ylabel=r"$\mathbb{E}\rho$ / paper's formula $- 1$ (%)",
+        title="Lemma 1: mean spectral radius vs the paper's formula",
+    )
+    kk = np.array(ns, float)
+    label = r"paper: Var $\chi_n$ (Eq. 26) $\to 1/2$"
+    axs[1].plot(kk, [chi_var(k) for k in kk], ":", color="k", label=label)
+    label = r"Kostlan: Var $|\lambda_n| \to 1/4$"
+    axs[1].plot(kk, [kostlan_var(k) for k in kk], "-.", color="gray", label=label)
+    if complex_:
+        label = r"exact Var $\rho$, complex Ginibre"
+        axs[1].plot(kk, [st.kostlan[n][1] for n in ns], "k--", lw=1, label=label)
+    axs[1].set(
+        xlabel="matrix size $n$",
+        ylabel="variance",
+        title="Lemma 1: variance of the spectral radius",
+    )
+    for ax, size in zip(axs, (8, 7)):
+        _log_ticks(ax, ns[::2])
+        ax.legend(fontsize=size)
+    fig.tight_layout()
+    return fig
+
+
+def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
+    """Corollary 1: the expected radius of the layer Jacobians per width, and per layer for He
+    (:class:`~rnnbook.lsc.initializations.Corollary1`; 99% intervals)."""
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4))
+    kw = dict(ms=4, capsize=2)
+    for i, (e, g) in enumerate(c.glorot.items()):
+        label = f"Glorot {'normal' if e == 'gaussian' else 'uniform'}, linear"
+        mean, ci = [v[0] for v in g.values()], [v[1] for v in g.values()]
+        axs[0].errorbar(list(g), mean, ci, fmt="o-", color=COLORS[i], label=label, **kw)
+    label = f"He normal, ReLU (all {c.depth} layers)"
+    mean, ci = [v[0] for v in c.he_mean.values()], [v[1] for v in c.he_mean.values()]
+    axs[0].errorbar(
+        list(c.he_mean), mean, ci, fmt="s-", color=COLORS[3], label=label, **kw
+    )
+    label = f"Orthogonal, linear (max |rho-1| = {c.orth_err:.0e})"
+    ones = [1.0] * len(c.widths)
+    axs[0].plot(c.widths, ones, "*", ms=9, color=COLORS[2], label=label)
+    label = rf"$1\pm\epsilon$, $\epsilon={eps}$ (Sec. II-D)"
+    axs[0].axhspan(1 - eps, 1 + eps, color="gray", alpha=0.25, label=label)
+    axs[0].axvline(paper_width, color="gray", ls=":", lw=1)
+    _log_ticks(axs[0], sorted(set(ns[::2]) | set(c.widths)))
+    axs[0].set(
+        xlabel="width $n$",
+        ylabel=r"$\mathbb{E}\,\rho(M_l)$",
+        title="Corollary 1: expected radius of the layer Jacobian",
+    )
+    layers = np.arange(1, c.depth + 1)
+    for n in c.widths:
+        label = f"width {n} ({c.networks[n]} network(s))"
+        axs[1].plot(layers, c.he[n].mean(0).numpy(), "o-", ms=3, label=label)
+    axs[1].axhspan(1 - eps, 1 + eps, color="gray", alpha=0.25)
+    axs[1].set(
+        xlabel="layer $l$",
+        ylabel=r"mean $\rho(M_l)$",
+        title="He initialization, ReLU: radius across depth",
+    )
+    for ax in axs:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -179,7 +179,7 @@ ledger.check("lsc.theorem4.eq33-step", **proof.check())
 # computes the stacked recurrence $h_{t,l}=\rho h_{t-1,l}+\rho h_{t,l-1}$, not the text's
 # $h_{t,l}=\rho h_{t-1,l}+\rho h_{t-1,l-1}$ (Eq. 1), whose depth edge also steps back in time. We run both with
 # `gradient_paths.pascal_rnn`. Counting paths from $(t,0)$ to $(t',L)$ gives the closed forms (module
-# `lsc_bounds`): for $\rho=1$, $\partial(\sum y)/\partial x_t = \binom{L+\Delta t-1}{L}$ on the stacked graph and
+# `bounds`): for $\rho=1$, $\partial(\sum y)/\partial x_t = \binom{L+\Delta t-1}{L}$ on the stacked graph and
 # $\binom{\Delta t-1}{L}$ on the Eq. (1) graph, $\Delta t=T-t$. The authors draw $\binom{L+\Delta t-1}{\Delta l=L}$ (green),
 # shifted up by $2\cdot10^{12}$ "to ease visualization".
 

@@ -237,8 +237,9 @@ def update_experiment(
                     for i, (case, ens) in enumerate(own)
                     if case != "rho = 1" and ens != "gaussian"
                 ]
+                per = min(track, S)
                 idx = torch.tensor(
-                    [i * S + k for i in tracked for k in range(track)], dtype=torch.long
+                    [i * S + k for i in tracked for k in range(per)], dtype=torch.long
                 )
                 jmax = torch.zeros(len(idx), dtype=torch.float64)
 
@@ -255,7 +256,7 @@ def update_experiment(
                 if L == max(Ls):
                     for j, i in enumerate(tracked):
                         max_J[(conv,) + own[i]] = float(
-                            jmax[j * track : (j + 1) * track].max()
+                            jmax[j * per : (j + 1) * per].max()
                         )
                 if L == min(Ls) and nn_ > 1:  # autograd on the network agrees
                     T_chk = Ts[len(Ts) // 2]

@@ -324,3 +324,55 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
         ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def fig_s2(study, samples: int, width: int, time_repeat: int) -> Figure:
+    """Fig. S2: covariance, correlation and p-value of a_t with a_t0, per layer
+    (:class:`~rnnbook.lsc.decaying_covariance.FigS2Study`)."""
+    fig, axs = plt.subplots(3, 2, figsize=(10, 7), sharex=True)
+    band = 2 / np.sqrt(samples)
+    for j, st in enumerate(study.stats):
+        t = st.t0 + st.lags
+        axs[0, j].plot(t, st.cov, color=COLORS[1])
+        axs[1, j].plot(t, st.corr, color=COLORS[3])
+        label = r"$\pm 2/\sqrt{B}$"
+        axs[1, j].axhspan(-band, band, color="gray", alpha=0.25, label=label)
+        axs[2, j].semilogy(t, np.maximum(st.p, 1e-12), color=COLORS[0])
+        axs[2, j].set_ylim(5e-13, 2)
+        axs[2, j].axhline(0.05, ls="--", color=COLORS[0], label="$p=0.05$")
+        axs[0, j].set_title(f"layer {j + 1}: $a_t$ vs $a_{{t_0}}$, $t_0={st.t0}$")
+        axs[2, j].set_xlabel(
+            "time step $t$ (0.5 ms steps)" if time_repeat == 2 else "time step $t$"
+        )
+        axs[1, j].legend(fontsize=7)
+        axs[2, j].legend(fontsize=7)
+    for ax, name in zip(axs[:, 0], ("covariance", "correlation", "$p$-value")):
+        ax.set_ylabel(name)
+    fig.suptitle(
+        f"Fig. S2: LSTM at initialization on spike-latency digits ({samples} samples, "
+        f"width {width})"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def correlation_matrices(study) -> Figure:
+    """Corr(a_s, a_t) across samples for every pair of steps, per layer."""
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4.2))
+    for j, (a, st) in enumerate(zip(study.norms, study.stats)):
+        lo, hi = st.t0 - 0.5, a.shape[1] - 0.5
+        im = axs[j].imshow(
+            study.pairwise[j][0],
+            vmin=-1,
+            vmax=1,
+            cmap="RdBu_r",
+            origin="lower",
+            extent=(lo, hi, lo, hi),
+        )
+        axs[j].set(
+            title=f"layer {j + 1}: Corr$(a_s, a_t)$ across samples",
+            xlabel="time step $t$",
+            ylabel="time step $s$",
+        )
+    fig.colorbar(im, ax=axs, shrink=0.85, label="Pearson correlation")
+    return fig

@@ -120,7 +120,7 @@ display(
 # path has exactly $\Delta t$ steps of which $\Delta l$ go down a layer: $\binom{\Delta t}{\Delta l}$ paths, zero when
 # $\Delta l>\Delta t$. The paper's $\binom{\Delta l+\Delta t}{\Delta t}$ counts the paths of the stacked graph instead.
 
-# %%
+# %% tags=["hide-input"]
 paths = counts.check()
 glue("eq1_vs_paper", paths["eq1_vs_paper"], display=False)
 glue("cells", paths["cells"], display=False)
@@ -144,7 +144,7 @@ for s in gradient_paths.eq1_sum_steps():
 # $\sum_t h_{t,L}$ (the time-averaged loss of Eq. 5, with unit output derivatives) with respect to the probes of
 # layer $l$ gives $\sum_t\sum_{t'\le t}\partial h_{t,L}/\partial h_{t',l}$ directly:
 
-# %%
+# %% tags=["hide-input"]
 sums = gradient_paths.lemma2_sums(P.T_graph, P.L_graph)
 display(Markdown(sums.table()))
 fig = theory_figures.lemma2_sums(sums)
@@ -174,5 +174,5 @@ ledger.check("lsc.lemma2.sum-eq1", **sums.check(), **regimes)
 #
 # ## Verdicts
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -104,9 +104,9 @@ display(Markdown(st.table()))
 # same way, as a check of the Monte Carlo itself.
 
 # %% tags=["hide-input"]
-mean = st.radius_mean()
+radius_mean = st.radius_mean()
 for key in ("zc", "rejected", "tests", "excess_min", "excess_max"):
-    glue(key, mean[key], display=False)
+    glue(key, radius_mean[key], display=False)
 fig = theory_figures.lemma1(st)
 
 # %% [markdown]
@@ -121,7 +121,7 @@ fig = theory_figures.lemma1(st)
 # ($|z|>$ {glue:text}`zc:.2f`).
 
 # %% tags=["hide-input"]
-ledger.check("lsc.lemma1.radius-mean", **mean)
+ledger.check("lsc.lemma1.radius-mean", **radius_mean)
 
 # %% [markdown]
 # ## The moduli: chi_k or Kostlan?

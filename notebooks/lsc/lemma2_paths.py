@@ -41,55 +41,21 @@ T_graph = None
 L_graph = None
 
 # %% tags=["hide-input"]
-import numpy as np
-import sympy as sp
-import matplotlib.pyplot as plt
-from math import comb
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from rnnbook.lsc import gradient_paths as gp
-from rnnbook import plotting
-from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, resolve
+from rnnbook.book.chapter import start
+from rnnbook.book.params import Param, at_least
+from rnnbook.lsc import gradient_paths, theory_figures
 
 SPEC = {
-    "T_max": Param(
-        int,
-        12,
-        40,
-        80,
-        at_least(1),
-        ">= 1; brute force of the identity for T = 1..T_max",
-    ),
+    "T_max": Param(int, 12, 40, 80, at_least(1), ">= 1; identity for T = 1..T_max"),
     "dl_max": Param(int, 6, 20, 40, at_least(0), ">= 0; and Delta l = 0..dl_max"),
-    "enum_max": Param(
-        int,
-        10,
-        14,
-        18,
-        at_least(1),
-        ">= 1; list every move sequence for Dt + Dl <= enum_max",
-    ),
-    "T_graph": Param(
-        int, 8, 30, 100, at_least(1), ">= 1; time steps of the PascalRNN graph"
-    ),
-    "L_graph": Param(
-        int, 4, 10, 10, at_least(1), ">= 1; layers of the PascalRNN graph"
-    ),
+    "enum_max": Param(int, 10, 14, 18, at_least(1), ">= 1; grids with Dt + Dl <= it"),
+    "T_graph": Param(int, 8, 30, 100, at_least(1), ">= 1; time steps of the PascalRNN"),
+    "L_graph": Param(int, 4, 10, 10, at_least(1), ">= 1; layers of the PascalRNN"),
 }
-P = resolve(
-    SPEC,
-    profile,
-    T_max=T_max,
-    dl_max=dl_max,
-    enum_max=enum_max,
-    T_graph=T_graph,
-    L_graph=L_graph,
-)
-plotting.setup()
-ledger = Ledger("lsc", P.profile)
-display(Markdown(describe(P)))
+P, ledger = start("lsc/lemma2_paths", SPEC, globals())
 
 # %% [markdown]
 # ## The identity, with sympy
@@ -100,21 +66,8 @@ display(Markdown(describe(P)))
 # paper's right-hand side:
 
 # %%
-s28, s29 = gp.lemma2_steps()
-for label, s in (("(28)", s28), ("(29)", s29)):
-    display(
-        Math(
-            sp.latex(s.lhs)
-            + " = "
-            + sp.latex(s.evaluated)
-            + r"\quad\text{vs paper}\quad "
-            + sp.latex(s.paper)
-            + r"\qquad\text{difference: }"
-            + sp.latex(s.difference)
-            + r"\quad"
-            + label
-        )
-    )
+for label, s in zip(("(28)", "(29)"), gradient_paths.lemma2_steps()):
+    display(Math(s.latex(r"\quad\text{vs paper}\quad ", label)))
 
 # %% [markdown]
 # Both differences simplify to zero: the identity holds for all $T, \Delta l \ge 0$. As an independent check,
@@ -122,25 +75,10 @@ for label, s in (("(28)", s28), ("(29)", s29)):
 # exact integer sums with $\binom{T+\Delta l+2}{T}$:
 
 # %%
-mismatch, pairs = 0, 0
-for T_ in range(1, P.T_max + 1):
-    for dl_ in range(P.dl_max + 1):
-        pairs += 1
-        mismatch += gp.lemma2_sum_bruteforce(T_, dl_) != gp.paper_total(T_, dl_)
-glue("id_pairs", pairs, display=False)
-glue("id_mismatch", mismatch, display=False)
-ledger.record(
-    "lsc.lemma2.identity",
-    "Lemma 2",
-    "(1/T) sum_t sum_{t'<=t} sum_c 1 = (1/T) binom(T + Delta l + 2, T), by two parallel summations (Eqs. 27-29).",
-    paper_value="(1/T) binom(T+Delta_l+2, T)",
-    measured=f"sympy: differences {s28.difference} (Eq. 28) and {s29.difference} (Eq. 29); brute force: "
-    f"{mismatch} mismatches in {pairs} pairs (T <= {P.T_max}, Delta l <= {P.dl_max})",
-    tolerance="exact (symbolic and integer)",
-    verdict="reproduced"
-    if (s28.proven and s29.proven and mismatch == 0)
-    else "not-reproduced",
-)
+identity = gradient_paths.identity_check(P.T_max, P.dl_max)
+glue("id_pairs", identity["pairs"], display=False)
+glue("id_mismatch", identity["mismatches"], display=False)
+ledger.check("lsc.lemma2.identity", **identity)
 
 # %% [markdown]
 # The brute-force sums match the binomial coefficient in all {glue:text}`id_pairs` pairs
@@ -152,22 +90,9 @@ ledger.record(
 # moves and $\Delta l$ depth moves. We list every sequence of moves and keep those with the right numbers:
 
 # %%
-enum_bad, enum_pairs = 0, 0
-for dt_ in range(P.enum_max + 1):
-    for dl_ in range(P.enum_max + 1 - dt_):
-        enum_pairs += 1
-        enum_bad += gp.enumerate_grid_paths(dt_, dl_) != comb(dt_ + dl_, dt_)
-ledger.record(
-    "lsc.lemma2.grid-paths",
-    "Lemma 2",
-    "The shortest paths between opposite corners of a rectangular grid of sides Delta t and Delta l number "
-    "binom(Delta l + Delta t, Delta t).",
-    paper_value="binom(Delta_l + Delta_t, Delta_t)",
-    measured=f"{enum_bad} mismatches in {enum_pairs} grids with Delta t + Delta l <= {P.enum_max} (explicit enumeration)",
-    tolerance="exact (integer)",
-    verdict="reproduced" if enum_bad == 0 else "not-reproduced",
-)
-print(f"{enum_pairs} grids enumerated, {enum_bad} mismatches")
+grids = gradient_paths.enumeration_check(P.enum_max)
+print(f"{grids['grids']} grids enumerated, {grids['mismatches']} mismatches")
+ledger.check("lsc.lemma2.grid-paths", **grids)
 
 # %% [markdown]
 # ## The gradient paths of the network the paper defines
@@ -182,31 +107,11 @@ print(f"{enum_pairs} grids enumerated, {enum_bad} mismatches")
 # $l-1$ at the same time step.
 
 # %%
-Tg, Lg = P.T_graph, P.L_graph
-A_eq1 = gp.autograd_path_counts(Tg, Lg, "eq1")
-A_stk = gp.autograd_path_counts(Tg, Lg, "stacked")
-dts = np.arange(Tg, -1, -1)[:, None]  # Delta t = T - t, per row t
-dls = (Lg - np.arange(Lg + 1))[None, :]  # Delta l = L - l, per column l
-paper = np.vectorize(lambda a, b: comb(a + b, a))(dts, dls).astype(float)
-eq1_formula = np.vectorize(lambda a, b: comb(a, b))(dts, dls).astype(float)
-layers = slice(
-    1, None
-)  # l = 1..L carry parameters; l = 0 is the input (it has no time edge)
-eq1_vs_paper = int(np.sum(A_eq1[:, layers] != paper[:, layers]))
-eq1_vs_formula = int(np.sum(A_eq1[:, layers] != eq1_formula[:, layers]))
-stk_vs_paper = int(np.sum(A_stk[:, layers] != paper[:, layers]))
-cells = A_eq1[:, layers].size
-show = min(Tg, 6)
+counts = gradient_paths.graph_counts(P.T_graph, P.L_graph)
 display(
     Markdown(
-        "Paths from $(T, L)$ to $(T-\\Delta t, L-\\Delta l)$, for the first few $\\Delta t$ (rows) and $\\Delta l$ (columns):\n\n"
-        "| $\\Delta t$ | Eq. (1) graph, autograd | $\\binom{\\Delta t}{\\Delta l}$ | stacked graph, autograd | paper $\\binom{\\Delta l+\\Delta t}{\\Delta t}$ |\n"
-        "|---|---|---|---|---|\n"
-        + "\n".join(
-            f"| {d} | {A_eq1[Tg - d, ::-1][:Lg][:5].astype(int).tolist()} | {eq1_formula[Tg - d, ::-1][:Lg][:5].astype(int).tolist()} "
-            f"| {A_stk[Tg - d, ::-1][:Lg][:5].astype(int).tolist()} | {paper[Tg - d, ::-1][:Lg][:5].astype(int).tolist()} |"
-            for d in range(show + 1)
-        )
+        "Paths from $(T, L)$ to $(T-\\Delta t, L-\\Delta l)$, for the first few "
+        "$\\Delta t$ (rows) and $\\Delta l$ (columns):\n\n" + counts.table()
     )
 )
 
@@ -215,35 +120,12 @@ display(
 # path has exactly $\Delta t$ steps of which $\Delta l$ go down a layer: $\binom{\Delta t}{\Delta l}$ paths, zero when
 # $\Delta l>\Delta t$. The paper's $\binom{\Delta l+\Delta t}{\Delta t}$ counts the paths of the stacked graph instead.
 
-# %%
-glue("eq1_vs_paper", eq1_vs_paper, display=False)
-glue("cells", cells, display=False)
-ledger.record(
-    "lsc.lemma2.paths-eq1",
-    "Lemma 2",
-    "The number of gradient paths from (t, L) to (t', l) in the d-RNN of Eq. (1) (and the PascalRNN) is "
-    "binom(Delta l + Delta t, Delta t).",
-    paper_value="binom(Delta_l + Delta_t, Delta_t)",
-    measured=f"autograd on the PascalRNN (rho=1, T={Tg}, L={Lg}): differs from the paper's count in {eq1_vs_paper} of "
-    f"{cells} cells (l >= 1); equals binom(Delta t, Delta l) in {cells - eq1_vs_formula} of {cells}",
-    tolerance="exact (integer)",
-    verdict="reproduced" if eq1_vs_paper == 0 else "not-reproduced",
-    note="In Eq. (1) the depth edge h_{t-1,l-1} -> h_{t,l} also steps back in time, so each path has Delta t steps "
-    "of which Delta l go down: binom(Delta t, Delta l). The paper's binomial counts the stacked RNN "
-    "h_{t,l} = g(h_{t-1,l}, h_{t,l-1}) (claim lsc.lemma2.paths-stacked). Only Delta l = 0 agrees.",
-)
-ledger.record(
-    "lsc.lemma2.paths-stacked",
-    "Fig. 1a",
-    "On the time-depth grid of a stacked d-RNN (Fig. 1a) the chains of transition derivatives from (t, L) to (t', l) "
-    "number binom(Delta l + Delta t, Delta t).",
-    paper_value="binom(Delta_l + Delta_t, Delta_t)",
-    measured=f"autograd on the stacked PascalRNN h_tl = h_(t-1)l + h_t(l-1) (T={Tg}, L={Lg}): "
-    f"{stk_vs_paper} mismatches in {cells} cells (l >= 1)",
-    tolerance="exact (integer)",
-    verdict="reproduced" if stk_vs_paper == 0 else "not-reproduced",
-    note="Holds when layer l reads layer l-1 at the same time step, which is not how Eq. (1) is written.",
-)
+# %% tags=["hide-input"]
+paths = counts.check()
+glue("eq1_vs_paper", paths["eq1_vs_paper"], display=False)
+glue("cells", paths["cells"], display=False)
+ledger.check("lsc.lemma2.paths-eq1", **paths)
+ledger.check("lsc.lemma2.paths-stacked", **paths)
 
 # %% [markdown]
 # On the Eq. (1) graph the paper's count is wrong in {glue:text}`eq1_vs_paper` of {glue:text}`cells` cells.
@@ -254,82 +136,18 @@ ledger.record(
 # $\Delta l=0$ both counts are 1):
 
 # %%
-e1, e2 = gp.eq1_sum_steps()
-for s in (e1, e2):
-    display(
-        Math(
-            sp.latex(s.lhs)
-            + " = "
-            + sp.latex(s.evaluated)
-            + " = "
-            + sp.latex(s.paper)
-            + r"\qquad\text{difference: }"
-            + sp.latex(s.difference)
-        )
-    )
+for s in gradient_paths.eq1_sum_steps():
+    display(Math(s.latex()))
 
 # %% [markdown]
 # so the quantity of Lemma 2 on the network's own graph is $\frac1T\binom{T+2}{\Delta l+2}$. Autograd of
 # $\sum_t h_{t,L}$ (the time-averaged loss of Eq. 5, with unit output derivatives) with respect to the probes of
 # layer $l$ gives $\sum_t\sum_{t'\le t}\partial h_{t,L}/\partial h_{t',l}$ directly:
 
-# %%
-S_eq1 = gp.autograd_lemma2_sums(Tg, Lg, "eq1")
-S_stk = gp.autograd_lemma2_sums(Tg, Lg, "stacked")
-ls = np.arange(1, Lg + 1)
-rows = [
-    (
-        int(Lg - l),
-        int(S_eq1[l]),
-        gp.eq1_total(Tg, Lg - l),
-        int(S_stk[l]),
-        gp.paper_total(Tg, Lg - l),
-    )
-    for l in ls[::-1]
-]
-display(
-    Markdown(
-        f"$T={Tg}$: \n\n| $\\Delta l$ | Eq. (1), autograd | $\\binom{{T+2}}{{\\Delta l+2}}$ | stacked, autograd | paper $\\binom{{T+\\Delta l+2}}{{T}}$ |\n"
-        "|---|---|---|---|---|\n"
-        + "\n".join(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |" for r in rows)
-    )
-)
-sum_eq1_ok = all(r[1] == r[2] for r in rows)
-sum_eq1_paper = sum(r[1] == r[4] for r in rows)
-sum_stk_ok = all(r[3] == r[4] for r in rows)
-
-fig, ax = plt.subplots()
-dl_axis = [r[0] for r in rows]
-ax.semilogy(
-    dl_axis,
-    [r[4] / Tg for r in rows],
-    "o-",
-    label=r"paper: $\frac{1}{T}\binom{T+\Delta l+2}{T}$",
-)
-ax.semilogy(
-    dl_axis, [r[3] / Tg for r in rows], "x", ms=9, label="stacked RNN, autograd"
-)
-ax.semilogy(
-    dl_axis,
-    [r[2] / Tg for r in rows],
-    "s-",
-    label=r"Eq. (1): $\frac{1}{T}\binom{T+2}{\Delta l+2}$",
-)
-ax.semilogy(
-    dl_axis,
-    [max(r[1], 1e-300) / Tg for r in rows],
-    "+",
-    ms=10,
-    label="Eq. (1) PascalRNN, autograd",
-)
-ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
-ax.set(
-    xlabel=r"layers below the output $\Delta l = L - l$",
-    ylabel="gradient paths per time step (count)",
-    title=f"Lemma 2's quantity on two graphs (T = {Tg})",
-)
-ax.legend(fontsize=8)
-plt.show()
+# %% tags=["hide-input"]
+sums = gradient_paths.lemma2_sums(P.T_graph, P.L_graph)
+display(Markdown(sums.table()))
+fig = theory_figures.lemma2_sums(sums)
 
 # %% [markdown]
 # **Figure 1.** Lemma 2's quantity as a function of the depth below the output. Autograd reproduces the
@@ -342,34 +160,11 @@ plt.show()
 # logarithm grows linearly in $T$.
 
 # %%
-k_ratio = 100
-Ts = np.array([k_ratio * d for d in range(1, 41)])
-logc = np.array([np.log(float(comb(int(T_) + 2, int(T_) // k_ratio + 2))) for T_ in Ts])
-rate = np.polyfit(Ts[len(Ts) // 2 :], logc[len(Ts) // 2 :], 1)[0]
-p = 1 / k_ratio
-entropy = -(p * np.log(p) + (1 - p) * np.log(1 - p))
-T_big = np.array([1000, 2000, 4000, 8000])
-poly_deg = np.polyfit(
-    np.log(T_big), [np.log(float(comb(int(T_) + 2, 5 + 2))) for T_ in T_big], 1
-)[0]
-glue("rate_iii", float(rate), display=False)
-glue("entropy_iii", float(entropy), display=False)
-glue("poly_deg_i", float(poly_deg), display=False)
-ledger.record(
-    "lsc.lemma2.sum-eq1",
-    "Lemma 2",
-    "For the d-RNN of Eq. (1), (1/T) sum_t sum_{t'<=t} (number of gradient paths) = (1/T) binom(T + Delta l + 2, T).",
-    paper_value="(1/T) binom(T+Delta_l+2, T)",
-    measured=f"autograd (T={Tg}, layers l=1..{Lg}, i.e. Delta l=0..{Lg - 1}): equals (1/T) binom(T+2, Delta l+2) (sympy-derived) in all rows: "
-    f"{sum_eq1_ok}; equals the paper's value in {sum_eq1_paper} of {len(rows)} rows. Regimes of the corrected "
-    f"count: log-log slope in T at Delta l=5: {poly_deg:.2f} (polynomial, degree 7); growth rate of log at "
-    f"T/Delta l=100: {rate:.4f} per step (entropy limit {entropy:.4f}): exponential",
-    tolerance="exact (integer)",
-    verdict="reproduced" if sum_eq1_paper == len(rows) else "not-reproduced",
-    note="The identity is right for the stacked grid (autograd agrees there: "
-    f"{sum_stk_ok}); on Eq. (1)'s own graph the sum is binom(T+2, Delta l+2)/T, an upper bound of which is the "
-    "paper's value. The sub-exponential regimes (i), (ii) and the exponential regime (iii) still hold for it.",
-)
+regimes = gradient_paths.corrected_regimes(ratio=100, dl_fixed=5)
+glue("rate_iii", regimes["rate"], display=False)
+glue("entropy_iii", regimes["entropy"], display=False)
+glue("poly_deg_i", regimes["poly_deg"], display=False)
+ledger.check("lsc.lemma2.sum-eq1", **sums.check(), **regimes)
 
 # %% [markdown]
 # At $\Delta l=5$ the corrected count grows like $T^{p}$ with fitted $p=$ {glue:text}`poly_deg_i:.2f` (a polynomial
@@ -379,5 +174,5 @@ ledger.record(
 #
 # ## Verdicts
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

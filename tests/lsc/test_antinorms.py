@@ -55,3 +55,30 @@ def test_determinant_on_psd_and_general():
     assert (
         gen.super_additive_violations > 100 and gen.multiplicative_max_log_error < 1e-8
     )
+
+
+def test_theorem6_search_finds_only_the_1x1_identity():
+    g = torch.Generator().manual_seed(0)
+    s = an.theorem6_search([1, 2, 3], 50, 40, g)
+    v = s.check()
+    assert v["found"] == 0 and v["combos_passed"] == 0 and v["identity_counterexample"]
+    assert (v["candidates"], v["combo_draws"], v["id_pairs"]) == (12, 40, 50)
+    assert v["J_err"] == 0.0 and set(s.J_err) == {2, 4, 6, 8}
+    # for n = 1 the candidates that reduce to the identity pass both properties (bold)
+    assert s.results[1, "trace"].counterexample and "**0 / 0**" in s.table()
+    assert s.table().count("\n") == 2 + 1 + 12 + 1 and "max|JJ+I|" in s.j_text()
+
+
+def test_determinant_study():
+    g = torch.Generator().manual_seed(0)
+    d = an.determinant_study([2, 3], 100, g)
+    assert [(r.family, r.n) for r, _ in d.rows] == [
+        ("PSD", 2),
+        ("general", 2),
+        ("PSD", 3),
+        ("general", 3),
+    ]
+    v = d.check()
+    assert v["psd_viol"] == 0 and v["gen_viol"] > 0 and v["gen_pairs"] == 200
+    assert v["mult_err"] < 1e-8 and d.table().count("\n") == 1 + 4
+    assert all(m >= -1e-12 for r, m in d.rows if r.family == "PSD")  # Minkowski

@@ -199,3 +199,21 @@ def test_pascal_rho1_binomials():
 def test_paper_bounds():
     assert lb.paper_bound_rho1(4, 2) == comb(8, 4) / 4
     assert lb.paper_bound_rho05(4) == sum(1 for t in range(5) for _ in range(t + 1)) / 4
+
+
+def test_fig1c_runs_and_check():
+    T, L = 50, 10
+    f = lb.fig1c_runs(T, L, batch=3, std=2.0, seed=0)
+    assert set(f.runs) == {(c, r) for c in ("stacked", "eq1") for r in (0.5, 1.0)}
+    assert f.runs["eq1", 1.0]["y"].shape == (3, T) and f.closed_err < 1e-12
+    v = f.check()
+    assert (
+        v["rel_stacked"] < 1e-12 and v["spread"] < 1e-9
+    )  # linear: same for all inputs
+    # Eq. (1) graph: binom(Delta t - 1, L), zero on the last L steps, C(T-1, L)/C(T+L-1, L) at t=0
+    assert v["zero_tail"] == L
+    assert v["ratio0"] == pytest.approx(comb(T - 1, L) / comb(T + L - 1, L))
+    assert v["max05"] <= 1 + 1e-12 and v["far_ok"] and 0 < v["last05"] < 0.5
+    assert lb.fig1c_runs(T, L, 3, 2.0, seed=0).runs["eq1", 0.5]["y"] == pytest.approx(
+        f.runs["eq1", 0.5]["y"]
+    )

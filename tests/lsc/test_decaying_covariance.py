@@ -98,3 +98,21 @@ def test_lag_statistics_against_scipy():
     const = np.ones((10, 8))
     const[:, 3:] += rng.normal(size=(10, 5))
     assert dc.first_varying_step(const) == 3
+
+
+def test_fig_s2_study_summary_and_check():
+    g = torch.Generator().manual_seed(0)
+    s = dc.fig_s2_study(40, 0, 4, 1, 10, g)
+    assert s.X.shape == (40, 50, 64) and len(s.norms) == len(s.stats) == 2
+    assert s.lag0 == 10 and s.spikes == pytest.approx(float(s.X.sum()) / 40)
+    v = s.check()
+    for key in ("frac_sig", "mean_abs", "lag1", "cov_rel", "pair_frac", "pair_max"):
+        assert len(v[key]) == 2
+    assert all(0 <= f <= 1 for f in v["frac_sig"] + v["pair_frac"])
+    st = s.stats[0]
+    far = st.lags >= 10
+    assert v["mean_abs"][0] == pytest.approx(np.mean(np.abs(st.corr[far])))
+    assert v["decays"] == all(m < 0.5 * l for m, l in zip(v["mean_abs"], v["lag1"]))
+    assert s.table().count("\n") == 1 + 2
+    # the lag is counted in steps of the repeated sequence
+    assert dc.fig_s2_study(8, 0, 2, 2, 10, torch.Generator()).lag0 == 20

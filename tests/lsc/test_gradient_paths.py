@@ -1,5 +1,6 @@
 """Lemma 2 and the path counts against brute force: explicit graph search, enumeration, exact integers."""
 
+import math
 from functools import lru_cache
 from math import comb
 
@@ -98,3 +99,65 @@ def test_pascal_rnn_forward_and_errors():
         gp.pascal_rnn(x, 3, 0.5, "diagonal")
     with pytest.raises(ValueError, match="L ="):
         gp.pascal_rnn(x, 0, 0.5)
+
+
+def test_is_convention():
+    assert gp.is_convention("eq1") and gp.is_convention("stacked")
+    assert not gp.is_convention("diagonal")
+
+
+def test_sum_steps_render_with_their_difference():
+    s28, _ = gp.lemma2_steps()
+    text = s28.latex(r"\quad\text{vs paper}\quad ", "(28)")
+    assert text.endswith(r"\text{difference: }0\quad(28)") and r"\sum" in text
+    assert r"\quad(" not in gp.eq1_sum_steps()[0].latex()
+
+
+def test_identity_and_enumeration_checks():
+    v = gp.identity_check(6, 3)
+    assert v["proven"] and v["mismatches"] == 0 and v["pairs"] == 6 * 4
+    assert (v["d28"], v["d29"]) == ("0", "0")
+    e = gp.enumeration_check(4)
+    assert e == dict(mismatches=0, grids=15, enum_max=4)
+
+
+def test_graph_counts_check_and_table():
+    c = gp.graph_counts(6, 3)
+    v = c.check()
+    assert v["cells"] == 7 * 3 and v["stacked_vs_paper"] == 0
+    assert v["eq1_as_formula"] == v["cells"]
+    # only Delta l = 0 (and Delta t = 0 at Delta l = 0) agree with the paper on Eq. (1)
+    expected = sum(
+        comb(dt, L - l) != comb(dt + L - l, dt)
+        for dt in range(7)
+        for l, L in [(1, 3), (2, 3), (3, 3)]
+    )
+    assert v["eq1_vs_paper"] == expected
+    rows = c.table(rows=2).split("\n")
+    assert len(rows) == 2 + 3 and rows[2].startswith("| 0 | [1, 0, 0]")
+
+
+def test_lemma2_sums_check_and_table():
+    s = gp.lemma2_sums(8, 4)
+    v = s.check()
+    assert v["eq1_ok"] and v["stacked_ok"] and v["rows"] == 4 and v["dl_top"] == 3
+    assert v["eq1_paper"] == 1  # only Delta l = 0
+    assert s.dl == [0, 1, 2, 3] and s.paper[0] == comb(8 + 2, 8)
+    assert s.table().count("\n") == 2 + 3 + 2
+
+
+def test_corrected_regimes_reach_the_entropy_limit():
+    """Regime (iii) of the Eq. (1) count: log binom(T + 2, T/k + 2) grows by H(1/k) per time
+    step as T -> oo; the gap of the exact counts to the limit shrinks tenfold per decade."""
+    r = gp.corrected_regimes(ratio=100, dl_fixed=5)
+    assert abs(r["poly_deg"] - 7) < 0.05 and abs(r["rate"] - r["entropy"]) < 1e-3
+    k, gaps = 100, []
+    for T in (1000, 10_000, 100_000):
+        slope = (log_count(2 * T, k) - log_count(T, k)) / T
+        gaps.append(abs(slope - r["entropy"]))
+    assert gaps[0] > 3 * gaps[1] > 9 * gaps[2]
+
+
+def log_count(T, k):
+    """log binom(T + 2, T/k + 2) from the exact integer (math.log takes big integers)."""
+    return math.log(comb(T + 2, T // k + 2))

@@ -53,3 +53,31 @@ def test_he_derivation():
     glorot, he = ini.he_derivation()
     assert glorot.proven and he.proven
     assert str(he.solution) == "2/n"
+
+
+def test_he_derivation_check_and_display():
+    v = ini.he_derivation_check()
+    assert v["proven"]
+    assert v["steps"] == (
+        "k=0: Var(w H^k) = sigma_w^2, solution 1/n; "
+        "k=1: Var(w H^k) = sigma_w^2/2, solution 2/n"
+    )
+    assert r"\Rightarrow" in ini.he_derivation()[1].latex()
+
+
+def test_corollary1_study_and_check():
+    assert ini.networks_for(32, 8) == 8 and ini.networks_for(64, 8) == 2
+    assert ini.networks_for(1024, 8) == 1
+    g = torch.Generator().manual_seed(0)
+    glorot = {"gaussian": {16: (1.08, 0.02), 32: (1.05, 0.01)}}
+    c = ini.corollary1_study([16, 32], 3, 8, glorot, g)
+    assert c.he[16].shape == (32, 3) and c.orth_err < 1e-10
+    v = c.check(32, 0.02)
+    assert v["at_width"].startswith(
+        "Glorot gaussian: 1.0500 ± 0.0100, He normal (ReLU): "
+    )
+    assert not v["within"] and v["glorot_normal"] == 1.05
+    # Glorot's deviation shrinks from 0.08 to 0.05; the trend needs He's too
+    he = c.he_mean
+    assert v["trend"] == (abs(he[32][0] - 1) < abs(he[16][0] - 1))
+    assert c.check(32, 0.5)["within"]

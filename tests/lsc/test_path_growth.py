@@ -85,3 +85,61 @@ def test_theorem4():
     assert t4.proven
     xs = np.linspace(-30, 30, 60001)
     assert np.min(np.exp(xs / np.e) - xs) >= -1e-12
+
+
+def test_exact_slopes_approach_the_sympy_rate():
+    """Regime (iii): the slope of log Lemma 2's quantity per time step, from exact integers
+    between T and 2T, tends to sympy's limit ((k+1)log(k+1) - k log k)/k; the gap shrinks
+    about tenfold per decade of T."""
+    k = 100
+    rate = float(pg.exponential_rate()[1].subs(pg.kk, k))
+    gaps = []
+    for T_ in (1000, 10_000, 100_000):
+        slope = (
+            pg.lemma2_quantity(2 * T_, 2 * T_ // k) - pg.lemma2_quantity(T_, T_ // k)
+        ) / T_
+        gaps.append(abs(slope - rate))
+    assert gaps[0] > 5 * gaps[1] > 25 * gaps[2]
+
+
+def test_regime_slopes_table_and_check():
+    regimes = pg.fig1b_regimes(T_max=1000, dl_max=40, points=60)
+    s = pg.regime_slopes(regimes, 5, 5, 100)
+    assert s.expected["(i) paths"] == 5 and s.expected["(i) lemma2"] == 6
+    assert s.expected["(iii) paths"] == pytest.approx(0.0561, abs=1e-4)
+    v = s.check()
+    assert v["limits_one"] and v["limits"] == ["1"] * 4 and v["max_gap"] < 0.01
+    assert v["degrees"] == ["Delta_l", "T", "Delta_l + 1", "T"]
+    assert list(v["far"]) == list(s.far) and s.table().count("\n") == 1 + 6
+
+
+def test_proof_inequalities_check():
+    p = pg.proof_inequalities(20, ks=(1, 100))
+    assert p.grid == [1, 2, 3, 5, 8, 13, 20]
+    v = p.check()
+    assert (v["viol30"], v["viol31"], v["viol32"], v["viol33"]) == (0, 0, 0, 0)
+    assert v["pairs"] == 49 and v["step_corr_fail"] == 0 and v["ks"] == [1, 100]
+    # the step of Eq. (33) fails at k = 100 for small Delta l: a^(100 d)/(100 d) < a^(50 d)
+    a = 1.01
+    fails = [d for d in range(1, 21) if a ** (100 * d) / (100 * d) <= a ** (50 * d)]
+    assert v["fail_k100"] == fails and v["n_step_fail"] == len(fails) + len(
+        p.step_fail[1]
+    )
+    assert "$k=100$" in p.summary() and "| 1 | [2, 3, 4] | 0 times |" in p.step_table()
+    none = pg.ProofCheck([1], [7], 1, 0, 0, 0, 0, {7: []}, {7: 0})
+    assert "| 7 | never | 0 times |" in none.step_table()
+
+
+def test_theorem4_check_and_display():
+    t4 = pg.theorem4()
+    v = t4.check()
+    assert v["proven"] and v["critical"] == "[E]" and v["minimum"] == "0"
+    assert 0 <= v["fmin"] < 1e-6
+    first, second = t4.latex()
+    assert r"\iff x\in" in first and "sympy" in second
+
+
+def test_growth_laws_render():
+    law = pg.sub_exponential_laws()["paths, (i) T grows"]
+    assert law.latex("paths").startswith(r"\text{paths:}")
+    assert r"\text{(iii)}" in pg.exponential_rate_latex()

@@ -10,6 +10,7 @@ matrix J with J J = -I used by the proof, and tests the determinant on PSD and o
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -179,3 +180,154 @@ def minkowski_margin(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     n = A.shape[-1]
     r = lambda M: torch.linalg.det(M).clamp_min(0) ** (1 / n)  # noqa: E731
     return r(A + B) - r(A) - r(B)
+
+
+# ---- the searches of the chapter "What the bounds rest on" ---------------------------------
+
+
+@dataclass(frozen=True)
+class Theorem6Search:
+    """Per size n: every candidate's :class:`PropertyTest` (``results[n, name]``) and the
+    random combinations that pass (``search[n]`` = (passed, draws)); the identity on 1 x 1
+    matrices; and max |J J + I| of the proof's J for n = 2, 4, 6, 8."""
+
+    sizes: list[int]
+    pairs: int
+    names: list[str]
+    results: dict
+    search: dict
+    one_by_one: PropertyTest
+    J_err: dict[int, float]
+
+    def table(self) -> str:
+        """Markdown: violations (super-additivity / super-multiplicativity) per candidate and
+        size, bold where both hold."""
+
+        def cell(r):
+            v = f"{r.super_additive_violations} / {r.super_multiplicative_violations}"
+            return f"**{v}**" if r.counterexample else v
+
+        head = ["candidate $f$"] + [f"$n={n}$" for n in self.sizes]
+        rows = [
+            f"| {name} | "
+            + " | ".join(cell(self.results[n, name]) for n in self.sizes)
+            + " |"
+            for name in self.names
+        ]
+        rows.append(
+            "| random combinations passing | "
+            + " | ".join(
+                f"{self.search[n][0]} of {self.search[n][1]}" for n in self.sizes
+            )
+            + " |"
+        )
+        return (
+            "Violations (super-additivity / super-multiplicativity), **bold** where both "
+            "hold:\n\n| "
+            + " | ".join(head)
+            + " |\n|"
+            + "---|" * len(head)
+            + "\n"
+            + "\n".join(rows)
+        )
+
+    def j_text(self) -> str:
+        return (
+            "The proof's $J$ (anti-diagonal, $+1$ above, $-1$ below): $\\max|JJ+I|$ = "
+            + ", ".join(f"{v:.0e} ($n={n}$)" for n, v in self.J_err.items())
+            + "."
+        )
+
+    def check(self) -> dict:
+        """Counterexamples for n >= 2 (candidates and combinations) and the 1 x 1 identity."""
+        big = [n for n in self.sizes if n >= 2]
+        found = sum(
+            self.results[n, name].counterexample for n in big for name in self.names
+        )
+        o = self.one_by_one
+        return dict(
+            sizes=self.sizes,
+            pairs=self.pairs,
+            candidates=len(self.names),
+            found=int(found),
+            combo_draws=self.search[self.sizes[0]][1],
+            combos_passed=sum(self.search[n][0] for n in big),
+            id_add=o.super_additive_violations,
+            id_mul=o.super_multiplicative_violations,
+            id_pairs=o.pairs,
+            identity_counterexample=o.counterexample,
+            J_err=max(self.J_err.values()),
+        )
+
+
+def theorem6_search(
+    sizes: list[int], pairs: int, combo_draws: int, g: torch.Generator
+) -> Theorem6Search:
+    """Every candidate and ``combo_draws`` random combinations on :func:`test_matrices` of each
+    size; then the 1 x 1 identity on ``pairs`` pairs, and the proof's J."""
+    cands = candidate_functions()
+    results, search = {}, {}
+    for n in sizes:
+        A, B = test_matrices(n, pairs, g)
+        for name, f in cands.items():
+            results[n, name] = check_properties(name, f, A, B)
+        search[n] = random_combination_search(n, combo_draws, A, B, g)
+    one_by_one = identity_1x1_counterexample(pairs, g)
+    J_err = {}
+    for n in (2, 4, 6, 8):
+        J = square_root_of_minus_identity(n)
+        J_err[n] = float((J @ J + torch.eye(n, dtype=torch.float64)).abs().max())
+    return Theorem6Search(
+        list(sizes), pairs, list(cands), results, search, one_by_one, J_err
+    )
+
+
+@dataclass(frozen=True)
+class DeterminantStudy:
+    """:class:`DeterminantTest` of PSD and of general Gaussian pairs per size, with the smallest
+    Minkowski margin of the PSD pairs (NaN for the general ones)."""
+
+    rows: list[tuple[DeterminantTest, float]]
+    sizes: list[int]
+
+    def table(self) -> str:
+        head = (
+            "| family | $n$ | pairs | super-additivity violations | max $|\\log|\\det AB|"
+            "-\\log|\\det A|-\\log|\\det B||$ | min Minkowski margin |\n"
+            "|---|---|---|---|---|---|\n"
+        )
+        return head + "\n".join(
+            f"| {d.family} | {d.n} | {d.pairs} | {d.super_additive_violations} | "
+            f"{d.multiplicative_max_log_error:.1e} | "
+            + ("" if math.isnan(m) else f"{m:.2e}")
+            + " |"
+            for d, m in self.rows
+        )
+
+    def check(self) -> dict:
+        fam = {
+            f: [d for d, _ in self.rows if d.family == f] for f in ("PSD", "general")
+        }
+        return dict(
+            psd_sizes=self.sizes,
+            psd_viol=sum(d.super_additive_violations for d in fam["PSD"]),
+            gen_viol=sum(d.super_additive_violations for d in fam["general"]),
+            gen_pairs=sum(d.pairs for d in fam["general"]),
+            mult_err=max(d.multiplicative_max_log_error for d, _ in self.rows),
+        )
+
+
+def determinant_study(
+    sizes: list[int], pairs: int, g: torch.Generator
+) -> DeterminantStudy:
+    """For each n: ``pairs`` PSD pairs X X^T / n (X of size n x 2n) and ``pairs`` Gaussian pairs."""
+    rows = []
+    for n in sizes:
+        X, Y = random_psd(pairs, n, g, rank=2 * n), random_psd(pairs, n, g, rank=2 * n)
+        rows.append(
+            (determinant_test("PSD", X, Y), float(minkowski_margin(X, Y).min()))
+        )
+        G1 = torch.randn(pairs, n, n, dtype=torch.float64, generator=g)
+        G2 = torch.randn(pairs, n, n, dtype=torch.float64, generator=g)
+        rows.append((determinant_test("general", G1, G2), float("nan")))
+    return DeterminantStudy(rows, list(sizes))

@@ -16,6 +16,7 @@ Theorems 1-3 (App. A, Eqs. 4-23) and the PascalRNN of Fig. 1c.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import comb
 from typing import Callable, Iterable, Iterator, Literal
 
@@ -82,6 +83,63 @@ def fig1c_paper_curve(T: int, L: int) -> np.ndarray:
     """The binomial the authors draw over the rho = 1 derivative: binom(L + Delta t - 1, Delta l = L), with
     Delta t = T - t for t = 0..T-1 (their legend also writes it c_1 binom(L + Delta t, Delta t) + c_2)."""
     return np.array([float(comb(L + (T - t) - 1, L)) for t in range(T)])
+
+
+@dataclass(frozen=True)
+class Fig1cRuns:
+    """The PascalRNN of Fig. 1c on both graphs and for rho in (0.5, 1): per (convention, rho)
+    the outputs ``y`` (B, T), and the derivatives ``g_sum`` and ``g_last`` (B, T)."""
+
+    T: int
+    L: int
+    batch: int
+    std: float
+    runs: dict
+    closed_err: float  # largest relative gap between autograd and the closed forms
+    paper_curve: np.ndarray  # the binomial the authors draw, binom(L + Delta t - 1, L)
+
+    def check(self) -> dict:
+        """The numbers behind the three claims of Fig. 1c."""
+        T, L, runs, paper = self.T, self.L, self.runs, self.paper_curve
+        g1s, g1e = runs["stacked", 1.0]["g_sum"][0], runs["eq1", 1.0]["g_sum"][0]
+        g05 = {c: runs[c, 0.5]["g_sum"][0] for c in CONVENTIONS}
+        far = (T - np.arange(T)) >= 4 * L  # Delta t >= 4L: away from the output end
+        near1 = {c: int(np.sum(np.abs(v - 1) < 0.01)) for c, v in g05.items()}
+        return dict(
+            T=T,
+            batch=self.batch,
+            closed_err=self.closed_err,
+            rel_stacked=float(np.max(np.abs(g1s - paper) / paper)),
+            rel_eq1=float(np.max(np.abs(g1e - paper) / paper)),
+            ratio0=float(g1e[0] / paper[0]),
+            zero_tail=int(np.sum(g1e == 0)),
+            spread=max(float(np.ptp(r["g_sum"], axis=0).max()) for r in runs.values()),
+            max05=max(float(v.max()) for v in g05.values()),
+            near1_stacked=near1["stacked"],
+            near1_eq1=near1["eq1"],
+            far_ok=all(bool(np.all(np.abs(v[far] - 1) < 0.01)) for v in g05.values()),
+            last05=max(float(runs[c, 0.5]["g_last"][0].max()) for c in CONVENTIONS),
+        )
+
+
+def fig1c_runs(T: int, L: int, batch: int, std: float, seed: int) -> Fig1cRuns:
+    """Fig. 1c (top): ``batch`` Gaussian input sequences of standard deviation ``std``, the
+    PascalRNN of depth L on both graphs with rho = 0.5 and 1, and autograd against the
+    closed forms of :func:`pascal_gradient_closed_form`."""
+    gen = torch.Generator().manual_seed(seed)
+    x = std * torch.randn(batch, T, dtype=torch.float64, generator=gen)
+    runs, closed_err = {}, 0.0
+    for conv in ("stacked", "eq1"):
+        for rho in (0.5, 1.0):
+            y, g_sum, g_last = pascal_outputs_and_gradients(x, L, rho, conv)
+            for g, which in ((g_sum, "sum"), (g_last, "last")):
+                cf = pascal_gradient_closed_form(T, L, rho, conv, which)
+                err = (g - torch.tensor(cf)).abs().max() / max(cf.max(), 1e-300)
+                closed_err = max(closed_err, float(err))
+            runs[conv, rho] = dict(
+                y=y.numpy(), g_sum=g_sum.numpy(), g_last=g_last.numpy()
+            )
+    return Fig1cRuns(T, L, batch, std, runs, closed_err, fig1c_paper_curve(T, L))
 
 
 # ---- deep linear RNNs with target radii or norms -----------------------------------------------------

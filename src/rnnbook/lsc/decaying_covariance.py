@@ -231,3 +231,77 @@ def pairwise_significance(
         float(np.mean(p < 0.05)) if p.size else 0.0,
         float(np.max(np.abs(r))) if r.size else 0.0,
     )
+
+
+# ---- Fig. S2: the study of the chapter "What the bounds rest on" ---------------------------
+
+
+@dataclass
+class FigS2Study:
+    """The transition-derivative norms of both LSTM layers (``norms``: (B, T) each), their
+    statistics against the reference step (``stats``), and the pairwise correlations with, over
+    the pairs |t - s| >= lag0 steps, the fraction significant and the largest |r|
+    (``pairwise``)."""
+
+    X: torch.Tensor
+    norms: list[np.ndarray]
+    stats: list[LagStatistics]
+    pairwise: list[tuple[np.ndarray, float, float]]
+    lag0: int  # in time steps (the parameter lag0 times the time repeat)
+    spikes: float  # mean number of input spikes per image
+
+    def summary(self) -> dict:
+        """Per layer: the fraction of lags >= lag0 with p < 0.05 and the mean |r| there, |r| at
+        lag 1, max |cov| / Var a_t0 at those lags, and the pairwise fraction and max |r|."""
+        out = {k: [] for k in ("frac_sig", "mean_abs", "lag1", "cov_rel")}
+        for st in self.stats:
+            far = st.lags >= self.lag0
+            out["frac_sig"].append(float(np.mean(st.p[far] < 0.05)))
+            out["mean_abs"].append(float(np.mean(np.abs(st.corr[far]))))
+            out["lag1"].append(float(abs(st.corr[1])))
+            out["cov_rel"].append(float(np.max(np.abs(st.cov[far])) / st.var_a[0]))
+        out["pair_frac"] = [p[1] for p in self.pairwise]
+        out["pair_max"] = [p[2] for p in self.pairwise]
+        return out
+
+    def table(self) -> str:
+        s = self.summary()
+        head = (
+            "| layer | lags $\\ge$ lag0 with $p<0.05$ (vs $t_0$) | mean $|r|$ there | $|r|$ "
+            "at lag 1 | max $|$cov$|$ / Var $a_{t_0}$ | all pairs $|t-s|\\ge$ lag0 with "
+            "$p<0.05$ | max $|r|$ over them |\n|---|---|---|---|---|---|---|\n"
+        )
+        return head + "\n".join(
+            f"| {j + 1} | {s['frac_sig'][j]:.0%} | {s['mean_abs'][j]:.3f} | "
+            f"{s['lag1'][j]:.3f} | {s['cov_rel'][j]:.3f} | {s['pair_frac'][j]:.0%} | "
+            f"{s['pair_max'][j]:.2f} |"
+            for j in range(len(self.stats))
+        )
+
+    def check(self) -> dict:
+        """The summary, with ``decays``: in every layer the mean |r| at lags >= lag0 is below
+        half its lag-1 value."""
+        s = self.summary()
+        decays = all(m < 0.5 * l for m, l in zip(s["mean_abs"], s["lag1"]))
+        return dict(**s, lag0=self.lag0, spikes=self.spikes, decays=decays)
+
+
+def fig_s2_study(
+    samples: int,
+    seed: int,
+    width: int,
+    time_repeat: int,
+    lag0: int,
+    g: torch.Generator,
+) -> FigS2Study:
+    """Fig. S2 on the spike-latency digits: a 2-layer LSTM of the given width at the paper's
+    initialization, its transition norms and their statistics; ``lag0`` in the data's steps
+    (before the time repeat)."""
+    X = torch.tensor(load_sl_digits(samples, seed, time_repeat=time_repeat))
+    layers = init_lstm(X.shape[-1], [width, width], g)
+    norms = [a.double().numpy() for a in transition_norms(layers, X)]
+    stats = [lag_statistics(a) for a in norms]
+    steps = lag0 * time_repeat
+    pairwise = [pairwise_significance(a, st.t0, steps) for a, st in zip(norms, stats)]
+    spikes = float(X.sum((1, 2)).mean()) / time_repeat
+    return FigS2Study(X, norms, stats, pairwise, steps, spikes)

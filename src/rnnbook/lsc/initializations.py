@@ -18,6 +18,8 @@ import sympy as sp
 import sympy.stats as ss
 import torch
 
+from rnnbook import plotting
+
 Scheme = Literal[
     "glorot-normal", "glorot-uniform", "orthogonal", "he-normal", "he-uniform"
 ]
@@ -103,6 +105,19 @@ class HeDerivation:
     def proven(self) -> bool:
         return sp.simplify(self.solution - self.paper) == 0
 
+    def latex(self) -> str:
+        return (
+            rf"k={self.k}:\quad \mathrm{{Var}}(w H^{self.k}) = "
+            + sp.latex(self.variance)
+            + r",\qquad "
+            + sp.latex(self.condition)
+            + r"\;\Rightarrow\;\sigma_w^2 = "
+            + sp.latex(self.solution)
+            + r"\quad(\text{paper: }"
+            + sp.latex(self.paper)
+            + ")"
+        )
+
 
 @lru_cache(maxsize=None)
 def he_derivation() -> tuple[HeDerivation, HeDerivation]:
@@ -118,3 +133,90 @@ def he_derivation() -> tuple[HeDerivation, HeDerivation]:
         sol = sp.solve(cond, s2)[0]
         out.append(HeDerivation(k, var, cond, sol, 2**k / n))
     return out[0], out[1]
+
+
+def he_derivation_check() -> dict:
+    """The two cases of Eq. (24) as one line, and whether sympy proves both."""
+    ds = he_derivation()
+    steps = "; ".join(
+        f"k={d.k}: Var(w H^k) = {d.variance}, solution {d.solution}" for d in ds
+    )
+    return dict(steps=steps, proven=all(d.proven for d in ds))
+
+
+# ---- Corollary 1 measured: the chapter "Spectral radii of random matrices" -----------------
+
+
+def networks_for(n: int, at_32: int) -> int:
+    """Networks x inputs at width n: ``at_32`` at width 32, scaled as (32/n)^2, at least 1."""
+    return max(1, round(at_32 * (32 / n) ** 2))
+
+
+@dataclass
+class Corollary1:
+    """The He networks' layer-Jacobian radii per width (``he``: (networks, depth)), their mean
+    and 99% half-width (``he_mean``), Glorot's from Lemma 1's Monte Carlo (``glorot``: per
+    ensemble, per n) and the largest |rho - 1| of orthogonal layers (``orth_err``)."""
+
+    widths: list[int]
+    depth: int
+    networks: dict[int, int]
+    he: dict[int, torch.Tensor]
+    he_mean: dict[int, tuple[float, float]]
+    glorot: dict[str, dict[int, tuple[float, float]]]
+    orth_err: float
+
+    def check(self, width: int, eps: float) -> dict:
+        """|E rho - 1| <= eps at ``width`` for every scheme measured there (``within``), and
+        whether |E rho - 1| shrinks between the two largest widths of every scheme (``trend``)."""
+        judged = {
+            f"Glorot {e}": self.glorot[e][width]
+            for e in self.glorot
+            if width in self.glorot[e]
+        }
+        if width in self.he_mean:
+            judged["He normal (ReLU)"] = self.he_mean[width]
+        curves = {f"Glorot {e}": self.glorot[e] for e in self.glorot}
+        curves["He normal (ReLU)"] = self.he_mean
+
+        def deviations(curve):
+            ws = sorted(curve)
+            last = abs(curve[ws[-1]][0] - 1)
+            return last, abs(curve[ws[-2]][0] - 1) if len(ws) > 1 else math.inf
+
+        largest = {k: c[max(c)][0] for k, c in curves.items()}
+        return dict(
+            width=width,
+            eps=eps,
+            depth=self.depth,
+            at_width=", ".join(
+                f"{k}: {v[0]:.4f} ± {v[1]:.4f}" for k, v in judged.items()
+            ),
+            at_largest=", ".join(f"{k}: {v:.4f}" for k, v in largest.items()),
+            within=all(abs(v[0] - 1) <= eps for v in judged.values()),
+            trend=all(a < b for a, b in map(deviations, curves.values())),
+            glorot_normal=float(judged.get("Glorot gaussian", (math.nan,))[0]),
+        )
+
+
+def corollary1_study(
+    widths: list[int],
+    depth: int,
+    networks_at_32: int,
+    glorot: dict,
+    g: torch.Generator,
+) -> Corollary1:
+    """He-normal ReLU networks of every width on Gaussian inputs, and two orthogonal linear
+    networks per width; ``glorot`` comes from Lemma 1's Monte Carlo
+    (:meth:`~rnnbook.lsc.random_matrix.RadiusStudy.glorot`)."""
+    networks = {n: networks_for(n, networks_at_32) for n in widths}
+    he = {}
+    for n in plotting.progress(widths, desc="He"):
+        he[n] = jacobian_radii(networks[n], 1, depth, n, "he-normal", g)[:, 0]
+    orth = {n: jacobian_radii(2, 1, 2, n, "orthogonal", g) for n in widths}
+    orth_err = max(float((v - 1).abs().max()) for v in orth.values())
+    he_mean = {
+        n: (float(v.mean()), 2.576 * float(v.std()) / math.sqrt(v.numel()))
+        for n, v in he.items()
+    }
+    return Corollary1(list(widths), depth, networks, he, he_mean, glorot, orth_err)

@@ -98,6 +98,17 @@ class GrowthLaw:
     ratio_limit: sp.Expr
     degree: sp.Expr  # lim n (ratio - 1): the polynomial degree when ratio_limit == 1
 
+    def latex(self, name: str) -> str:
+        v = sp.latex(self.variable)
+        return (
+            rf"\text{{{name}:}}\quad \frac{{f({v}+1)}}{{f({v})}} = "
+            + sp.latex(self.ratio)
+            + r"\;\to\;"
+            + sp.latex(self.ratio_limit)
+            + r",\qquad \text{degree } \lim n\Big(\frac{f(n+1)}{f(n)}-1\Big) = "
+            + sp.latex(self.degree)
+        )
+
 
 def _growth(f: sp.Expr, var: sp.Symbol) -> GrowthLaw:
     r = sp.simplify(sp.combsimp(f.subs(var, var + 1) / f))
@@ -140,6 +151,17 @@ def exponential_rate() -> tuple[sp.Expr, sp.Expr]:
     ) / m
     rate = sp.simplify(sp.limit(expr, m, sp.oo))
     return rate, sp.simplify(rate / kk)
+
+
+def exponential_rate_latex() -> str:
+    rate, rate_T = exponential_rate()
+    return (
+        r"\text{(iii)}\; T=k\,\Delta l:\quad \lim_{\Delta l\to\infty}\frac{1}{\Delta l}"
+        r"\log\binom{T+\Delta l+2}{T} = "
+        + sp.latex(rate)
+        + r",\qquad \text{per time step: } "
+        + sp.latex(rate_T)
+    )
 
 
 def local_slopes(x: np.ndarray, logf: np.ndarray, log_x: bool) -> np.ndarray:
@@ -237,6 +259,38 @@ class Theorem4Proof:
     limit_minus: sp.Expr
     sympy_minimum: sp.Expr
 
+    def latex(self) -> tuple[str, str]:
+        """The two display lines of the proof: the critical point, then the minimum."""
+        return (
+            r"f(x) = "
+            + sp.latex(self.f)
+            + r",\quad f'(x)="
+            + sp.latex(sp.diff(self.f, x))
+            + r"=0 \iff x\in"
+            + sp.latex(set(self.critical_points)),
+            r"f(e) = "
+            + sp.latex(self.f_at_critical)
+            + r",\quad f''(e) = "
+            + sp.latex(self.second_derivative_at_critical)
+            + r",\quad \lim_{x\to\pm\infty} f = "
+            + sp.latex(self.limit_plus)
+            + ",\\ "
+            + sp.latex(self.limit_minus)
+            + r",\quad \min_{x\in\mathbb R} f \;(\text{sympy}) = "
+            + sp.latex(self.sympy_minimum),
+        )
+
+    def check(self) -> dict:
+        """The proof's facts, and the minimum of f on a fine grid of [-50, 50]."""
+        xs = np.linspace(-50, 50, 200001)
+        return dict(
+            critical=str(self.critical_points),
+            f_at_e=str(self.f_at_critical),
+            minimum=str(self.sympy_minimum),
+            proven=self.proven,
+            fmin=float(np.min(np.exp(xs / np.e) - xs)),
+        )
+
     @property
     def proven(self) -> bool:
         return (
@@ -264,4 +318,158 @@ def theorem4() -> Theorem4Proof:
         sp.limit(f, x, sp.oo),
         sp.limit(f, x, -sp.oo),
         sp.calculus.util.minimum(f, x, sp.S.Reals),
+    )
+
+
+# ---- the checks of the chapter "How fast gradient paths multiply" ---------------------------
+
+
+@dataclass(frozen=True)
+class SlopeCheck:
+    """The exact counts' local growth against the sympy asymptotes, per regime and count:
+    at the right end of each panel of Fig. 1b (``at_end``) and far beyond it (``far``)."""
+
+    expected: dict[str, float]
+    at_end: dict[str, float]
+    far: dict[str, float]
+    limits: list[str]
+    degrees: list[str]
+    limits_one: bool
+    rate: float
+    ratio: int
+
+    @property
+    def gap(self) -> dict[str, float]:
+        return {
+            k: abs(self.far[k] - self.expected[k]) / abs(self.expected[k])
+            for k in self.expected
+        }
+
+    def table(self) -> str:
+        rows = [
+            f"| {k} | {self.at_end[k]:.4f} | {self.far[k]:.4f} | {self.expected[k]:.4f} "
+            f"| {self.gap[k]:.2%} |"
+            for k in self.expected
+        ]
+        return (
+            "| regime, count | slope at the panel's end | slope far out | sympy asymptote "
+            "| gap far out |\n|---|---|---|---|---|\n" + "\n".join(rows)
+        )
+
+    def check(self) -> dict:
+        return dict(
+            limits=self.limits,
+            degrees=self.degrees,
+            limits_one=self.limits_one,
+            rate=self.rate,
+            ratio=self.ratio,
+            far={k: round(float(v), 4) for k, v in self.far.items()},
+            max_gap=max(self.gap.values()),
+        )
+
+
+def regime_slopes(
+    regimes: tuple[Regime, Regime, Regime], dl_fixed: int, T_fixed: int, ratio: int
+) -> SlopeCheck:
+    """Compare the panels of :func:`fig1b_regimes` and :func:`far_slopes` with the degrees of
+    :func:`sub_exponential_laws` and the rate of :func:`exponential_rate` (at k = ratio)."""
+    laws = sub_exponential_laws()
+    rate_T = float(exponential_rate()[1].subs(kk, ratio))
+    deg = {k: v.degree for k, v in laws.items()}
+    expected = {
+        "(i) paths": float(deg["paths, (i) T grows"].subs(dl, dl_fixed)),
+        "(i) lemma2": float(deg["Lemma 2, (i) T grows"].subs(dl, dl_fixed)),
+        "(ii) paths": float(deg["paths, (ii) Delta l grows"].subs(T, T_fixed)),
+        "(ii) lemma2": float(deg["Lemma 2, (ii) Delta l grows"].subs(T, T_fixed)),
+        "(iii) paths": rate_T,
+        "(iii) lemma2": rate_T,
+    }
+    at_end = {}
+    for r, log_x in zip(regimes, (True, True, False)):
+        at_end[f"({r.name}) paths"] = local_slopes(r.x, r.log_paths, log_x)[-1]
+        at_end[f"({r.name}) lemma2"] = local_slopes(r.x, r.log_lemma2, log_x)[-1]
+    return SlopeCheck(
+        expected,
+        at_end,
+        far_slopes(dl_fixed, T_fixed, ratio),
+        [str(law.ratio_limit) for law in laws.values()],
+        [str(law.degree) for law in laws.values()],
+        all(law.ratio_limit == 1 for law in laws.values()),
+        rate_T,
+        ratio,
+    )
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """Violations of Eqs. (30)-(33) on a grid, and where the step of Eq. (33) fails."""
+
+    grid: list[int]
+    ks: list[int]
+    eq_grid: int
+    viol30: int
+    viol31: int
+    viol32: int
+    viol33: int
+    step_fail: dict[int, list[int]]  # per k, the Delta l where the step fails
+    corrected_fail: dict[int, int]  # per k, failures of the corrected step
+
+    def summary(self) -> str:
+        n = len(self.grid)
+        fails = "; ".join(
+            f"$k={k}$: $\\Delta l\\in$ {{{', '.join(map(str, v))}}}"
+            for k, v in self.step_fail.items()
+            if v
+        )
+        return (
+            f"On {n}x{n} grid points: Eq. (30) fails {self.viol30} times, Eq. (31) "
+            f"{self.viol31} times. For $\\Delta l=1..{self.eq_grid}$ and $k\\in{self.ks}$: "
+            f"the end of Eq. (32) fails {self.viol32} times and the final line of Eq. (33) "
+            f"{self.viol33} times. But the middle step of Eq. (33) fails at: " + fails
+        )
+
+    def step_table(self) -> str:
+        rows = [
+            f"| {k} | {v if v else 'never'} | {self.corrected_fail[k]} times |"
+            for k, v in self.step_fail.items()
+        ]
+        return (
+            "| $k$ | $\\Delta l$ where $a^{k\\Delta l}/(k\\Delta l) > a^{k\\Delta l/2}$ "
+            "fails | corrected step (with $\\ln a$) fails |\n|---|---|---|\n"
+            + "\n".join(rows)
+        )
+
+    def check(self) -> dict:
+        return dict(
+            viol30=self.viol30,
+            viol31=self.viol31,
+            viol32=self.viol32,
+            viol33=self.viol33,
+            pairs=len(self.grid) ** 2,
+            eq_grid=self.eq_grid,
+            ks=self.ks,
+            fail_k100=self.step_fail.get(100, []),
+            n_step_fail=sum(len(v) for v in self.step_fail.values()),
+            step_corr_fail=sum(self.corrected_fail.values()),
+        )
+
+
+def proof_inequalities(
+    eq_grid: int, ks: tuple[int, ...] = (1, 2, 10, 100)
+) -> ProofCheck:
+    """Eqs. (30)-(31) on a Fibonacci grid of T and Delta l up to ``eq_grid``, and Eqs. (32)-(33)
+    with the step that invokes Theorem 4 for Delta l = 1..eq_grid and T = k Delta l."""
+    fib = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, eq_grid}
+    grid = sorted(fib & set(range(1, eq_grid + 1)))
+    terms = {k: [eq33_terms(k, d) for d in range(1, eq_grid + 1)] for k in ks}
+    return ProofCheck(
+        grid,
+        list(ks),
+        eq_grid,
+        sum(not eq30_holds(a, b) for a in grid for b in grid),
+        sum(not eq31_holds(a, b) for a in grid for b in grid),
+        sum(not t["eq32"] for k in ks for t in terms[k]),
+        sum(not t["eq33"] for k in ks for t in terms[k]),
+        {k: [d + 1 for d, t in enumerate(terms[k]) if not t["step"]] for k in ks},
+        {k: sum(not t["step_corrected"] for t in terms[k]) for k in ks},
     )

@@ -26,8 +26,16 @@ import sympy as sp
 import torch
 from scipy import integrate, special
 
+from rnnbook import plotting
+
 Entries = Literal["gaussian", "uniform", "complex"]
 ENTRIES: tuple[Entries, ...] = ("gaussian", "uniform", "complex")
+Z99 = 2.576  # the half-width of a 99% normal interval, in standard errors
+
+
+def is_entries(name: str) -> bool:
+    """Whether ``name`` is one of the ensembles, ``gaussian``, ``uniform`` or ``complex``."""
+    return name in ENTRIES
 
 
 def sample_matrices(
@@ -151,6 +159,24 @@ class VarianceLimit:
     mean_squared: sp.Expr  # (E|lambda_k|)^2 to O(1/k)
     limit: sp.Expr  # lim_{k -> oo} (k - mean_squared)
 
+    def series_latex(self) -> str:
+        return (
+            r"\log\Gamma(u+\tfrac12)-\log\Gamma(u) = "
+            + sp.latex(self.log_ratio_series)
+            + r" + O(u^{-3})"
+        )
+
+    def latex(self) -> str:
+        return (
+            r"\text{"
+            + self.name
+            + r"}:\quad (\mathbb E|\lambda_k|)^2 = "
+            + sp.latex(self.mean_squared)
+            + r",\qquad \lim_{k\to\infty}\mathrm{Var}|\lambda_k| = "
+            r"\lim_{k\to\infty}\big(k - (\mathbb E|\lambda_k|)^2\big) = "
+            + sp.latex(self.limit)
+        )
+
 
 @lru_cache(maxsize=None)
 def variance_limits() -> tuple[VarianceLimit, VarianceLimit]:
@@ -171,3 +197,183 @@ def variance_limits() -> tuple[VarianceLimit, VarianceLimit]:
         sq = sp.simplify(sq)
         out.append(VarianceLimit(name, s, sq, sp.limit(k - sq, k, sp.oo)))
     return out[0], out[1]
+
+
+# ---- the Monte Carlo of the chapter "Spectral radii of random matrices" ---------------------
+
+
+def samples_for(n: int, samples_at_32: int, min_samples: int) -> int:
+    """S(n) = max(S_min, S_32 (32/n)^1.5), at most 20,000: many small matrices, fewer large."""
+    return int(min(20000, max(min_samples, round(samples_at_32 * (32 / n) ** 1.5))))
+
+
+@dataclass
+class RadiusStudy:
+    """Monte Carlo of the spectral radius (``mc``) and of the mean modulus (``mod``) per
+    (entries, n), with the exact complex-Ginibre moments (``kostlan``, per n) and the paper's
+    chi_n mean (``chi``, per n)."""
+
+    ns: list[int]
+    entries: list[str]
+    samples: dict[int, int]
+    mc: dict
+    mod: dict
+    kostlan: dict
+    chi: dict
+
+    @property
+    def tests(self) -> list[tuple[str, int]]:
+        return [(e, n) for e in self.entries for n in self.ns]
+
+    def excess(self, e: str, n: int) -> float:
+        """E rho / paper's formula - 1."""
+        return self.mc[e, n].mean / self.chi[n] - 1
+
+    def table(self) -> str:
+        head = (
+            ["$n$", "matrices"]
+            + [f"$\\mathbb E\\rho$, {e}" for e in self.entries]
+            + [
+                "exact, complex (Kostlan)",
+                "paper $\\sqrt2\\Gamma(\\frac{n+1}{2})/\\Gamma(\\frac n2)$",
+            ]
+        )
+        rows = [
+            f"| {n} | {self.samples[n]} | "
+            + " | ".join(
+                f"{self.mc[e, n].mean:.4f} ± {Z99 * self.mc[e, n].se_mean:.4f}"
+                for e in self.entries
+            )
+            + f" | {self.kostlan[n][0]:.4f} | {self.chi[n]:.4f} |"
+            for n in self.ns
+        ]
+        return _table(head, rows)
+
+    def radius_mean(self) -> dict:
+        """Lemma 1's E rho formula tested at every size and ensemble (two-sided Bonferroni at
+        family-wise level 1%), and the exact complex-Ginibre mean tested the same way."""
+        zc = bonferroni_z(0.01, len(self.tests))
+        z_chi = {k: self.mc[k].z(self.chi[k[1]]) for k in self.tests}
+        z_kost = (
+            {n: self.mc["complex", n].z(self.kostlan[n][0]) for n in self.ns}
+            if "complex" in self.entries
+            else {}
+        )
+        excess = [self.excess(*k) for k in self.tests]
+        return dict(
+            ns=self.ns,
+            entries=", ".join(self.entries),
+            excess_min=min(excess),
+            excess_max=max(excess),
+            rejected=sum(abs(z_chi[k]) > zc for k in self.tests),
+            tests=len(self.tests),
+            max_z=max(abs(z) for z in z_chi.values()),
+            kostlan_rejected=sum(abs(z) > zc for z in z_kost.values()),
+            kostlan_sizes=len(z_kost),
+            zc=zc,
+        )
+
+    def modulus_z(self) -> dict:
+        """z of the mean modulus against the chi_k law and Kostlan's, per (entries, n, law)."""
+        law = {
+            "chi": {n: mean_modulus(n, "chi") for n in self.ns},
+            "kostlan": {n: mean_modulus(n, "kostlan") for n in self.ns},
+        }
+        return {
+            (e, n, name): self.mod[e, n].z(law[name][n])
+            for e in self.entries
+            for n in self.ns
+            for name in law
+        }
+
+    def modulus_table(self) -> str:
+        z = self.modulus_z()
+        head = ["$n$"] + [
+            f"{e}: mean modulus (z vs $\\chi_k$, z vs Kostlan)" for e in self.entries
+        ]
+        rows = [
+            f"| {n} | "
+            + " | ".join(
+                f"{self.mod[e, n].mean:.4f} ({z[e, n, 'chi']:.0f}, {z[e, n, 'kostlan']:.1f})"
+                for e in self.entries
+            )
+            + " |"
+            for n in self.ns
+        ]
+        return _table(head, rows)
+
+    def kostlan_check(self) -> dict:
+        """The chi_k and Kostlan laws of the mean modulus of complex Gaussian matrices, tested
+        at every size (two-sided Bonferroni at family-wise level 1% over sizes)."""
+        z, zc = self.modulus_z(), bonferroni_z(0.01, len(self.ns))
+        return dict(
+            ns=self.ns,
+            sizes=len(self.ns),
+            chi_rej=sum(abs(z["complex", n, "chi"]) > zc for n in self.ns),
+            kos_rej=sum(abs(z["complex", n, "kostlan"]) > zc for n in self.ns),
+            zc=zc,
+        )
+
+    def variance_check(self) -> dict:
+        """The sympy limits of Var|lambda_k| and the Monte Carlo trend of Var rho: does it
+        decrease from the smallest to the largest n beyond the 99% intervals?"""
+        v_chi, v_kos = variance_limits()
+        first, last = self.ns[0], self.ns[-1]
+        var = {e: (self.mc[e, first], self.mc[e, last]) for e in self.entries}
+        trend = ", ".join(
+            f"{e} {a.var:.3f} -> {b.var:.3f}" for e, (a, b) in var.items()
+        )
+        if "complex" in self.entries:
+            k0, k1 = self.kostlan[first][1], self.kostlan[last][1]
+            trend += f"; exact complex Ginibre {k0:.3f} -> {k1:.3f}"
+        return dict(
+            chi_limit=str(v_chi.limit),
+            kostlan_limit=str(v_kos.limit),
+            first=first,
+            last=last,
+            trend=trend,
+            decreasing=all(
+                b.var + Z99 * b.se_var < a.var - Z99 * a.se_var for a, b in var.values()
+            ),
+        )
+
+    def glorot(self) -> dict:
+        """Glorot's layer Jacobian is W = G / sqrt(n): E rho and its 99% half-width per n, for
+        Gaussian (Glorot normal) and uniform (Glorot uniform) entries."""
+        return {
+            e: {
+                n: (
+                    self.mc[e, n].mean / np.sqrt(n),
+                    Z99 * self.mc[e, n].se_mean / np.sqrt(n),
+                )
+                for n in self.ns
+            }
+            for e in ("gaussian", "uniform")
+            if e in self.entries
+        }
+
+
+def _table(head: list[str], rows: list[str]) -> str:
+    return (
+        "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n" + "\n".join(rows)
+    )
+
+
+def radius_study(
+    ns: list[int],
+    entries: list[str],
+    samples_at_32: int,
+    min_samples: int,
+    g: torch.Generator,
+) -> RadiusStudy:
+    """Spectral radius and mean modulus of :func:`samples_for` matrices per size and ensemble."""
+    samples = {n: samples_for(n, samples_at_32, min_samples) for n in ns}
+    mc, mod = {}, {}
+    for e in entries:
+        for n in plotting.progress(ns, desc=e):
+            lam = eigen_moduli(samples[n], n, e, g)
+            mc[e, n] = summarize(lam.amax(-1), n, e)
+            mod[e, n] = summarize(lam.mean(-1), n, e)
+    kostlan = {n: ginibre_radius_moments(n) for n in ns}
+    chi = {n: chi_mean(n) for n in ns}
+    return RadiusStudy(list(ns), list(entries), samples, mc, mod, kostlan, chi)

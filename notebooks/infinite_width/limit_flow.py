@@ -50,87 +50,31 @@ data_seed = None
 
 # %% tags=["hide-input"]
 import numpy as np
-import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from rnnbook.infinite_width import limit as iw
-from rnnbook import plotting
-from rnnbook.infinite_width import regression as dl
-from rnnbook.book.ledger import Ledger
-from rnnbook.book.params import describe, Param, at_least, positive, resolve
+from rnnbook.book.chapter import start
+from rnnbook.book.params import Param, ParameterError, at_least, positive
+from rnnbook.infinite_width import figures, min_norm, predictor_scale, regression
 
+inputs_ok = {"scaled", "unit"}.__contains__
+S = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
 SPEC = {
     "d": Param(int, 10, 10, 10, at_least(1), ">= 1; input dimension (the paper: 10)"),
-    "n": Param(
-        int,
-        5,
-        5,
-        5,
-        at_least(1),
-        ">= 1; training samples (n < d: the min-norm predictor is not λ*)",
-    ),
-    "inputs": Param(
-        str,
-        "unit",
-        "unit",
-        "unit",
-        lambda s: s in ("scaled", "unit"),
-        "'unit' (x ~ N(0, I), as printed) or 'scaled' (x ~ N(0, I/d))",
-    ),
-    "scales": Param(
-        list,
-        [0.1, 1.0, 100.0],
-        [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0],
-        [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0],
-        positive,
-        "positive numbers; must contain 1 (the paper: 0.01, 0.1, 1, 10)",
-        item=float,
-    ),
-    "t_end": Param(
-        float,
-        10.0,
-        10.0,
-        20.0,
-        positive,
-        "> 0; first time horizon of the flow (doubled until converged)",
-    ),
-    "trunc": Param(
-        int, 40, 50, 80, at_least(12), ">= 12; truncation N of the limit model"
-    ),
-    "gd_check_time": Param(
-        float,
-        0.5,
-        3.0,
-        10.0,
-        positive,
-        "> 0; length of the GD (tau = 0.001) vs flow check",
-    ),
+    "n": Param(int, 5, 5, 5, at_least(1), ">= 1; training samples (n < d)"),
+    "inputs": Param(str, "unit", "unit", "unit", inputs_ok, "'unit' or 'scaled'"),
+    "scales": Param(list, [0.1, 1.0, 100.0], S[:6], S, positive, "> 0", item=float),
+    "t_end": Param(float, 10.0, 10.0, 20.0, positive, "> 0; first horizon of the flow"),
+    "trunc": Param(int, 40, 50, 80, at_least(12), ">= 12; truncation N of the limit"),
+    "gd_check_time": Param(float, 0.5, 3.0, 10.0, positive, "> 0; GD vs flow time"),
     "draws": Param(int, 1, 5, 20, at_least(1), ">= 1; data sets for Theorem 2.3"),
-    "data_seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the (first) data set"),
+    "data_seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the first data set"),
 }
-P = resolve(
-    SPEC,
-    profile,
-    d=d,
-    n=n,
-    inputs=inputs,
-    scales=scales,
-    t_end=t_end,
-    trunc=trunc,
-    gd_check_time=gd_check_time,
-    draws=draws,
-    data_seed=data_seed,
-)
+P, ledger = start("infinite_width/limit_flow", SPEC, globals())
 if 1.0 not in P.scales:
-    from rnnbook.book.params import ParameterError
-
     raise ParameterError(
-        f"parameter 'scales' = {P.scales!r}: must contain 1.0 (the unscaled model of Theorem 2.3)"
+        f"parameter 'scales' = {P.scales!r}: must contain 1.0 (Theorem 2.3)"
     )
-plotting.setup()
-ledger = Ledger("infinite-width", P.profile)
-display(Markdown(describe(P)))
 
 # %% [markdown]
 # ## Data, loss and the scale
@@ -148,57 +92,28 @@ display(Markdown(describe(P)))
 # $u=st$ (where the flow tends to $\dot\lambda=-3\xi$).
 
 # %%
-data = dl.gaussian_regression(
-    P.d, P.n, seed=P.data_seed, x_std=P.d**-0.5 if P.inputs == "scaled" else 1.0
-)
+x_std = regression.input_std(P.d, P.inputs)
+data = regression.gaussian_regression(P.d, P.n, seed=P.data_seed, x_std=x_std)
 lam_hat = data.min_norm()
 nrm = float(np.linalg.norm(lam_hat))
 z = np.linalg.eigvalsh(data.M)
 print(
-    f"non-zero eigenvalues of M: {np.round(z[z > 1e-10], 4)}; ||X^+ y|| = {nrm:.3f}; ||lambda*|| = "
-    f"{np.linalg.norm(data.lam_star):.3f}"
+    f"non-zero eigenvalues of M: {np.round(z[z > 1e-10], 4)}; ||X^+ y|| = {nrm:.3f}; "
+    f"||lambda*|| = {np.linalg.norm(data.lam_star):.3f}"
 )
-
-flows = {}
-for s in plotting.progress(P.scales, desc="scales"):
-    speed = (
-        1.0 if s <= 10 else 1.0 / s
-    )  # for s > 10 the time u = s t, in which the flow tends to dλ/du = -3ξ
-    flows[s] = iw.flow_to_convergence(
-        data, P.trunc, P.t_end if s <= 10 else 4 * P.t_end, scale=s, speed=speed
-    )
-lin_t = np.linspace(0, 60.0 / max(z[z > 1e-10].min(), 1e-3), 20001)
-lin = iw.linear_flow(data, lin_t)
-
-# truncation check at the smallest scale and at s = 1, against a truncation 1.5 times larger
-trunc_dev = {}
-for s in sorted({min(P.scales), 1.0}):
-    sol = flows[s]
-    big = iw.gradient_flow(
-        data,
-        sol.t,
-        int(1.5 * P.trunc),
-        scale=s,
-        speed=1.0 if s <= 10 else 1 / s,
-        rtol=1e-11,
-        atol=1e-13,
-    )
-    trunc_dev[s] = float(np.abs(big.lam - sol.lam).max())
-print(
-    "truncation and integration check (max |lambda_N - lambda_1.5N|):",
-    {s: f"{v:.1e}" for s, v in trunc_dev.items()},
-)
+flows = predictor_scale.flows(data, P.scales, P.trunc, P.t_end)
+lin_t, lin = predictor_scale.linear_reference(data)
+# truncation check at the smallest scale and at s = 1, against 1.5 times the rows
+trunc_dev = predictor_scale.truncation_deviation(data, flows, P.trunc)
+shown = {s: f"{v:.1e}" for s, v in trunc_dev.items()}
+print("truncation and integration check (max |lambda_N - lambda_1.5N|):", shown)
 
 # %% [markdown]
 # The paper approximates the flow by GD with $\tau=0.001$. Against the adaptive solver, over the first
 # {glue:text}`gd_T` time units at $s=1$:
 
 # %%
-tau_gd = 1e-3
-K_gd = int(round(P.gd_check_time / tau_gd))
-gd = iw.train(data, tau_gd, K_gd, N=P.trunc, every=10)
-ref = iw.gradient_flow(data, gd.k * tau_gd, P.trunc, rtol=1e-11, atol=1e-13)
-gd_dev = float(np.abs(gd.lam - ref.lam).max())
+K_gd, gd_dev = predictor_scale.gd_deviation(data, P.gd_check_time, P.trunc)
 glue("gd_T", P.gd_check_time, display=False)
 glue("gd_dev", gd_dev, display=False)
 print(f"max |lambda_GD(k tau) - lambda_flow(k tau)| over k <= {K_gd}: {gd_dev:.2e}")
@@ -209,67 +124,12 @@ print(f"max |lambda_GD(k tau) - lambda_flow(k tau)| over k <= {K_gd}: {gd_dev:.2
 #
 # ## Fig. 2.2A: the paths
 
-# %%
-spacing = 1e-4 * nrm
-fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.4))
-for c, s in enumerate(P.scales):
-    col = plotting.COLORS[c % len(plotting.COLORS)]
-    ax.plot(
-        flows[s].lam[:, 0],
-        flows[s].lam[:, 1],
-        "-",
-        color=col,
-        lw=1.5,
-        label=f"$s={s:g}$",
-    )
-    frac_s, dev_s = iw.deviation_profile(flows[s].lam, lin, spacing)
-    ax2.semilogy(
-        frac_s,
-        np.maximum(dev_s / nrm, 1e-6),
-        "-",
-        color=col,
-        lw=1.5,
-        label=f"$s={s:g}$",
-    )
-ax.plot(
-    lin[:, 0],
-    lin[:, 1],
-    "--",
-    color="black",
-    lw=1.5,
-    label=r"linear dynamics (2.17), $s\to\infty$",
-)
-ax.plot(0, 0, "ko", label="0 (init)")
-ax.plot(lam_hat[0], lam_hat[1], "D", color="#D55E00", ms=8, label=r"min-norm $X^+y$")
-ax.set(
-    xlabel=r"$\lambda_1$ (first coordinate of the predictor)",
-    ylabel=r"$\lambda_2$ (second coordinate)",
-    title="Fig. 2.2A: gradient-flow paths (projection)",
-)
-ax.legend(fontsize=7)
-ax2.axhline(1e-4, color="gray", ls=":", label="resampling resolution")
-ax2.set(
-    xlabel="fraction of the path travelled (by length)",
-    ylabel=r"distance to the linear path / $\|X^+y\|$",
-    ylim=(1e-6, 1),
-    title="Distance to the linear path, all d coordinates",
-)
-ax2.legend(fontsize=7)
-plt.tight_layout()
-plt.show()
+# %% tags=["hide-input"]
+fig = figures.flow_paths(flows, lin, lam_hat)
 
-dist = {s: iw.path_distance(flows[s].lam, lin, spacing) / nrm for s in P.scales}
-ends = {s: float(np.linalg.norm(flows[s].lam[-1] - lam_hat) / nrm) for s in P.scales}
-display(
-    Markdown(
-        "| scale $s$ | path distance to (2.17) / $\\|X^+y\\|$ | endpoint $\\|\\lambda(T)-X^+y\\|/\\|X^+y\\|$ | horizon $T$ |\n"
-        "|---|---|---|---|\n"
-        + "\n".join(
-            f"| {s:g} | {dist[s]:.2e} | {ends[s]:.1e} | {flows[s].t[-1]:g}{' (time $st$)' if s > 10 else ''} |"
-            for s in P.scales
-        )
-    )
-)
+# %%
+paths = predictor_scale.compare_paths(flows, lin, lam_hat)
+display(Markdown(paths.table()))
 
 # %% [markdown]
 # **Figure 1.** Left: every path starts at $\lambda=0$ and ends at the minimal-norm interpolator, like the linear
@@ -279,95 +139,19 @@ display(
 # $10^{-4}\|X^+y\|$ along their length, so distances below about $10^{-4}$ are not resolved) and the distance of the
 # endpoint to $X^+y$.
 
-# %%
-small = [s for s in P.scales if s <= 1]
-large = sorted(s for s in P.scales if s >= 10)
-resolution = 1e-4  # the resampling spacing, relative to ||X^+ y||
-nonlinear = all(dist[s] > 10 * resolution for s in small)
-clipped = {
-    s: max(dist[s], resolution) for s in P.scales
-}  # distances below the resolution are not resolved
-lazy = (
-    bool(large)
-    and all(clipped[a] >= clipped[b] for a, b in zip(large, large[1:]))
-    and dist[max(P.scales)] < 0.1 * max(dist[s] for s in small)
-)
-same_end = all(e <= 1e-6 for e in ends.values())
-ledger.record(
-    "infinite-width.fig22.paths",
-    "Fig. 2.2",
-    "The dynamics of lambda^inf is non-linear (its path differs from that of the linear dynamics (2.17)) unless "
-    "s -> infinity, but it has the same endpoints: 0 at t = 0 and the min-norm predictor at t = infinity.",
-    measured={
-        "path_distance_over_norm": {
-            f"{s:g}": float(f"{v:.3e}") for s, v in dist.items()
-        },
-        "endpoint_error_over_norm": {
-            f"{s:g}": float(f"{v:.1e}") for s, v in ends.items()
-        },
-    },
-    tolerance="non-linear: distance > 1e-3 (10x the resampling resolution) for every s <= 1; lazy limit: distance "
-    "non-increasing over the s >= 10 (values below the 1e-4 resolution count as equal) and below 10% of the largest "
-    "s <= 1 value at the largest s; endpoints "
-    "within 1e-6 ||X^+ y||",
-    verdict=(
-        "not-attempted"
-        if not (small and large)
-        else "reproduced"
-        if (nonlinear and lazy and same_end)
-        else "not-reproduced"
-    ),
-    note=f"Gradient flow by DOP853 (rtol 1e-11) on the truncation N = {P.trunc}; d = {P.d}, n = {P.n}, inputs "
-    f"'{P.inputs}', mean loss. The paper approximates the flow by GD with tau = 0.001 (checked: deviation "
-    f"{gd_dev:.1e})."
-    + ("" if (small and large) else " Needs scales s <= 1 and s >= 10: set 'scales'."),
-)
+# %% tags=["hide-input"]
+ledger.check("infinite-width.fig22.paths", **vars(P), **paths.values(), gd_dev=gd_dev)
 
 # %% [markdown]
 # ## Fig. 2.2B: the loss, and the plateau of small scales
 
-# %%
+# %% tags=["hide-input"]
 lin_r = data.risk(lin)
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-for ax, xmax, ttl in (
-    (axes[0], 1500, "first 1500 iterations (as in the paper)"),
-    (axes[1], 3 * P.t_end / tau_gd, "whole run"),
-):
-    for c, s in enumerate(P.scales):
-        if s > 10:
-            continue
-        sol = flows[s]
-        ax.semilogy(
-            sol.t / tau_gd,
-            sol.risk,
-            "-",
-            color=plotting.COLORS[c % len(plotting.COLORS)],
-            label=f"$s={s:g}$",
-        )
-    ax.semilogy(
-        lin_t / tau_gd, lin_r, "--", color="black", label="linear dynamics (2.17)"
-    )
-    ax.set(
-        xlim=(0, xmax),
-        ylim=(max(1e-12, lin_r.min()), 2 * lin_r[0]),
-        xlabel=r"iteration count $k=t/\tau$ with $\tau=0.001$",
-        ylabel="risk (mean square loss / 2)",
-        title=f"Fig. 2.2B: the objective, {ttl}",
-    )
-    ax.legend(fontsize=7)
-plt.tight_layout()
-plt.show()
-frac = {s: iw.plateau_fraction(flows[s].t, flows[s].risk) for s in P.scales if s <= 10}
-frac_lin = iw.plateau_fraction(lin_t, lin_r)
-display(
-    Markdown(
-        "| scale $s$ | plateau fraction $t_{90\\%}/t_{10^{-4}}$ | relative to (2.17) |\n|---|---|---|\n"
-        + "\n".join(
-            f"| {s:g} | {f:.4f} | {f / frac_lin:.1f} |" for s, f in frac.items()
-        )
-        + f"\n| linear (2.17) | {frac_lin:.4f} | 1 |"
-    )
-)
+fig = figures.flow_risk(flows, lin_t, lin_r, P.t_end, predictor_scale.GD_STEP)
+
+# %%
+plateau = predictor_scale.plateaus(flows, lin_t, lin_r)
+display(Markdown(plateau.table()))
 
 # %% [markdown]
 # **Figure 2.** The risk along the flow (the time axis in units of the paper's GD iterations; left, the first 1500
@@ -375,30 +159,8 @@ display(
 # is far larger than for the linear dynamics, which has no plateau. The speeds of different $s$ are not comparable
 # (the scale also changes the speed, as in the paper).
 
-# %%
-small_s = [s for s in frac if s < 1]
-decreasing = all(frac[a] >= frac[b] for a, b in zip(sorted(frac), sorted(frac)[1:]))
-plateau = bool(small_s) and all(frac[s] >= 5 * frac_lin for s in small_s) and decreasing
-ledger.record(
-    "infinite-width.fig22.plateau",
-    "Fig. 2.2",
-    "For small scales s < 1 the objective starts with a plateau (the initialization is close to a stationary point), "
-    "before the exponential convergence.",
-    measured={
-        "plateau_fraction": {f"{s:g}": round(v, 4) for s, v in frac.items()},
-        "plateau_fraction_linear_dynamics": round(frac_lin, 4),
-    },
-    tolerance="plateau fraction t(risk < 0.9 risk_0) / t(risk < 1e-4 risk_0) at least 5x that of the linear dynamics "
-    "for every s < 1, and non-increasing in s",
-    verdict="not-attempted"
-    if not small_s
-    else "reproduced"
-    if plateau
-    else "not-reproduced",
-    note=("" if small_s else "No scale s < 1 was run. ")
-    + "The plateau depends on the time convention: with the authors' (updates (2.10) at the scaled residual) "
-    "the initial speed is 3s; plain GD on the s^(1/3)-scaled initialization only rescales time by s^(1/3).",
-)
+# %% tags=["hide-input"]
+ledger.check("infinite-width.fig22.plateau", **plateau.values())
 
 # %% [markdown]
 # ## Theorem 2.3: exponential convergence to the minimal-norm predictor
@@ -413,111 +175,20 @@ ledger.record(
 
 
 # %%
-def theorem23(dat: dl.Regression) -> dict:
-    sol = iw.flow_to_convergence(dat, P.trunc, P.t_end, scale=1.0, tol=1e-10)
-    lh = np.linalg.pinv(dat.X) @ dat.y
-    err = np.linalg.norm(sol.lam - lh, axis=1)
-    rowspace_out = np.linalg.svd(dat.X)[2][np.linalg.matrix_rank(dat.X) :]
-    outside = (
-        float(np.abs(sol.lam @ rowspace_out.T).max()) if len(rowspace_out) else 0.0
-    )
-    E = sol.risk
-    ok = (sol.t > 0) & (E > 1e-22)
-    c_star = float(np.min(-np.log(E[ok] / E[0]) / sol.t[ok]))
-    win = (err < 1e-3 * err[0]) & (err > 1e-8 * err[0])
-    rate_fit = (
-        float(-np.polyfit(sol.t[win], np.log(err[win]), 1)[0])
-        if win.sum() > 5
-        else float("nan")
-    )
-    R = sum(iw.kernel(sol.final, iw.shift_matrix(sol.N, dat.d)))
-    ev = np.sort(np.linalg.eigvals(R @ dat.M).real)
-    rate_pred = float(ev[ev > 1e-8 * ev.max()].min())
-    bal = float(np.sum(sol.final.A**2) - sol.final.B @ sol.final.B)
-    return {
-        "sol": sol,
-        "err": err,
-        "final": float(err[-1] / np.linalg.norm(lh)),
-        "outside": outside,
-        "c_star": c_star,
-        "rate_fit": rate_fit,
-        "rate_pred": rate_pred,
-        "balance": bal,
-        "window": win,
-    }
+seeds = [P.data_seed] + [P.data_seed + 100 + i for i in range(P.draws - 1)]
+sets = [regression.gaussian_regression(P.d, P.n, s, x_std=x_std) for s in seeds]
+runs = [min_norm.converge(dat, P.trunc, P.t_end) for dat in sets]
 
-
-main = theorem23(data)
-others = [
-    theorem23(
-        dl.gaussian_regression(
-            P.d,
-            P.n,
-            seed=P.data_seed + 100 + i,
-            x_std=P.d**-0.5 if P.inputs == "scaled" else 1.0,
-        )
-    )
-    for i in range(P.draws - 1)
-]
-allres = [main] + others
-
-fig, ax = plt.subplots()
-sol = main["sol"]
-ax.semilogy(
-    sol.t,
-    main["err"] / nrm,
-    "-",
-    color=plotting.COLORS[0],
-    label=r"$\|\lambda^\infty(t)-X^+y\|/\|X^+y\|$",
-)
-ax.semilogy(
-    sol.t,
-    sol.risk / sol.risk[0],
-    "-",
-    color=plotting.COLORS[1],
-    label=r"$\mathcal{E}_t/\mathcal{E}_0$",
-)
-ax.semilogy(
-    sol.t,
-    np.exp(-main["c_star"] * sol.t),
-    ":",
-    color=plotting.COLORS[1],
-    label=rf"$e^{{-c^*t}}$, $c^*={main['c_star']:.2f}$",
-)
-t_w = sol.t[main["window"]]
-if len(t_w):
-    ax.semilogy(
-        t_w,
-        (main["err"][main["window"]][0] / nrm)
-        * np.exp(-main["rate_pred"] * (t_w - t_w[0])),
-        "--",
-        color="black",
-        label=rf"predicted asymptotic rate {main['rate_pred']:.2f}",
-    )
-ax.set(
-    ylim=(1e-14, 3),
-    xlabel="time $t$ of the gradient flow",
-    ylabel="relative error (dimensionless)",
-    title="Theorem 2.3: convergence of the limit predictor",
-)
-ax.legend(fontsize=8)
-plt.show()
-display(
-    Markdown(
-        "| data set | $\\|\\lambda(T)-X^+y\\|/\\|X^+y\\|$ | largest component outside row space | $c^*$ | fitted rate | "
-        "predicted rate | $\\|A\\|^2-\\|B\\|^2$ at $T$ |\n|---|---|---|---|---|---|---|\n"
-        + "\n".join(
-            f"| {i} | {r['final']:.1e} | {r['outside']:.1e} | {r['c_star']:.3f} | {r['rate_fit']:.4f} | "
-            f"{r['rate_pred']:.4f} | {r['balance']:.6f} |"
-            for i, r in enumerate(allres)
-        )
-    )
-)
-glue("c_star", main["c_star"], display=False)
-glue("rate_fit", main["rate_fit"], display=False)
-glue("rate_pred", main["rate_pred"], display=False)
-glue("final_err", main["final"], display=False)
+# %% tags=["hide-input"]
+fig = figures.min_norm_convergence(runs[0], nrm)
+glue("c_star", runs[0].c_star, display=False)
+glue("rate_fit", runs[0].rate_fit, display=False)
+glue("rate_pred", runs[0].rate_pred, display=False)
+glue("final_err", runs[0].final, display=False)
 glue("d_minus_1", P.d - 1, display=False)
+
+# %%
+display(Markdown(min_norm.table(runs)))
 
 # %% [markdown]
 # **Figure 3.** On the first data set the distance to $X^+y$ falls from 1 to {glue:text}`final_err:.0e` of $\|X^+y\|$; the risk
@@ -526,37 +197,12 @@ glue("d_minus_1", P.d - 1, display=False)
 # The rows of the table are independent data sets; the last column is Proposition 5.1's conservation law,
 # $\|A(t)\|^2-\|B(t)\|^2 = \|A(0)\|^2-\|B(0)\|^2=d-1=$ {glue:text}`d_minus_1`, at the final time.
 
-# %%
-conv = all(r["final"] <= 1e-6 for r in allres)
-inside = all(r["outside"] <= 1e-10 for r in allres)
-expo = all(r["c_star"] > 0 for r in allres)
-rate_ok = all(
-    abs(r["rate_fit"] - r["rate_pred"]) <= 0.1 * r["rate_pred"] for r in allres
-)
-ledger.record(
+# %% tags=["hide-input"]
+ledger.check(
     "infinite-width.thm23.min-norm",
-    "Theorem 2.3",
-    "For the square loss, the predictor lambda^inf(t) of the gradient flow of the limit model converges at an "
-    "exponential rate to the minimal-l2-norm minimizer of the risk.",
-    paper_value="lambda^inf(t) -> X^+ y exponentially fast",
-    measured={
-        "final_rel_error": [float(f"{r['final']:.1e}") for r in allres],
-        "max_component_outside_rowspace": float(
-            f"{max(r['outside'] for r in allres):.1e}"
-        ),
-        "c_star": [round(r["c_star"], 4) for r in allres],
-        "fitted_rate": [round(r["rate_fit"], 4) for r in allres],
-        "predicted_rate_lambda_min(R_inf M)": [
-            round(r["rate_pred"], 4) for r in allres
-        ],
-    },
-    tolerance="final error <= 1e-6 ||X^+ y|| (pinv); component outside the row space <= 1e-10; c* > 0; fitted late "
-    "rate within 10% of the predicted one",
-    verdict="reproduced"
-    if (conv and inside and expo and rate_ok)
-    else "not-reproduced",
-    note=f"{P.draws} data sets (d = {P.d}, n = {P.n}, inputs '{P.inputs}', mean loss), gradient flow by DOP853 on the "
-    f"truncation N = {P.trunc} (truncation plus integration error against 1.5 N: {max(trunc_dev.values()):.1e}).",
+    **vars(P),
+    **min_norm.values(runs),
+    trunc_dev=max(trunc_dev.values()),
 )
 
 # %% [markdown]
@@ -564,5 +210,5 @@ ledger.record(
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

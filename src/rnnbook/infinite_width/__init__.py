@@ -3,20 +3,47 @@
 Sec. 2: the finite-width three-layer linear network in muP (Secs. 2.1-2.2) in
 :mod:`~rnnbook.infinite_width.deep_linear`, its muP bookkeeping checked with sympy in
 :mod:`~rnnbook.infinite_width.mup_symbolic`, the square-loss regression data of Sec. 2.5 in
-:mod:`~rnnbook.infinite_width.regression`; the exactly simulated infinite-width limit (Eqs. 2.6-2.15,
-5.1), its gradient flow and the min-norm implicit bias (Theorem 2.3) in
-:mod:`~rnnbook.infinite_width.limit`. The convergence rate in the width (Eq. 2.16) is fitted with
-:func:`rnnbook.stats.power_law_fit`.
+:mod:`~rnnbook.infinite_width.regression`; the exactly simulated infinite-width limit (Eqs. 2.6-2.15)
+in :mod:`~rnnbook.infinite_width.limit`, its gradient flow (5.1) in :mod:`~.flow` and the min-norm
+implicit bias (Theorem 2.3) in :mod:`~.min_norm`. The convergence rate in the width (Eq. 2.16) is
+fitted with :func:`rnnbook.stats.power_law_fit`.
+
+The size of an exact truncation of the limit (Sec. 2.5, footnote 5) is in :mod:`~.truncation`;
+finite widths against the limit (Eq. 2.16, Figs. 2.1 and 2.3B) in :mod:`~.convergence`, the law of
+the weights (Theorem 2.2, Remark (v), Fig. 2.3A) in :mod:`~.weight_law`; the stability of the
+printed step of Fig. 2.1 in :mod:`~.step_size`, the predictor scale of Fig. 2.2 in
+:mod:`~.predictor_scale`, and the chapters' figures in :mod:`~.figures`.
 """
 
-from . import deep_linear, limit, mup_symbolic, regression
+from . import (
+    convergence,
+    deep_linear,
+    figures,
+    flow,
+    limit,
+    min_norm,
+    mup_symbolic,
+    predictor_scale,
+    regression,
+    step_size,
+    truncation,
+    weight_law,
+)
 from .regression import Regression, gaussian_regression
 
 __all__ = [
+    "convergence",
     "deep_linear",
+    "figures",
+    "flow",
     "limit",
+    "min_norm",
     "mup_symbolic",
+    "predictor_scale",
     "regression",
+    "step_size",
+    "truncation",
+    "weight_law",
     "Regression",
     "gaussian_regression",
 ]

@@ -24,9 +24,14 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .regression import NORMALISATIONS, Regression, gaussian_regression  # noqa: F401  (re-exported)
+from .regression import Regression
 
 DISTRIBUTIONS = ("gaussian", "uniform", "rademacher")
+
+
+def device(gpu: bool) -> str:
+    """``"cuda"`` when ``gpu`` is asked for and available, else ``"cpu"``."""
+    return "cuda" if gpu and torch.cuda.is_available() else "cpu"
 
 
 # ------------------------------------------------------------------------------------------- network

@@ -36,6 +36,24 @@ class ScaleFreeDerivation:
     def matches_paper(self) -> bool:
         return all(D.is_zero_matrix for D in self.difference.values())
 
+    def latex_difference(self) -> list[str]:
+        """(GD + change of variables) − (2.5), one LaTeX line per layer."""
+        return [
+            r"\text{(GD with } \tau m,\tau,\tau/m\text{, then (2.3))} - \text{(2.5)}"
+            rf"\ \text{{for }} \tilde {k}:\quad " + sp.latex(self.difference[k])
+            for k in ("U", "W", "V")
+        ]
+
+    def latex_ratio(self) -> str:
+        """The derived increment over the printed one, per layer, in one LaTeX line."""
+        return (
+            r"\text{plain GD (all rates } \tau\text{): increment} / \text{(2.5) increment}"
+            r" = \quad "
+            + r",\quad ".join(
+                rf"\tilde {k}:\ {sp.latex(self.ratio[k])}" for k in ("U", "W", "V")
+            )
+        )
+
 
 def scale_free_updates(
     m: int = 3, d: int = 2, lr: tuple = ("m", 1, "1/m")
@@ -102,6 +120,21 @@ class KernelDerivation:
     N: int
     per_layer: dict[str, sp.Matrix]  # J_l J_l^T at initialization, l = A, G, B
     total: sp.Matrix
+
+    def latex(self) -> str:
+        """J_l J_l^T per layer and their sum R_0, in one LaTeX line."""
+        parts = [
+            rf"J_{k}J_{k}^\top = " + sp.latex(M) for k, M in self.per_layer.items()
+        ]
+        return r",\quad ".join(parts + [r"R_0 = " + sp.latex(self.total)])
+
+
+def latex_shift(N: int = 8, d: int = 2) -> str:
+    """The N×N leading block of the shift matrix 𝒜 (2.9), as LaTeX."""
+    from .limit import shift_matrix
+
+    S = sp.Matrix(shift_matrix(N, d).astype(int))
+    return rf"\mathcal A_{{{N}\times {N}}}(d={d}) = " + sp.latex(S)
 
 
 def limit_kernel_at_init(d: int = 2, N: int | None = None) -> KernelDerivation:

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 NORMALISATIONS = ("mean", "sum")
+INPUTS = {
+    "unit": "x ~ N(0, I_d), as printed",
+    "scaled": "x ~ N(0, I_d/d), the authors' code",
+}
 
 
 @dataclass(frozen=True)
@@ -93,3 +97,10 @@ def gaussian_regression(
     return Regression(
         X=X, y=X @ lam_star, lam_star=lam_star, normalisation=normalisation
     )
+
+
+def input_std(d: int, inputs: str) -> float:
+    """The standard deviation of the inputs: 1 for ``"unit"``, 1/√d for ``"scaled"``."""
+    if inputs not in INPUTS:
+        raise ValueError(f"inputs {inputs!r}: must be one of {sorted(INPUTS)}")
+    return d**-0.5 if inputs == "scaled" else 1.0

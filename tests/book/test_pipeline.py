@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rnnbook.book import claims as claim_declarations
 from rnnbook.book import ledger
 from rnnbook.book import pipeline
 from rnnbook.book.params import ParameterError
@@ -42,7 +43,7 @@ def test_failing_chapter_fails_the_build_with_name_and_traceback(tmp_path):
             "part/good": """
             # %%
             from rnnbook.book.ledger import Ledger
-            Ledger("lsc", profile).record("lsc.mini", "Lemma 2", "s", measured=1, verdict="reproduced")
+            Ledger("part/good", profile).check("lsc.mini", x=1)
             """,
             "part/bad": """
             # %%
@@ -54,6 +55,10 @@ def test_failing_chapter_fails_the_build_with_name_and_traceback(tmp_path):
             inner()
             """,
         },
+    )
+    (root / "notebooks" / "part" / "good.claims.yaml").write_text(
+        "paper: lsc\nclaims:\n  - {id: lsc.mini, source: Lemma 2, statement: s, "
+        "rule: [{reproduced: x == 1}, {otherwise: not-reproduced}]}\n"
     )
     with pytest.raises(pipeline.BuildError) as err:
         pipeline.build(root, "smoke", jobs=2, html=False, log=lambda *_: None)
@@ -69,7 +74,7 @@ def test_failing_chapter_fails_the_build_with_name_and_traceback(tmp_path):
         root / "notebooks" / "part" / "bad.ipynb"
     ).exists()  # nothing beside the sources
     # the good chapter still ran and recorded its claim into the build folder
-    assert (root / "_build" / "claims" / "lsc.mini.json").exists()
+    assert list((root / "_build" / "claims").rglob("lsc.mini.json"))
 
 
 def test_cli_reports_failure_with_exit_code(tmp_path):
@@ -167,6 +172,20 @@ def test_whole_book_builds_at_smoke_profile():
         )
     papers = {c["paper"] for c in claims}
     assert {"lsc", "implicit-bias"} <= papers
+    # the ledger's contract: what was recorded is exactly what the chapters declared beforehand
+    declared = claim_declarations.all_declared(ROOT)
+    recorded = {c["id"]: c for c in claims}
+    assert not set(declared) - set(recorded), (
+        f"declared, not recorded: {sorted(set(declared) - set(recorded))}"
+    )
+    assert not set(recorded) - set(declared), (
+        f"recorded, not declared: {sorted(set(recorded) - set(declared))}"
+    )
+    for cid, d in declared.items():
+        assert (
+            recorded[cid]["chapter"] == d.chapter
+            and recorded[cid]["rule"] == d.rule_text()
+        )
     html = build / "html"
     chapters = [c.name for c in pipeline.chapters(ROOT)]
     assert {"notebooks/implicit_bias/rho_j", "notebooks/lsc/lemma2_paths"} <= set(
@@ -177,6 +196,7 @@ def test_whole_book_builds_at_smoke_profile():
         "book/errata",
         "book/status",
         "book/references",
+        "book/api",
         *chapters,
     ):
         assert (html / f"{page}.html").exists(), page

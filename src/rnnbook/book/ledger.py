@@ -149,18 +149,10 @@ class Ledger:
     """
 
     def __init__(self, chapter: str, profile: str, root: Path | None = None) -> None:
-        if (
-            chapter in PAPERS
-        ):  # the old form Ledger(paper, profile): records undeclared claims
-            self.paper, self.declared = chapter, None
-            self.chapter = os.environ.get("RNNBOOK_CHAPTER", "")
-        else:
-            self.chapter = "notebooks/" + chapter.removeprefix("notebooks/")
-            self.declared = _claims.load(
-                _claims.claims_file(chapter, root), self.chapter
-            )
-            papers = {d.paper for d in self.declared.values()}
-            self.paper = papers.pop() if papers else ""
+        self.chapter = "notebooks/" + chapter.removeprefix("notebooks/")
+        self.declared = _claims.load(_claims.claims_file(chapter, root), self.chapter)
+        papers = {d.paper for d in self.declared.values()}
+        self.paper = papers.pop() if papers else ""
         self.profile = profile
         self.claims: list[Claim] = []
 
@@ -170,10 +162,6 @@ class Ledger:
         """Record declared claim ``id`` from its measured ``values``; the declared rule decides.
 
         ``note`` is appended to the declared note (for what only the run can say)."""
-        if self.declared is None:
-            raise ClaimError(
-                "this ledger was opened without declarations: use Ledger('<part>/<chapter>', profile)"
-            )
         if id not in self.declared:
             raise ClaimError(
                 f"claim {id!r} is not declared in {self.chapter}.claims.yaml; "
@@ -208,40 +196,6 @@ class Ledger:
         (folder / f"{claim.id}.json").write_text(json.dumps(asdict(claim), indent=1))
         self.claims = [c for c in self.claims if c.id != claim.id] + [claim]
         return claim
-
-    def record(
-        self,
-        id: str,
-        source: str,
-        statement: str,
-        *,
-        measured: Any,
-        verdict: str,
-        paper_value: Any = None,
-        tolerance: Any = None,
-        note: str = "",
-        **extra: Any,
-    ) -> Claim:
-        """Record one claim (writes ``<claims dir>/<id>.json``) and return it."""
-        if self.declared is not None:
-            raise ClaimError(
-                f"claim {id!r}: this chapter declares its claims; use ledger.check"
-            )
-        claim = Claim(
-            id=id,
-            paper=self.paper,
-            source=source,
-            statement=statement,
-            paper_value=paper_value,
-            measured=measured,
-            tolerance=tolerance,
-            verdict=verdict,
-            profile=self.profile,
-            note=note,
-            chapter=self.chapter,
-            extra=_jsonable(extra),
-        )
-        return self._write(claim)
 
     def table(self) -> str:
         """The chapter's verdicts as a Markdown table (display it with ``IPython.display.Markdown``)."""

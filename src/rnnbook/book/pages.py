@@ -203,6 +203,88 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
     return "\n".join(out)
 
 
+ROOMS = ("lsc", "implicit_bias", "mean_field", "infinite_width", "synthesis")
+COMMON = ("datasets", "plotting", "stats", "cache")
+
+
+def _room_modules(room: str) -> list[str]:
+    import importlib
+    import pkgutil
+
+    try:
+        pkg = importlib.import_module(f"rnnbook.{room}")
+    except ModuleNotFoundError:
+        return []
+    return [f"rnnbook.{room}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+
+
+def chapter_modules(source: Path) -> list[str]:
+    """The ``rnnbook`` modules a chapter source imports (``from rnnbook.lsc import bounds`` gives
+    ``rnnbook.lsc.bounds``), build room excluded."""
+    import ast
+    import importlib.util
+
+    out: list[str] = []
+    for node in ast.walk(ast.parse(Path(source).read_text())):
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
+            "rnnbook"
+        ):
+            continue
+        for alias in node.names:
+            full = f"{node.module}.{alias.name}"
+            name = (
+                full
+                if importlib.util.find_spec(node.module) and _is_module(full)
+                else node.module
+            )
+            if not name.startswith("rnnbook.book") and name not in out:
+                out.append(name)
+    return out
+
+
+def _is_module(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def where(chapters: Iterable[Any]) -> str:
+    """Which modules each chapter calls, and where its claims are declared."""
+    rows = ["| chapter | claims declared in | modules it calls |", "|---|---|---|"]
+    for ch in chapters:
+        mods = ", ".join(f"{{mod}}`{m}`" for m in chapter_modules(ch.source))
+        rows.append(
+            f"| {{doc}}`/{ch.name}` | `{ch.name}.claims.yaml` | {mods or '—'} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def api() -> str:
+    """autodoc directives: each room's docstring, then every module of it with its members."""
+    out = []
+    for room in ROOMS:
+        mods = _room_modules(room)
+        if not mods:
+            continue
+        out += [
+            f"### `rnnbook.{room}`",
+            "",
+            "```{eval-rst}",
+            f".. automodule:: rnnbook.{room}",
+            "",
+        ]
+        for m in mods:
+            out += [f".. automodule:: {m}", "   :members:", ""]
+        out += ["```", ""]
+    out += ["### The common layer", "", "```{eval-rst}"]
+    for m in COMMON:
+        out += [f".. automodule:: rnnbook.{m}", "   :members:", ""]
+    return "\n".join(out + ["```", ""])
+
+
 def write_generated(
     folder: Path, claims: list[dict], timings: dict, chapters: list[Any]
 ) -> None:
@@ -211,3 +293,5 @@ def write_generated(
     (folder / "scorecard.md").write_text(scorecard(claims))
     (folder / "errata_evidence.md").write_text(errata_evidence(claims))
     (folder / "status.md").write_text(status(timings, chapters, root))
+    (folder / "where.md").write_text(where(chapters))
+    (folder / "api.md").write_text(api())

@@ -12,27 +12,11 @@ the real-data decoding of Table 1 (:mod:`~rnnbook.implicit_bias.decoding`, with 
 stand-in and the loader of the original macaque S1 recording).
 """
 
-from . import (
-    conv_models,
-    decoding,
-    delay_sweep,
-    figures,
-    fmri_standin,
-    gd_training,
-    init_statistics,
-    kernel_regime,
-    linear_rnn,
-    ntk,
-    rates,
-    s1_macaque,
-    scale_factors,
-    stability,
-    teacher_tasks,
-)
-from .ntk import empirical_ntk, limit_kernel
-from .scale_factors import derive_rho, rho
+import importlib
 
-__all__ = [
+# Submodules and names load on first use (PEP 562): importing one module of this room
+# does not import the others, so a chapter depends only on what it uses.
+_SUBMODULES = (
     "conv_models",
     "decoding",
     "delay_sweep",
@@ -48,8 +32,24 @@ __all__ = [
     "scale_factors",
     "stability",
     "teacher_tasks",
-    "empirical_ntk",
-    "limit_kernel",
-    "derive_rho",
-    "rho",
-]
+)
+_EXPORTS = {
+    "empirical_ntk": "ntk",
+    "limit_kernel": "ntk",
+    "derive_rho": "scale_factors",
+    "rho": "scale_factors",
+}
+__all__ = [*_SUBMODULES, *_EXPORTS]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

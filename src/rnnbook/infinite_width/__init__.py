@@ -15,23 +15,11 @@ printed step of Fig. 2.1 in :mod:`~.step_size`, the predictor scale of Fig. 2.2 
 :mod:`~.predictor_scale`, and the chapters' figures in :mod:`~.figures`.
 """
 
-from . import (
-    convergence,
-    deep_linear,
-    figures,
-    flow,
-    limit,
-    min_norm,
-    mup_symbolic,
-    predictor_scale,
-    regression,
-    step_size,
-    truncation,
-    weight_law,
-)
-from .regression import Regression, gaussian_regression
+import importlib
 
-__all__ = [
+# Submodules and names load on first use (PEP 562): importing one module of this room
+# does not import the others, so a chapter depends only on what it uses.
+_SUBMODULES = (
     "convergence",
     "deep_linear",
     "figures",
@@ -44,6 +32,22 @@ __all__ = [
     "step_size",
     "truncation",
     "weight_law",
-    "Regression",
-    "gaussian_regression",
-]
+)
+_EXPORTS = {
+    "Regression": "regression",
+    "gaussian_regression": "regression",
+}
+__all__ = [*_SUBMODULES, *_EXPORTS]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -11,51 +11,64 @@ Corollary 1's classical initializations in :mod:`~rnnbook.lsc.initializations`; 
 App. D in :mod:`~rnnbook.lsc.antinorms` and the decaying covariance of App. I in
 :mod:`~rnnbook.lsc.decaying_covariance`. Sec. II-D-H: the networks (:mod:`~rnnbook.lsc.models`),
 pre-training to a target radius (:mod:`~rnnbook.lsc.pretrain`), the tasks (:mod:`~rnnbook.lsc.tasks`)
-and the training runs of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`).
+and the training loop and run cache of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`).
+
+The experiments of the chapters: the update bounds measured on networks
+(:mod:`~rnnbook.lsc.bounds_experiment`), pre-training the six RNNs to the LSC
+(:mod:`~rnnbook.lsc.convergence`), the GRU gradient of Fig. 1c bottom
+(:mod:`~rnnbook.lsc.gru_gradient`), the FFN grid of Fig. 2 (:mod:`~rnnbook.lsc.ffn_mnist`), the deep
+RNNs of Fig. 3 (:mod:`~rnnbook.lsc.deep_rnns`) and the LRU of Table I and Fig. 4
+(:mod:`~rnnbook.lsc.lru_ptb`); their figures are in :mod:`~rnnbook.lsc.theory_figures` and
+:mod:`~rnnbook.lsc.training_figures`.
 """
 
-from . import (
-    antinorms,
-    bounds,
-    decaying_covariance,
-    experiments,
-    gradient_paths,
-    initializations,
-    models,
-    path_growth,
-    pretrain,
-    random_matrix,
-    tasks,
-)
-from .models import FFN, make_lru, make_rnn
-from .pretrain import (
-    LSCConfig,
-    LSCReport,
-    StackedRNN,
-    Transition,
-    batched_jacobian,
-    measure,
-)
+import importlib
 
-__all__ = [
+# Submodules and names load on first use (PEP 562): importing one module of this room
+# does not import the others, so a chapter depends only on what it uses.
+_SUBMODULES = (
     "antinorms",
     "bounds",
+    "bounds_experiment",
+    "convergence",
     "decaying_covariance",
+    "deep_rnns",
     "experiments",
+    "ffn_mnist",
     "gradient_paths",
+    "gru_gradient",
     "initializations",
+    "lru_ptb",
     "models",
     "path_growth",
     "pretrain",
     "random_matrix",
     "tasks",
-    "FFN",
-    "make_lru",
-    "make_rnn",
-    "LSCConfig",
-    "LSCReport",
-    "StackedRNN",
-    "Transition",
-    "batched_jacobian",
-    "measure",
-]
+    "theory_figures",
+    "training_figures",
+)
+_EXPORTS = {
+    "FFN": "models",
+    "make_lru": "models",
+    "make_rnn": "models",
+    "LSCConfig": "pretrain",
+    "LSCReport": "pretrain",
+    "StackedRNN": "pretrain",
+    "Transition": "pretrain",
+    "batched_jacobian": "pretrain",
+    "measure": "pretrain",
+}
+__all__ = [*_SUBMODULES, *_EXPORTS]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -107,7 +107,7 @@ def pretrain_variants(
     n_times: int,
     seed: int,
 ) -> dict[str, pretrain.LSCReport]:
-    """A two-layer GRU pre-trained towards rho_t = 0.5 with each of :data:`VARIANTS`, for the whole
+    """A two-layer GRU pre-trained towards rho_t = 0.5 with each of ``VARIANTS``, for the whole
     budget (no early stop)."""
     out = {}
     for name, kw in plotting.progress(VARIANTS.items(), desc="variants"):

@@ -4,7 +4,7 @@ Every run trains with cross-entropy and AdaBelief inside Lookahead (sync 6, slow
 evaluates on the validation set every ``eval_every`` steps, early-stops with a patience (in
 evaluations), and reports the test metric of the best validation checkpoint. Raw per-seed results
 are cached as JSON in the build folder (``<build>/lsc_runs/``) under a key that hashes the run's
-parameters *and* the source of the modules that make a run (:data:`RUN_MODULES`, and the grid's own
+parameters *and* the source of the modules that make a run (``RUN_MODULES``, and the grid's own
 module, passed as ``code``), so a re-run reuses them only when neither changed. The grids of
 runs of each figure live in their own modules: :mod:`~rnnbook.lsc.ffn_mnist` (Fig. 2),
 :mod:`~rnnbook.lsc.deep_rnns` (Fig. 3), :mod:`~rnnbook.lsc.lru_ptb` (Table I, Fig. 4).
@@ -36,7 +36,7 @@ RUN_MODULES = ("pretrain", "models", "tasks", "experiments")
 
 
 def code_hash() -> str:
-    """sha256 of the source of the modules a run depends on (:data:`RUN_MODULES`)."""
+    """sha256 of the source of the modules a run depends on (``RUN_MODULES``)."""
     h = hashlib.sha256()
     for name in RUN_MODULES:
         h.update((Path(__file__).parent / f"{name}.py").read_bytes())

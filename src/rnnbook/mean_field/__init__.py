@@ -18,28 +18,15 @@ trajectories (:mod:`~rnnbook.mean_field.timescale_fit`), the critical point of F
 figures (:mod:`~rnnbook.mean_field.figures`, imported on its own: it loads matplotlib.pyplot).
 """
 
-from . import (
-    critical_init,
-    critical_point,
-    derivations,
-    jacobian_spectrum,
-    language_model,
-    linearisation,
-    minimal_rnn,
-    monte_carlo,
-    theory,
-    timescale_fit,
-    trainability,
-    trainable_depth,
-    training_speed,
-    vanilla_rnn,
-)
-from .theory import HP, algorithm1
+import importlib
 
-__all__ = [
+# Submodules and names load on first use (PEP 562): importing one module of this room
+# does not import the others, so a chapter depends only on what it uses.
+_SUBMODULES = (
     "critical_init",
     "critical_point",
     "derivations",
+    "figures",
     "jacobian_spectrum",
     "language_model",
     "linearisation",
@@ -51,6 +38,22 @@ __all__ = [
     "trainable_depth",
     "training_speed",
     "vanilla_rnn",
-    "HP",
-    "algorithm1",
-]
+)
+_EXPORTS = {
+    "HP": "theory",
+    "algorithm1": "theory",
+}
+__all__ = [*_SUBMODULES, *_EXPORTS]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -233,5 +233,5 @@ def eq3_normalisation() -> sp.Expr:
 
 
 def tex(*parts) -> str:
-    """LaTeX of ``parts`` joined: strings as they are, sympy objects through :func:`sympy.latex`."""
+    """LaTeX of ``parts`` joined: strings as they are, sympy objects through ``sympy.latex``."""
     return "".join(p if isinstance(p, str) else sp.latex(p) for p in parts)

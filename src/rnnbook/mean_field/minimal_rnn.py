@@ -157,7 +157,7 @@ def simulate_pair(
     with similarity ``Sigmas[t-1]`` at step t = 1..T; h^0 with second moment Q0 and cosine similarity C0.
 
     ``hp`` fields may be arrays of shape (G,): the G settings are simulated together (K networks each).
-    ``tied=False`` redraws W, V, b at every step: by default through :func:`_gram_sample` (the exact law of
+    ``tied=False`` redraws W, V, b at every step: by default through ``_gram_sample`` (the exact law of
     the pre-activations given the states); ``exact_untied=True`` draws the matrices explicitly (slow; tests).
 
     Returns arrays of shape (G, K, T): ``c`` (pre-activation cosine similarity, centred at mu_b), ``q``

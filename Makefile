@@ -12,6 +12,8 @@ STAMP := $(VENV)/.installed
 # Debian's r-cran-janeaustenr: the word-level corpus (stand-in for Penn Treebank), see src/rnnbook/datasets.py
 DATA := $(VENV)/share/rnnbook-data
 AUSTEN := $(DATA)/janeaustenr/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx
+# Debian's chromium-headless-shell: the headless browser of the browser test (tests/book/test_browser.py)
+BROWSER := $(VENV)/.browser
 JOBS ?=
 NB ?=
 ARGS ?=
@@ -31,6 +33,15 @@ $(AUSTEN): | $(STAMP)
 	echo "fetched the Jane Austen corpus (Debian r-cran-janeaustenr) into $(DATA)" || \
 	echo "warning: could not fetch Debian's r-cran-janeaustenr (the word-level corpus); chapters that need it will fail"
 
+$(BROWSER): | $(STAMP)
+	@if command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1; then touch $(BROWSER); \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium-headless-shell >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium-headless-shell >/dev/null 2>&1; }; } && \
+	  touch $(BROWSER) && echo "installed Debian's chromium-headless-shell (for the browser test)" || \
+	  echo "warning: could not install chromium-headless-shell: the browser test will skip"; \
+	else echo "warning: no chromium-headless-shell and not root: the browser test will skip (apt-get install chromium-headless-shell)"; fi
+
 venv: $(STAMP) $(AUSTEN)
 
 book: $(STAMP) $(AUSTEN)
@@ -39,7 +50,7 @@ book: $(STAMP) $(AUSTEN)
 paper: $(STAMP) $(AUSTEN)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
 
-test: $(STAMP) $(AUSTEN)
+test: $(STAMP) $(AUSTEN) $(BROWSER)
 	$(PY) -m pytest
 
 lint: $(STAMP)

@@ -144,24 +144,9 @@ def test_rerun_one_chapter_with_new_parameters():
     )
 
 
-def test_whole_book_builds_at_smoke_profile():
+def test_whole_book_builds_at_smoke_profile(smoke_book):
     """The pipeline as `make test` runs it: every chapter at `smoke`, claims, generated pages, HTML (-W -n)."""
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rnnbook",
-            "build",
-            "--profile",
-            "smoke",
-            "--root",
-            str(ROOT),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
-    build = ROOT / "_build"
+    build = smoke_book
     claims = json.loads((build / "claims.json").read_text())
     assert len(claims) >= 8
     for c in claims:
@@ -206,6 +191,7 @@ def test_whole_book_builds_at_smoke_profile():
     assert "torch" in status and "2.13.0" in status
     for chapter in chapters:
         page = (html / f"{chapter}.html").read_text()
+        assert "injected-parameters" not in page and 'profile = "book"' not in page
         assert (
             page.count("<img") >= 1 and "math notranslate" in page
         )  # figures and sympy output

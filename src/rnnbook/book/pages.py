@@ -60,6 +60,12 @@ def _chapter_link(c: dict) -> str:
     return f"{{doc}}`/{c['chapter']}`" if c.get("chapter") else "—"
 
 
+def _claim_link(c: dict) -> str:
+    if not c.get("chapter"):
+        return f"`{c['id']}`"
+    return f"{{doc}}`{c['id']} </{c['chapter']}>`"
+
+
 def scorecard(claims: list[dict]) -> str:
     counts = {
         p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS
@@ -92,13 +98,16 @@ def scorecard(claims: list[dict]) -> str:
             ]
             continue
         out += [
-            "| verdict | claim | source | statement | chapter |",
-            "|---|---|---|---|---|",
+            "Each claim links to the chapter that computes it; the statement, the paper's",
+            "value, the tolerance, the rule and the note are in the details below the table.",
+            "",
+            "| verdict | claim | source | measured |",
+            "|---|---|---|---|",
         ]
         for c in mine:
             out.append(
-                f"| {badge(c['verdict'])} | `{c['id']}` | {_cell(c['source'])} | {_cell(c['statement'], 300)} "
-                f"| {_chapter_link(c)} |"
+                f"| {badge(c['verdict'])} | {_claim_link(c)} | {_cell(c['source'], 40)} "
+                f"| {_cell(c['measured'], 70)} |"
             )
         out += ["", "Details:", ""]
         for c in mine:
@@ -106,9 +115,11 @@ def scorecard(claims: list[dict]) -> str:
                 f":::{{dropdown}} {c['id']}: {c['verdict']}",
                 "",
                 f"- **statement**: {_cell(c['statement'], 1000)}",
+                f"- **computed in**: {_chapter_link(c)}",
                 f"- **paper**: {_cell(c['paper_value'], 1000)}",
                 f"- **measured** ({c['profile']} profile): {_cell(c['measured'], 2000)}",
                 f"- **tolerance**: {_cell(c['tolerance'], 600)}",
+                f"- **rule** (declared before the run): {_cell(c.get('rule') or None, 600)}",
                 f"- **note**: {_cell(c['note'] or None, 2000)}",
                 "",
                 ":::",

@@ -172,11 +172,29 @@ def _execute(job: dict) -> dict:
             "evalue": str(e),
             "traceback": "",
         }
+    if out.exists():
+        hide_parameter_cells(out)
     return {
         "chapter": job["chapter"],
         "seconds": time.perf_counter() - t0,
         "error": error,
     }
+
+
+HIDDEN_TAGS = ("parameters", "injected-parameters")
+
+
+def hide_parameter_cells(path: Path) -> None:
+    """Tag papermill's parameters cells ``remove-cell``: they stay in the notebook (papermill
+    needs them) but not on the page, where the resolved-parameter line tells the reader more."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if any(t in tags for t in HIDDEN_TAGS) and "remove-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
+    nbformat.write(nb, path)
 
 
 def _kernel_env(

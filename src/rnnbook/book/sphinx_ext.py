@@ -1,8 +1,11 @@
 """A small Sphinx extension of the book's own.
 
-The package's docstrings are plain text with maths in it (``|lambda_k|``, ``|a / b - 1|``); in
-reStructuredText a pair of pipes is a substitution reference, an error under ``-W``. The API page
-shows them literally.
+* The package's docstrings are plain text with maths in it (``|lambda_k|``, ``|a / b - 1|``); in
+  reStructuredText a pair of pipes is a substitution reference, an error under ``-W``. The API page
+  shows them literally.
+* sphinx-thebe adds its inline configuration script at every ``env-before-read-docs``, which
+  jupyter-book fires twice, so every page declared ``const THEBE_JS_URL`` twice: a JavaScript error on
+  every page. Each page now loads every script once.
 """
 
 from __future__ import annotations
@@ -18,6 +21,18 @@ def _literal_pipes(app, what, name, obj, options, lines: list[str]) -> None:
         lines[i] = _PIPE.sub(r"\\|", line)
 
 
+def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
+    seen, unique = set(), []
+    for script in context.get("script_files", []):
+        attrs = getattr(script, "attributes", {}) or {}
+        key = (getattr(script, "filename", None) or "", attrs.get("body"))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
 def setup(app) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", _literal_pipes)
+    app.connect("html-page-context", _dedupe_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

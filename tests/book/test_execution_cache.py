@@ -137,3 +137,23 @@ def test_markdown_is_refreshed_around_kept_outputs(tmp_path):
     assert [c.cell_type for c in out.cells] == ["code", "code", "markdown", "code"]
     assert "New words." in out.cells[2].source and out.cells[1].source == "k = 2"
     assert out.cells[3].outputs[0]["text"] == "2\n"
+
+
+def test_dry_run_caps_training_lengths(book, monkeypatch):
+    from rnnbook.book.params import Param, resolve
+
+    spec = {
+        "steps": Param(int, 5, 100, 10_000, training=True),
+        "width": Param(int, 4, 8, 512),
+    }
+    assert resolve(spec, "paper").steps == 10_000
+    monkeypatch.setenv("RNNBOOK_DRY_RUN", "3")
+    P = resolve(spec, "paper")
+    assert (P.steps, P.width) == (3, 512)
+    assert resolve(spec, "paper", steps=50).steps == 50  # an explicit value stays
+    report = pipeline.dry_run(book, "paper", steps=2, log=lambda *_: None)
+    assert set(report) == {f"notebooks/p/{n}" for n in ("one", "two", "three")}
+    assert all(r["peak_mb"] > 10 for r in report.values())
+    assert not (
+        book / "_build" / "claims.json"
+    ).exists()  # the book itself is untouched

@@ -10,7 +10,7 @@ import yaml
 
 from .params import PROFILES, ParameterError
 from . import distributed
-from .pipeline import BuildError, build, run_chapter
+from .pipeline import BuildError, build, dry_run, run_chapter
 
 
 def _value(text: str):
@@ -42,6 +42,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run the chapters on a Dask cluster: tcp://host:8786, or local:N for N local workers",
     )
     b.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="execute every chapter at the profile's sizes with training capped at a few steps; "
+        "report time and peak memory (into _build/dry-run, not the book)",
+    )
+    b.add_argument(
         "--force",
         action="store_true",
         help="execute every chapter, even those whose cached run is still valid",
@@ -63,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)
     try:
-        if args.cmd == "build":
+        if args.cmd == "build" and args.dry_run:
+            dry_run(args.root, args.profile, jobs=args.jobs)
+        elif args.cmd == "build":
             build(
                 args.root,
                 args.profile,

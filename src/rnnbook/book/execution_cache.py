@@ -214,6 +214,7 @@ class Cache:
         claims: Path,
         seconds: float,
         build_id: str,
+        peak_mb: float | None = None,
     ) -> None:
         d = self._dir(chapter, key.digest)
         shutil.rmtree(d, ignore_errors=True)
@@ -221,7 +222,12 @@ class Cache:
         shutil.copy2(notebook, d / "notebook.ipynb")
         for f in Path(claims).glob("*.json"):
             shutil.copy2(f, d / "claims" / f.name)
-        meta = {"key": key.digest, "seconds": seconds, "build": build_id}
+        meta = {
+            "key": key.digest,
+            "seconds": seconds,
+            "build": build_id,
+            "peak_mb": peak_mb,
+        }
         (d / "meta.json").write_text(json.dumps(meta, indent=1))
         (d.parent / "last.json").write_text(json.dumps(key.parts, indent=1))
 

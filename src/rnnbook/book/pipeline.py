@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -178,6 +179,8 @@ def _execute(job: dict) -> dict:
     return {
         "chapter": job["chapter"],
         "seconds": time.perf_counter() - t0,
+        # the kernel is this worker's only child (one chapter per worker process): its peak memory
+        "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "error": error,
     }
 
@@ -199,14 +202,19 @@ def hide_parameter_cells(path: Path) -> None:
 
 
 def _kernel_env(
-    build: Path, chapter: Chapter, threads: int, claims_dir: Path | None = None
+    build: Path,
+    chapter: Chapter,
+    threads: int,
+    claims_dir: Path | None = None,
+    root: Path | None = None,
 ) -> dict[str, str]:
+    root = root or build.parent
     env = {
         "RNNBOOK_BUILD_DIR": str(build),
-        "RNNBOOK_ROOT": str(build.parent),
+        "RNNBOOK_ROOT": str(root),
         # the book's own sources first (the package is also installed from there, editable)
         "PYTHONPATH": os.pathsep.join(
-            p for p in (str(build.parent / "src"), os.environ.get("PYTHONPATH")) if p
+            p for p in (str(root / "src"), os.environ.get("PYTHONPATH")) if p
         ),
         "RNNBOOK_CHAPTER": chapter.name,
         "RNNBOOK_QUIET": "1",
@@ -240,13 +248,15 @@ def execute_chapters(
     log=print,
     force: bool = False,
     executor: Any = None,
+    build_dir: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> list[dict]:
     """Run the chapters of ``_toc.yml`` at ``profile`` whose inputs changed since their cached run
     (all of them with ``force``); reuse the others. Raises BuildError naming each failed chapter.
 
     ``executor``: ``None`` runs the chapters in a local process pool; a Dask scheduler address, client
     or cluster runs each chapter as a task of that cluster (:mod:`rnnbook.book.distributed`)."""
-    build = root / "_build"
+    build = build_dir or root / "_build"
     chs = chapters(root)
     index, cache = xc.ModuleIndex(xc.local_src(root)), xc.Cache(build)
     bid = xc.build_id(root)
@@ -270,6 +280,7 @@ def execute_chapters(
                     "seconds": hit["seconds"],
                     "error": None,
                     "reused": hit["build"],
+                    "peak_mb": hit.get("peak_mb"),
                 }
             )
             continue
@@ -286,7 +297,10 @@ def execute_chapters(
             "parameters": params,
             "output": str(out),
             "cwd": str(build / "work" / ch.short),
-            "env": _kernel_env(build, ch, threads, claims_dir=claims),
+            "env": {
+                **_kernel_env(build, ch, threads, claims_dir=claims, root=root),
+                **(env or {}),
+            },
         }
         for ch, params, key, out, claims, why in plan
     ]
@@ -302,7 +316,7 @@ def execute_chapters(
         ch, params, key, out, claims, why = by_name[r["chapter"]]
         where = f" on {r['worker']}" if r.get("worker") else ""
         if r["error"] is None:
-            cache.store(ch.name, key, out, claims, r["seconds"], bid)
+            cache.store(ch.name, key, out, claims, r["seconds"], bid, r.get("peak_mb"))
             log(f"  ran    {r['chapter']}  {r['seconds']:.1f} s{where}: {why}")
         else:
             log(f"  FAILED {r['chapter']}  {r['seconds']:.1f} s{where}")
@@ -315,7 +329,7 @@ def execute_chapters(
         distributed.run_on_cluster(job_list, executor, root, done)
     elif job_list:
         with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=get_context("spawn")
+            max_workers=jobs, mp_context=get_context("spawn"), max_tasks_per_child=1
         ) as pool:
             futures = [pool.submit(_execute, j) for j in job_list]
             for fut in as_completed(futures):
@@ -412,6 +426,7 @@ def build(
                 "seconds": r["seconds"],
                 "reused": r.get("reused"),
                 "reason": r.get("reason"),
+                "peak_mb": r.get("peak_mb"),
             }
             for r in results
         },
@@ -427,6 +442,42 @@ def build(
     out = render(root, log=log)
     log(f"\nThe book is built: open {out / 'index.html'}")
     return out
+
+
+def dry_run(
+    root: Path,
+    profile: str = "paper",
+    steps: int = 2,
+    jobs: int | None = None,
+    log=print,
+) -> dict[str, dict]:
+    """Every chapter at ``profile`` (the papers' sizes) with its training lengths capped at
+    ``steps``: shapes, memory and code paths exercised in minutes. Writes into ``_build/dry-run/``
+    (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter."""
+    root = root.resolve()
+    build = root / "_build" / "dry-run"
+    shutil.rmtree(build / "claims", ignore_errors=True)
+    results = execute_chapters(
+        root,
+        profile,
+        jobs,
+        log=log,
+        force=True,
+        build_dir=build,
+        env={"RNNBOOK_DRY_RUN": str(steps)},
+    )
+    report = {
+        r["chapter"]: {
+            "seconds": round(r["seconds"], 1),
+            "peak_mb": round(r.get("peak_mb") or 0.0),
+        }
+        for r in results
+    }
+    (build / "report.json").write_text(json.dumps(report, indent=1))
+    log(f"dry run of profile '{profile}' (training capped at {steps} steps):")
+    for name, r in sorted(report.items()):
+        log(f"  {name:45s} {r['seconds']:8.1f} s  {r['peak_mb']:7.0f} MB peak")
+    return report
 
 
 def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> Path:

@@ -9,7 +9,8 @@ from pathlib import Path
 import yaml
 
 from .params import PROFILES, ParameterError
-from .pipeline import BuildError, build, run_chapter
+from . import distributed
+from .pipeline import BuildError, build, dry_run, run_chapter
 
 
 def _value(text: str):
@@ -35,6 +36,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="execute and collect claims, but do not render",
     )
+    b.add_argument(
+        "--scheduler",
+        default=None,
+        help="run the chapters on a Dask cluster: tcp://host:8786, or local:N for N local workers",
+    )
+    b.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="execute every chapter at the profile's sizes with training capped at a few steps; "
+        "report time and peak memory (into _build/dry-run, not the book)",
+    )
+    b.add_argument(
+        "--force",
+        action="store_true",
+        help="execute every chapter, even those whose cached run is still valid",
+    )
     b.add_argument("--root", type=Path, default=Path("."))
     c = sub.add_parser(
         "chapter", help="re-run one chapter with new parameters into _build/runs/"
@@ -52,8 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)
     try:
-        if args.cmd == "build":
-            build(args.root, args.profile, args.jobs, html=not args.no_html)
+        if args.cmd == "build" and args.dry_run:
+            dry_run(args.root, args.profile, jobs=args.jobs)
+        elif args.cmd == "build":
+            build(
+                args.root,
+                args.profile,
+                args.jobs,
+                html=not args.no_html,
+                force=args.force,
+                executor=distributed.parse_scheduler(args.scheduler),
+            )
         else:
             overrides = {k: _value(v) for k, v in args.parameter}
             if args.profile:

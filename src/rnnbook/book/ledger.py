@@ -225,7 +225,7 @@ def md_cell(x: Any, width: int = 160) -> str:
 def collect(folder: Path) -> list[dict]:
     """Read every claim record in ``folder``, validate it, and return them sorted by paper and id."""
     records = []
-    for path in sorted(Path(folder).glob("*.json")):
+    for path in sorted(Path(folder).rglob("*.json")):
         data = json.loads(path.read_text())
         Claim(**data)  # validates
         records.append(data)

@@ -177,13 +177,25 @@ def _git_commit(root: Path) -> str:
 
 
 def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> str:
-    rows = ["| chapter | execution time (s) |", "|---|---|"]
+    rows = [
+        "| chapter | execution time (s) | peak memory (MB) | this build |",
+        "|---|---|---|---|",
+    ]
     for ch in chapters:
-        secs = timings["chapters"].get(ch.name, {}).get("seconds")
+        t = timings["chapters"].get(ch.name, {})
+        secs = t.get("seconds")
+        how = (
+            f"reused from the build of {t['reused']}"
+            if t.get("reused")
+            else f"ran: {t['reason']}"
+            if t.get("reason")
+            else "ran"
+        )
+        mb = f"{t['peak_mb']:.0f}" if t.get("peak_mb") else "—"
         rows.append(
-            f"| {{doc}}`/{ch.name}` | {secs:.1f} |"
+            f"| {{doc}}`/{ch.name}` | {secs:.1f} | {mb} | {_cell(how, 160)} |"
             if secs is not None
-            else f"| {ch.name} | — |"
+            else f"| {ch.name} | — | — | — |"
         )
     total = sum(v["seconds"] for v in timings["chapters"].values())
     import torch
@@ -195,6 +207,12 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
         "## Chapter execution times",
         "",
         *rows,
+        "",
+        "A chapter runs again only when its code cells, its claim declarations, the modules it "
+        "imports (followed through the package), its parameters, `requirements.txt` or its data "
+        "changed; otherwise its cached run is reused and only its prose is re-rendered "
+        "(`python -m rnnbook build --force` runs every chapter). The execution time of a reused "
+        "chapter is that of its cached run.",
         "",
         f"Sum of chapter times {total:.1f} s; wall time of the parallel execution "
         f"{timings['wall_seconds']:.1f} s with {timings['jobs']} worker(s).",

@@ -35,6 +35,7 @@ class Param:
     allowed: str = ""
     item: type | None = None
     help: str = ""
+    training: bool = False  # a training length (steps, epochs): capped by a dry run
 
     def preset(self, profile: str) -> Any:
         return getattr(self, profile)
@@ -94,10 +95,22 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
             f"unknown parameter {unknown[0]!r}; the parameters of this chapter are: profile, {', '.join(spec)}"
         )
     out = {"profile": profile}
+    cap = dry_run_cap()
     for name, p in spec.items():
         value = given.get(name)
+        if value is None and cap is not None and p.training:
+            value = min(p.preset(profile), cap)
         out[name] = validate(name, p.preset(profile) if value is None else value, p)
     return SimpleNamespace(**out)
+
+
+def dry_run_cap() -> int | None:
+    """Under ``python -m rnnbook build --dry-run`` (``RNNBOOK_DRY_RUN=<steps>``): the number of
+    steps every training-length parameter is capped at; otherwise None."""
+    import os
+
+    raw = os.environ.get("RNNBOOK_DRY_RUN")
+    return int(raw) if raw else None
 
 
 def describe(P: SimpleNamespace) -> str:

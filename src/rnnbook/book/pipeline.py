@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from . import execution_cache as xc
 from . import ledger
 from . import pages
 from .params import PROFILES, ParameterError
@@ -177,6 +179,8 @@ def _execute(job: dict) -> dict:
     return {
         "chapter": job["chapter"],
         "seconds": time.perf_counter() - t0,
+        # the kernel is this worker's only child (one chapter per worker process): its peak memory
+        "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "error": error,
     }
 
@@ -198,11 +202,20 @@ def hide_parameter_cells(path: Path) -> None:
 
 
 def _kernel_env(
-    build: Path, chapter: Chapter, threads: int, claims_dir: Path | None = None
+    build: Path,
+    chapter: Chapter,
+    threads: int,
+    claims_dir: Path | None = None,
+    root: Path | None = None,
 ) -> dict[str, str]:
+    root = root or build.parent
     env = {
         "RNNBOOK_BUILD_DIR": str(build),
-        "RNNBOOK_ROOT": str(build.parent),
+        "RNNBOOK_ROOT": str(root),
+        # the book's own sources first (the package is also installed from there, editable)
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(root / "src"), os.environ.get("PYTHONPATH")) if p
+        ),
         "RNNBOOK_CHAPTER": chapter.name,
         "RNNBOOK_QUIET": "1",
         "MPLCONFIGDIR": str(build / ".cache" / "matplotlib"),
@@ -233,40 +246,94 @@ def execute_chapters(
     jobs: int | None = None,
     overrides: dict[str, Any] | None = None,
     log=print,
+    force: bool = False,
+    executor: Any = None,
+    build_dir: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> list[dict]:
-    """Run every chapter of ``_toc.yml`` at ``profile``; raises BuildError naming each failed chapter."""
-    build = root / "_build"
+    """Run the chapters of ``_toc.yml`` at ``profile`` whose inputs changed since their cached run
+    (all of them with ``force``); reuse the others. Raises BuildError naming each failed chapter.
+
+    ``executor``: ``None`` runs the chapters in a local process pool; a Dask scheduler address, client
+    or cluster runs each chapter as a task of that cluster (:mod:`rnnbook.book.distributed`)."""
+    build = build_dir or root / "_build"
     chs = chapters(root)
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(chs) or 1))
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    index, cache = xc.ModuleIndex(xc.local_src(root)), xc.Cache(build)
+    bid = xc.build_id(root)
     previous = _read_json(build / "timings.json", {}).get("chapters", {})
     # longest first, so that the parallel run ends as early as possible
     chs = sorted(chs, key=lambda c: -previous.get(c.name, {}).get("seconds", 0.0))
-    job_list = []
+    plan, results = [], []
     for ch in chs:
         params = {"profile": profile, **(overrides or {})}
         check_parameters(ch, params)
-        job_list.append(
-            {
-                "chapter": ch.name,
-                "source": str(ch.source),
-                "parameters": params,
-                "output": str(build / "stage" / f"{ch.name}.ipynb"),
-                "cwd": str(build / "work" / ch.short),
-                "env": _kernel_env(build, ch, threads),
-            }
+        key = xc.chapter_key(root, ch, params, index)
+        out = build / "stage" / f"{ch.name}.ipynb"
+        claims = build / "claims" / ch.short
+        hit = None if force else cache.lookup(ch.name, key)
+        if hit is not None:
+            cache.restore(ch.name, key, ch.source, out, claims)
+            log(f"  reused {ch.name}: unchanged since the build of {hit['build']}")
+            results.append(
+                {
+                    "chapter": ch.name,
+                    "seconds": hit["seconds"],
+                    "error": None,
+                    "reused": hit["build"],
+                    "peak_mb": hit.get("peak_mb"),
+                }
+            )
+            continue
+        why = (
+            "--force" if force else xc.why_changed(cache.last_parts(ch.name), key.parts)
         )
+        plan.append((ch, params, key, out, claims, why))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan) or 1))
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    job_list = [
+        {
+            "chapter": ch.name,
+            "source": str(ch.source),
+            "parameters": params,
+            "output": str(out),
+            "cwd": str(build / "work" / ch.short),
+            "env": {
+                **_kernel_env(build, ch, threads, claims_dir=claims, root=root),
+                **(env or {}),
+            },
+        }
+        for ch, params, key, out, claims, why in plan
+    ]
     log(
-        f"executing {len(job_list)} chapter(s) at profile '{profile}' on {jobs} worker(s)"
+        f"executing {len(job_list)} of {len(chs)} chapter(s) at profile '{profile}' "
+        f"on {jobs} worker(s)"
     )
-    results = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_execute, j) for j in job_list]
-        for fut in as_completed(futures):
-            r = fut.result()
-            status = "ok" if r["error"] is None else "FAILED"
-            log(f"  {status:6s} {r['chapter']}  {r['seconds']:.1f} s")
-            results.append(r)
+    by_name = {p[0].name: p for p in plan}
+    for ch, params, key, out, claims, why in plan:
+        shutil.rmtree(claims, ignore_errors=True)
+
+    def done(r: dict) -> None:
+        ch, params, key, out, claims, why = by_name[r["chapter"]]
+        where = f" on {r['worker']}" if r.get("worker") else ""
+        if r["error"] is None:
+            cache.store(ch.name, key, out, claims, r["seconds"], bid, r.get("peak_mb"))
+            log(f"  ran    {r['chapter']}  {r['seconds']:.1f} s{where}: {why}")
+        else:
+            log(f"  FAILED {r['chapter']}  {r['seconds']:.1f} s{where}")
+        results.append({**r, "reason": why})
+
+    if job_list and executor is not None:
+        from . import distributed
+
+        log(f"submitting them to the Dask cluster {distributed.describe(executor)}")
+        distributed.run_on_cluster(job_list, executor, root, done)
+    elif job_list:
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=get_context("spawn"), max_tasks_per_child=1
+        ) as pool:
+            futures = [pool.submit(_execute, j) for j in job_list]
+            for fut in as_completed(futures):
+                done(fut.result())
     failed = [r for r in results if r["error"] is not None]
     if failed:
         raise BuildError(
@@ -320,9 +387,17 @@ def render(root: Path, log=print) -> Path:
 
 
 def build(
-    root: Path, profile: str, jobs: int | None = None, html: bool = True, log=print
+    root: Path,
+    profile: str,
+    jobs: int | None = None,
+    html: bool = True,
+    log=print,
+    force: bool = False,
+    executor: Any = None,
 ) -> Path:
-    """The whole pipeline; returns the HTML folder (or the build folder with ``html=False``)."""
+    """The whole pipeline; returns the HTML folder (or the build folder with ``html=False``).
+
+    Chapters whose inputs did not change since their cached run are reused (``force``: run all)."""
     root = root.resolve()
     if profile not in PROFILES:
         raise ParameterError(
@@ -333,17 +408,28 @@ def build(
         shutil.rmtree(build_dir / stale, ignore_errors=True)
     (build_dir / "claims").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    results = execute_chapters(root, profile, jobs, log=log)
+    results = execute_chapters(
+        root, profile, jobs, log=log, force=force, executor=executor
+    )
     wall = time.perf_counter() - t0
     claims = ledger.collect(build_dir / "claims")
     (build_dir / "claims.json").write_text(json.dumps(claims, indent=1))
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(results) or 1))
+    ran = [r for r in results if not r.get("reused")]
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(ran) or 1))
     timings = {
         "profile": profile,
         "wall_seconds": wall,
         "jobs": workers,
         "threads_per_chapter": max(1, (os.cpu_count() or 1) // workers),
-        "chapters": {r["chapter"]: {"seconds": r["seconds"]} for r in results},
+        "chapters": {
+            r["chapter"]: {
+                "seconds": r["seconds"],
+                "reused": r.get("reused"),
+                "reason": r.get("reason"),
+                "peak_mb": r.get("peak_mb"),
+            }
+            for r in results
+        },
     }
     (build_dir / "timings.json").write_text(json.dumps(timings, indent=1))
     log(f"{len(claims)} claim(s) -> {build_dir / 'claims.json'}")
@@ -356,6 +442,42 @@ def build(
     out = render(root, log=log)
     log(f"\nThe book is built: open {out / 'index.html'}")
     return out
+
+
+def dry_run(
+    root: Path,
+    profile: str = "paper",
+    steps: int = 2,
+    jobs: int | None = None,
+    log=print,
+) -> dict[str, dict]:
+    """Every chapter at ``profile`` (the papers' sizes) with its training lengths capped at
+    ``steps``: shapes, memory and code paths exercised in minutes. Writes into ``_build/dry-run/``
+    (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter."""
+    root = root.resolve()
+    build = root / "_build" / "dry-run"
+    shutil.rmtree(build / "claims", ignore_errors=True)
+    results = execute_chapters(
+        root,
+        profile,
+        jobs,
+        log=log,
+        force=True,
+        build_dir=build,
+        env={"RNNBOOK_DRY_RUN": str(steps)},
+    )
+    report = {
+        r["chapter"]: {
+            "seconds": round(r["seconds"], 1),
+            "peak_mb": round(r.get("peak_mb") or 0.0),
+        }
+        for r in results
+    }
+    (build / "report.json").write_text(json.dumps(report, indent=1))
+    log(f"dry run of profile '{profile}' (training capped at {steps} steps):")
+    for name, r in sorted(report.items()):
+        log(f"  {name:45s} {r['seconds']:8.1f} s  {r['peak_mb']:7.0f} MB peak")
+    return report
 
 
 def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> Path:

@@ -1,0 +1,53 @@
+"""Chapters run as tasks of a Dask cluster give the same ledger as the local process pool."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rnnbook.book import pipeline
+
+from tests.conftest import ROOT
+
+CHAPTERS = ("notebooks/lsc/lemma2_paths", "notebooks/implicit_bias/rho_j")
+
+
+def two_chapter_book(tmp_path: Path) -> Path:
+    (tmp_path / "book").mkdir(parents=True)
+    (tmp_path / "book" / "intro.md").write_text("# Intro\n")
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    shutil.copy(ROOT / "requirements.txt", tmp_path / "requirements.txt")
+    toc = {"format": "jb-book", "root": "book/intro", "chapters": []}
+    for name in CHAPTERS:
+        for suffix in (".py", ".claims.yaml"):
+            src = ROOT / f"{name}{suffix}"
+            if src.exists():
+                (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(src, tmp_path / f"{name}{suffix}")
+        toc["chapters"].append({"file": name})
+    (tmp_path / "_toc.yml").write_text(json.dumps(toc))
+    return tmp_path
+
+
+def test_dask_cluster_gives_the_local_ledger(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    local = two_chapter_book(tmp_path / "local")
+    pipeline.build(local, "smoke", jobs=2, html=False, log=lambda *_: None, force=True)
+    remote = two_chapter_book(tmp_path / "remote")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        pipeline.build(
+            remote,
+            "smoke",
+            html=False,
+            log=lambda *_: None,
+            force=True,
+            executor=cluster,
+        )
+    a = json.loads((local / "_build" / "claims.json").read_text())
+    b = json.loads((remote / "_build" / "claims.json").read_text())
+    assert len(a) >= 4 and a == b
+    for name in CHAPTERS:
+        assert (remote / "_build" / "stage" / f"{name}.ipynb").exists()

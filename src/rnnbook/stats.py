@@ -1,6 +1,9 @@
-"""Power-law rates from Monte Carlo repetitions: the exponent p of E[X_m] ≈ C m^p, with a bootstrap interval.
+"""Statistics over seeds and repetitions, shared by the rooms.
 
-Used for the m^(-1/2) rate of Eq. (2.16) of Chizat et al. and for the convergence of the weights' moments.
+- :func:`seed_interval`: the mean of a statistic over independent seeds with its 95% Student-t
+  interval; training claims are decided from it (CONVENTIONS.md, *The claim ledger*).
+- :func:`power_law_fit`: the exponent p of E[X_m] ≈ C m^p with a bootstrap interval (the m^(-1/2)
+  rate of Eq. (2.16) of Chizat et al., the convergence of the weights' moments).
 """
 
 from __future__ import annotations
@@ -8,6 +11,48 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Mean of ``n`` seeds and its two-sided interval at ``level``."""
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+    level: float = 0.95
+
+    def as_list(self) -> list[float]:
+        return [self.mean, self.lo, self.hi]
+
+    def __str__(self) -> str:
+        return f"{self.mean:.3g} [{self.lo:.3g}, {self.hi:.3g}] (n={self.n})"
+
+
+def seed_interval(samples, level: float = 0.95, axis: int = -1):
+    """Mean over seeds with its Student-t interval, along ``axis`` of ``samples``.
+
+    Returns an :class:`Interval` for a 1-D input, else arrays ``(mean, lo, hi)`` of the other axes.
+    One seed gives an infinite interval: one run decides nothing."""
+    from scipy import stats as _st
+
+    S = np.moveaxis(np.asarray(samples, dtype=float), axis, -1)
+    n = S.shape[-1]
+    if n < 1:
+        raise ValueError("seed_interval needs at least one sample")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    mean = S.mean(-1)
+    if n == 1:
+        half = np.full_like(mean, np.inf)
+    else:
+        sem = S.std(-1, ddof=1) / np.sqrt(n)
+        half = _st.t.ppf(0.5 + level / 2, n - 1) * sem
+    lo, hi = mean - half, mean + half
+    if S.ndim == 1:
+        return Interval(float(mean), float(lo), float(hi), n, level)
+    return mean, lo, hi
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,14 @@ claims:
     rule:
       - reproduced: effect > 0
       - otherwise: not-reproduced
+  - id: lsc.gated2
+    source: Fig. 3
+    statement: trained claim with a shown value
+    trained: {rule: "max(accs) >= 2 * chance", value: "max(accs)"}
+    constants: {chance: 0.1}
+    rule:
+      - reproduced: lo > 0
+      - otherwise: not-reproduced
   - id: lsc.skip
     source: Fig. 9
     statement: not done
@@ -80,11 +88,23 @@ def test_gate_makes_untrained_inconclusive(book):
     c = led.check("lsc.gated", acc=0.1, effect=5.0, seeds=3)
     assert c.verdict == "inconclusive" and c.trained == {
         "rule": "acc >= 0.2",
+        "value": 0.1,
         "passed": False,
     }
     assert c.seeds == 3
-    assert led.check("lsc.gated", acc=0.5, effect=-1.0).verdict == "not-reproduced"
-    assert led.check("lsc.gated", acc=0.5, effect=1.0).verdict == "reproduced"
+    bad = led.check("lsc.gated", acc=0.5, effect=-1.0, seeds=3)
+    assert bad.verdict == "not-reproduced"
+    assert led.check("lsc.gated", acc=0.5, effect=1.0, seeds=3).verdict == "reproduced"
+    g = led.check("lsc.gated2", accs=[0.15, 0.3], lo=0.1, seeds=4)
+    assert g.verdict == "reproduced" and g.trained["value"] == 0.3
+    assert g.trained["passed"] and "value 0.3" in g._repr_markdown_()
+    g = led.check("lsc.gated2", accs=[0.15, 0.19], lo=0.1, seeds=4)
+    assert g.verdict == "inconclusive"
+
+
+def test_training_claim_needs_seeds(book):
+    with pytest.raises(ClaimError, match="seeds="):
+        Ledger("lsc/x", "book").check("lsc.gated", acc=0.5, effect=1.0)
 
 
 def test_not_attempted_needs_no_values(book):

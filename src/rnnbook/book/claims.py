@@ -17,13 +17,17 @@ the *rule* that turns the measured values into a verdict, written down before an
           - otherwise: not-reproduced
         measured: "{mismatches} mismatches in {pairs} pairs"   # how the values are shown
         note: ""                                               # may use {values} too
-        trained: ok_rate >= 0.5             # training claims: the trained-or-not gate
+        trained:                            # training claims: the trained-or-not gate
+          rule: best_acc >= 2 * chance      # ... that the networks trained at all
+          value: best_acc                   # what the ledger shows of it (default: the
+                                            # measured names the rule reads)
 
 The chapter passes only the measured values (``ledger.check("lsc.lemma2.identity", proven=True,
 mismatches=0, pairs=40)``); :func:`decide` applies the declared rule. A rule is a Python expression
 over the measured values, the ``constants`` and ``profile``, limited to arithmetic, comparisons,
 ``and``/``or``/``not``, literals, comprehensions and a few pure functions (:data:`FUNCTIONS`).
-A claim whose declared ``trained`` gate fails is ``inconclusive``, whatever its rule says.
+A claim whose declared ``trained`` gate fails is ``inconclusive``, whatever its rule says; a claim
+with a gate is a training claim and must say how many ``seeds`` stand behind it.
 """
 
 from __future__ import annotations
@@ -165,6 +169,7 @@ class Declaration:
     measured: str | None = None
     note: str = ""
     trained: str | None = None
+    trained_value: str | None = None
     chapter: str = ""
 
     def rule_text(self) -> str:
@@ -200,6 +205,22 @@ def _rule(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     if out[-1][1] != "otherwise":
         raise ClaimError(f"{where}: the last rule entry must be 'otherwise: <verdict>'")
     return tuple(out)
+
+
+def _gate(raw: Any, where: str) -> tuple[str | None, str | None]:
+    """The trained-or-not gate: a rule, or ``{rule: ..., value: ...}``."""
+    if raw is None:
+        return None, None
+    if isinstance(raw, dict):
+        if set(raw) - {"rule", "value"} or "rule" not in raw:
+            raise ClaimError(f"{where}: 'trained' takes 'rule' and optionally 'value'")
+        rule, value = str(raw["rule"]), raw.get("value")
+    else:
+        rule, value = str(raw), None
+    compile_rule(rule, where)
+    if value is not None:
+        compile_rule(str(value), where)
+    return rule, None if value is None else str(value)
 
 
 _KEYS = {
@@ -250,8 +271,7 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
             raise ClaimError(f"{where}: declared twice")
         if not str(raw["id"]).startswith(data["paper"] + "."):
             raise ClaimError(f"{where}: the id must start with the paper's short name")
-        if raw.get("trained") is not None:
-            compile_rule(raw["trained"], where)
+        gate, gate_value = _gate(raw.get("trained"), where)
         out[raw["id"]] = Declaration(
             id=raw["id"],
             paper=data["paper"],
@@ -263,7 +283,8 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
             constants=dict(raw.get("constants") or {}),
             measured=raw.get("measured"),
             note=str(raw.get("note") or "").strip(),
-            trained=raw.get("trained"),
+            trained=gate,
+            trained_value=gate_value,
             chapter=chapter,
         )
     return out
@@ -345,8 +366,14 @@ def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
     names = {**d.constants, **values, "profile": profile}
     trained = None
     if d.trained is not None:
-        ok = bool(evaluate(d.trained, names, f"claim {d.id} (trained)"))
-        trained = {"rule": d.trained, "passed": ok}
+        where = f"claim {d.id} (trained)"
+        ok = bool(evaluate(d.trained, names, where))
+        if d.trained_value is not None:
+            value = evaluate(d.trained_value, names, where)
+        else:
+            used = [n for n in compile_rule(d.trained, where).co_names if n in values]
+            value = values[used[0]] if len(used) == 1 else {n: values[n] for n in used}
+        trained = {"rule": d.trained, "value": plain(value), "passed": ok}
     verdict = None
     if trained is not None and not trained["passed"]:
         verdict = "inconclusive"

@@ -95,7 +95,10 @@ class Claim:
             rows.append(f"- **seeds**: {self.seeds}")
         if self.trained is not None:
             gate = "passed" if self.trained["passed"] else "failed"
-            rows.append(f"- **trained** ({md_cell(self.trained['rule'], 200)}): {gate}")
+            rows.append(
+                f"- **trained** ({md_cell(self.trained['rule'], 200)}): {gate}, "
+                f"value {md_cell(self.trained.get('value'), 200)}"
+            )
         if self.rule:
             rows.append(
                 f"- **rule** (declared before the run): {md_cell(self.rule, 600)}"
@@ -168,6 +171,11 @@ class Ledger:
                 f"declared: {', '.join(self.declared)}"
             )
         d = self.declared[id]
+        if d.trained is not None and (not isinstance(seeds, int) or seeds < 1):
+            raise ClaimError(
+                f"claim {id!r} is a training claim (it declares a trained gate): "
+                "pass seeds=<number of independent seeds behind it>"
+            )
         dec = _claims.decide(d, values, self.profile)
         full_note = " ".join(x for x in (dec.note, note) if x)
         if dec.verdict == "not-attempted" and not full_note:

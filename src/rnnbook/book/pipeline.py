@@ -201,6 +201,18 @@ def hide_parameter_cells(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def chapter_threads() -> int:
+    """Threads per chapter kernel: 1, whatever the machine (``RNNBOOK_THREADS`` overrides).
+
+    Parallel reductions round differently with another thread count, so a chapter's numbers, and
+    with them a verdict near its threshold, would depend on the machine and on ``--jobs``; one
+    thread per chapter, and one chapter per core, keeps ``claims.json`` the same everywhere."""
+    raw = os.environ.get("RNNBOOK_THREADS", "1")
+    if not raw.isdigit() or int(raw) < 1:
+        raise BuildError(f"RNNBOOK_THREADS must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
 def _kernel_env(
     build: Path,
     chapter: Chapter,
@@ -289,7 +301,7 @@ def execute_chapters(
         )
         plan.append((ch, params, key, out, claims, why))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan) or 1))
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = chapter_threads()
     job_list = [
         {
             "chapter": ch.name,
@@ -420,7 +432,7 @@ def build(
         "profile": profile,
         "wall_seconds": wall,
         "jobs": workers,
-        "threads_per_chapter": max(1, (os.cpu_count() or 1) // workers),
+        "threads_per_chapter": chapter_threads(),
         "chapters": {
             r["chapter"]: {
                 "seconds": r["seconds"],
@@ -498,7 +510,7 @@ def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> 
         "output": str(out_dir / f"{Path(ch.short).name}.ipynb"),
         "cwd": str(out_dir / "work"),
         "env": _kernel_env(
-            root / "_build", ch, os.cpu_count() or 1, claims_dir=out_dir / "claims"
+            root / "_build", ch, chapter_threads(), claims_dir=out_dir / "claims"
         ),
     }
     log(f"running {ch.short} with {params}")

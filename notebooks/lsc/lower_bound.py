@@ -31,7 +31,8 @@
 #
 # Theorem 6 ({doc}`proof_assumptions`) shows that on general matrices the only such anti-norm is zero; the paper
 # then proposes the determinant on positive semi-definite (PSD) matrices, which is super-additive and multiplicative
-# there. It adds that "experimentally we found it difficult to stabilize through pre-training the lower bound".
+# there. In Sec. II-B it adds that "experimentally we found it difficult to stabilize through pre-training the lower
+# bound".
 #
 # **What this chapter does.** It checks the two steps of the argument separately, with the determinant as the
 # anti-norm: the product step (Eq. 44), on transition derivatives that satisfy the l-LSC exactly; and the

@@ -395,7 +395,7 @@ def lower_lsc(growth, lyap, newman) -> Figure:
         growth.median + growth.iqr / 2,
         color=COLORS[0],
         alpha=0.25,
-        label="interquartile range",
+        label="median ± IQR / 2",
     )
     axs[0].axhline(0, color="gray", lw=1)
     axs[0].set_xscale("log", base=2)

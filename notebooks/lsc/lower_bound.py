@@ -192,7 +192,9 @@ display(
 
 # %% [markdown]
 # With commuting factors the bound holds; with generic PSD factors it fails in most cases, and $\det J$ is often
-# negative: the path sum is not PSD, and the determinant is not an anti-norm for it. Since Theorem 6 leaves no
+# negative: the path sum is not PSD, and the determinant is not an anti-norm for it. (The chain of Eq. 41 also multiplies
+# non-square factors, the row vector $\partial\mathcal L/\partial\hat o_t$ and $d h_{t',l}/d\theta_l$, whose determinant is not
+# defined, as the paper notes.) Since Theorem 6 leaves no
 # anti-norm on general matrices, the lower bound of Theorem 5 has, as stated, no anti-norm to run on for a
 # multi-layer RNN.
 

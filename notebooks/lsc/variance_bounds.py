@@ -164,7 +164,8 @@ display(Markdown(ex.radius_summary()))
 # $A=\begin{pmatrix}\rho_{time}&c\\0&\rho_{time}\end{pmatrix}$ and the depth matrix $B=\begin{pmatrix}\rho_{depth}&0\\c&\rho_{depth}\end{pmatrix}$:
 # every transition derivative has exactly the radius the LSC asks for, but a path that climbs $\Delta l$ layers multiplies
 # $\Delta l$ factors $B$ interleaved with powers of $A$, and $\rho(BA)\approx c^2$. There is no norm with $\|A\|,\|B\|\le\rho+\epsilon$
-# (their joint spectral radius is at least $\sqrt{\rho(BA)}$), so step (ii) of Eq. (20) fails. We compute
+# (their joint spectral radius is at least $\sqrt{\rho(BA)}$), so the step from norms to radii fails
+# (Eq. 20, step ii, in the proof for $\rho=1$; Eqs. 21-22 in the proof for $\rho=0.5$). We compute
 # $\frac1T\sum_t\sum_{t'\le t}\|J^{t,L}_{t',l}\|_2$ and the update for all $\Delta l$ at $T=$ `nonnormal_T`, against the same
 # quantity for random matrices with the same radii:
 

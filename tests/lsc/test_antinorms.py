@@ -82,3 +82,58 @@ def test_determinant_study():
     assert v["psd_viol"] == 0 and v["gen_viol"] > 0 and v["gen_pairs"] == 200
     assert v["mult_err"] < 1e-8 and d.table().count("\n") == 1 + 4
     assert all(m >= -1e-12 for r, m in d.rows if r.family == "PSD")  # Minkowski
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_rank2_quarter_turn_squares_to_minus_projector(n):
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            P, K = an.rank2_projector(n, i, j), an.rank2_rotation(n, i, j)
+            torch.testing.assert_close(P @ P, P)
+            torch.testing.assert_close(K @ K, -P)
+            assert int(torch.linalg.matrix_rank(P)) == 2
+    with pytest.raises(ValueError):
+        an.rank2_projector(n, 1, 1)
+
+
+def test_rank2_identities_sympy():
+    d = an.rank2_identities_sympy(4)
+    assert d == dict(n=4, pairs=6, holds=True)
+
+
+def test_proof_margins_zero_function_and_a_refuted_candidate():
+    g = torch.Generator().manual_seed(0)
+    A = torch.randn(20, 3, 3, dtype=torch.float64, generator=g)
+    labels, m = an.proof_margins(lambda M: torch.zeros(M.shape[:-2], dtype=M.dtype), A)
+    # 2 (zero) + 3 rows x 5 + 2 x 2 partial sums + 1 (A, -A)
+    assert m.shape == (20, len(labels)) == (20, 2 + 15 + 4 + 1)
+    assert float(m.abs().max()) == 0.0
+    # f = a_11: step 2 fails, f(-P) = -1 < f(K)^2 = 0
+    labels, m = an.proof_margins(lambda M: M[..., 0, 0], A)
+    k = labels.index("mul (K01, K01)")
+    torch.testing.assert_close(m[:, k], torch.full((20,), -1.0, dtype=torch.float64))
+    with pytest.raises(ValueError, match="n >= 2"):
+        an.proof_margins(lambda M: M[..., 0, 0], A[:, :1, :1])
+
+
+def test_proof_margins_vanish_where_the_properties_hold():
+    # on diagonal matrices with nonnegative entries, f = min_i a_ii is super-additive and
+    # super-multiplicative, so the margins of the pairs that stay in that cone are >= 0
+    f = an.candidate_functions()["min_i a_ii"]
+    D = torch.diag_embed(torch.rand(10, 3, dtype=torch.float64))
+    labels, m = an.proof_margins(f, D)
+    keep = [
+        i for i, s in enumerate(labels) if "P" in s and "K" not in s and "-" not in s
+    ]
+    assert float(m[:, keep].min()) >= -1e-12
+
+
+def test_proof_certificate_refutes_every_nonzero_candidate():
+    g = torch.Generator().manual_seed(2)
+    c = an.proof_certificate([1, 2, 3], 10, g)
+    v = c.check()
+    assert v["cases"] > 0 and v["certified"] == v["cases"]
+    assert {n for _, n, _, _, _ in c.rows} == {2, 3}  # n = 1 has no K
+    assert c.table().count("\n") == 1 + 12 and "\\|det\\|" in c.table()

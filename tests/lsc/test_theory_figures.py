@@ -61,3 +61,26 @@ def test_fig_s2_figures():
     assert (
         len(theory_figures.correlation_matrices(s).axes) == 3
     )  # two panels, a colorbar
+
+
+def test_lower_bound_figures():
+    import numpy as np
+
+    from rnnbook.lsc import lower_bound
+
+    g = torch.Generator().manual_seed(0)
+    M = lower_bound.l_lsc_gaussian(20, 16, 3, g)
+    logb = torch.linalg.slogdet(M)[1].numpy()
+    gr = lower_bound.log_det_growth(logb, [4, 16], 0.05)
+    lyap = lower_bound.lyapunov_exponents(M).mean(0).numpy()
+    fig = theory_figures.lower_lsc(gr, lyap, np.zeros(3))
+    assert "typical product" in titles(fig)[0] and len(fig.axes) == 2
+    scan = lower_bound.gain_scan(3, [0.5, 1.0], [0.1], 4, 40, 10, g)
+    fig = theory_figures.gain_scan(scan)
+    assert "l-LSC" in titles(fig)[0] and len(fig.axes[0].lines) == 3
+
+
+def test_fig_s2_title():
+    s = decaying_covariance.fig_s2_study(16, 0, 2, 1, 5, torch.Generator())
+    fig = theory_figures.fig_s2(s, 16, 2, 1, title="Fig. S3: after")
+    assert fig._suptitle.get_text() == "Fig. S3: after"

@@ -8,8 +8,9 @@ growth (App. C, Fig. 1b, Theorem 4) in :mod:`~rnnbook.lsc.gradient_paths` and
 :mod:`~rnnbook.lsc.path_growth`; the PascalRNN and the bounds of Theorems 1-3 (App. A) in
 :mod:`~rnnbook.lsc.bounds`; Lemma 1's eigenvalue moduli (App. B) in :mod:`~rnnbook.lsc.random_matrix`;
 Corollary 1's classical initializations in :mod:`~rnnbook.lsc.initializations`; the anti-norms of
-App. D in :mod:`~rnnbook.lsc.antinorms` and the decaying covariance of App. I in
-:mod:`~rnnbook.lsc.decaying_covariance`. Sec. II-D-H: the networks (:mod:`~rnnbook.lsc.models`),
+App. D in :mod:`~rnnbook.lsc.antinorms`, the lower LSC of Theorem 5 in :mod:`~rnnbook.lsc.lower_bound`
+and the decaying covariance of App. I in :mod:`~rnnbook.lsc.decaying_covariance` (after pre-training
+with the induced 2-norm, Fig. S3: :mod:`~rnnbook.lsc.induced_norm`). Sec. II-D-H: the networks (:mod:`~rnnbook.lsc.models`),
 pre-training to a target radius (:mod:`~rnnbook.lsc.pretrain`), the tasks (:mod:`~rnnbook.lsc.tasks`)
 and the training loop and run cache of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`).
 
@@ -37,7 +38,9 @@ _SUBMODULES = (
     "ffn_mnist",
     "gradient_paths",
     "gru_gradient",
+    "induced_norm",
     "initializations",
+    "lower_bound",
     "lru_ptb",
     "models",
     "path_growth",

@@ -331,3 +331,157 @@ def determinant_study(
         G2 = torch.randn(pairs, n, n, dtype=torch.float64, generator=g)
         rows.append((determinant_test("general", G1, G2), float("nan")))
     return DeterminantStudy(rows, list(sizes))
+
+
+# ---- Theorem 6 proved for every fixed size n >= 2: the rank-2 projector argument -----------
+
+
+def rank2_projector(n: int, i: int, j: int) -> torch.Tensor:
+    """P = e_i e_i^T + e_j e_j^T (i != j): the orthogonal projector on two coordinates, P P = P."""
+    if i == j or not (0 <= i < n and 0 <= j < n):
+        raise ValueError(f"need 0 <= i != j < n, got i = {i}, j = {j}, n = {n}")
+    P = torch.zeros(n, n, dtype=torch.float64)
+    P[i, i] = P[j, j] = 1.0
+    return P
+
+
+def rank2_rotation(n: int, i: int, j: int) -> torch.Tensor:
+    """K = e_i e_j^T - e_j e_i^T, a quarter turn in the (i, j) plane: K K = -P (:func:`rank2_projector`).
+
+    Unlike the proof's J (J J = -I), K exists for every n >= 2, odd sizes included."""
+    P = rank2_projector(n, i, j)  # validates i, j
+    K = torch.zeros_like(P)
+    K[i, j], K[j, i] = 1.0, -1.0
+    return K
+
+
+def rank2_identities_sympy(n: int) -> dict:
+    """Exact (sympy) check, for every pair i < j of an n x n size, of the identities the proof uses:
+    P^2 = P, K^2 = -P, P E_i = E_i (E_i = e_i e_i^T, so P E_i A = E_i A for every A), and
+    sum_i E_i = I. Returns the number of pairs and whether every identity holds."""
+    import sympy as sp
+
+    E = [sp.zeros(n, n) for _ in range(n)]
+    for i in range(n):
+        E[i][i, i] = 1
+    ok, pairs = sum(E, sp.zeros(n, n)) == sp.eye(n), 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            P = E[i] + E[j]
+            K = sp.zeros(n, n)
+            K[i, j], K[j, i] = 1, -1
+            ok &= P * P == P and K * K == -P and P * E[i] == E[i] and P * E[j] == E[j]
+            pairs += 1
+    return dict(n=n, pairs=pairs, holds=bool(ok))
+
+
+def proof_margins(f: Fn, A: torch.Tensor) -> tuple[list[str], torch.Tensor]:
+    """The inequalities of the rank-2 proof of Theorem 6 for f at each A (S, n, n), n >= 2, as margins
+    lhs - rhs (each must be >= 0 if f is super-additive and super-multiplicative), with their labels.
+
+    With E_i = e_i e_i^T, P = E_i + E_j, K K = -P (j = i + 1 mod n):
+    f(0) >= 2 f(0) and f(0) >= f(0)^2 give f(0) = 0; f(P) >= f(P)^2 >= 0, f(-P) = f(KK) >= f(K)^2 >= 0
+    and 0 = f(0) >= f(P) + f(-P) give f(P) = f(-P) = 0; f(E_i A) = f(P E_i A) >= f(P) f(E_i A) = 0;
+    f(A) >= sum_i f(E_i A) >= 0 (super-additivity over the rows), likewise f(-A) >= 0; and
+    0 >= f(A) + f(-A). So if no margin is negative, f(A) = 0."""
+    S, n = A.shape[0], A.shape[-1]
+    if n < 2:
+        raise ValueError("the rank-2 argument needs n >= 2")
+    Z = torch.zeros_like(A)
+    labels, margins = [], []
+
+    def add(label, X, Y):
+        labels.append(f"add {label}")
+        margins.append(f(X + Y) - f(X) - f(Y))
+
+    def mul(label, X, Y):
+        labels.append(f"mul {label}")
+        margins.append(f(X @ Y) - f(X) * f(Y))
+
+    add("(0, 0)", Z, Z)
+    mul("(0, 0)", Z, Z)
+    rows = [torch.zeros_like(A) for _ in range(n)]
+    for i in range(n):
+        j = (i + 1) % n
+        P = rank2_projector(n, i, j).to(A.dtype).expand(S, n, n)
+        K = rank2_rotation(n, i, j).to(A.dtype).expand(S, n, n)
+        rows[i][:, i] = A[:, i]
+        mul(f"(P{i}{j}, P{i}{j})", P, P)
+        mul(f"(K{i}{j}, K{i}{j})", K, K)
+        add(f"(P{i}{j}, -P{i}{j})", P, -P)
+        for s in (1, -1):
+            mul(f"(P{i}{j}, {'+' if s > 0 else '-'}E{i} A)", P, s * rows[i])
+    for s in (1, -1):
+        partial = s * rows[0]
+        for k in range(1, n):
+            add(
+                f"(rows < {k}, row {k}) of {'+' if s > 0 else '-'}A",
+                partial,
+                s * rows[k],
+            )
+            partial = partial + s * rows[k]
+    add("(A, -A)", A, -A)
+    return labels, torch.stack(margins, -1)
+
+
+@dataclass(frozen=True)
+class ProofCertificate:
+    """Per candidate and size: how many test matrices have f(A) != 0 (``nonzero``) and, of those, how
+    many the proof refutes, i.e. one of its inequalities fails at A (``refuted``), with the
+    inequality that fails most often (``first``)."""
+
+    rows: list[
+        tuple[str, int, int, int, str]
+    ]  # (candidate, n, nonzero, refuted, most often)
+
+    def table(self) -> str:
+        """Markdown, one row per candidate: refuted / nonzero per size, and the inequality that
+        fails most often at the largest size."""
+        sizes = sorted({n for _, n, _, _, _ in self.rows})
+        cell = {(c, n): (z, r, w) for c, n, z, r, w in self.rows}
+        names = list(dict.fromkeys(c for c, _, _, _, _ in self.rows))
+        head = (
+            "| candidate $f$ | "
+            + " | ".join(f"$n={n}$" for n in sizes)
+            + f" | failing most often ($n={sizes[-1]}$) |\n|"
+            + "---|" * (len(sizes) + 2)
+            + "\n"
+        )
+        return head + "\n".join(
+            f"| {c.replace('|', chr(92) + '|')} | "
+            + " | ".join(f"{cell[c, n][1]} / {cell[c, n][0]}" for n in sizes)
+            + f" | {cell[c, sizes[-1]][2]} |"
+            for c in names
+        )
+
+    def check(self) -> dict:
+        return dict(
+            cases=sum(z for _, _, z, _, _ in self.rows),
+            certified=sum(r for _, _, _, r, _ in self.rows),
+        )
+
+
+def proof_certificate(
+    sizes: list[int], samples: int, g: torch.Generator, rtol: float = 1e-9
+) -> ProofCertificate:
+    """Every candidate of :func:`candidate_functions` on ``samples`` Gaussian matrices plus I, -I, 2I
+    of each size n >= 2: the proof says f(A) != 0 forces a negative margin in :func:`proof_margins`."""
+    rows = []
+    for n in [m for m in sizes if m >= 2]:
+        eye = torch.eye(n, dtype=torch.float64)
+        A = torch.cat(
+            [
+                torch.stack([eye, -eye, 2 * eye]),
+                torch.randn(samples, n, n, dtype=torch.float64, generator=g),
+            ]
+        )
+        for name, f in candidate_functions().items():
+            fA = f(A)
+            nz = fA.abs() > 1e-9
+            labels, m = proof_margins(f, A)
+            bad = m < -rtol * (1 + fA.abs()[:, None])
+            refuted = bad.any(-1) & nz
+            counts = bad[nz].sum(0)
+            most = labels[int(counts.argmax())] if int(nz.sum()) else "-"
+            rows.append((name, n, int(nz.sum()), int(refuted.sum()), most))
+    return ProofCertificate(rows)

@@ -1,4 +1,4 @@
-"""The figures of the LSC theory chapters (Lemma 1-2, Fig. 1b-c, Theorems 1-3, Fig. S2).
+"""The figures of the LSC theory chapters (Lemma 1-2, Fig. 1b-c, Theorems 1-3 and 5, Figs. S2-S3).
 
 Each function draws one figure from what the chapter computed and returns it; matplotlib only.
 """
@@ -326,9 +326,12 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
     return fig
 
 
-def fig_s2(study, samples: int, width: int, time_repeat: int) -> Figure:
+def fig_s2(
+    study, samples: int, width: int, time_repeat: int, title: str | None = None
+) -> Figure:
     """Fig. S2: covariance, correlation and p-value of a_t with a_t0, per layer
-    (:class:`~rnnbook.lsc.decaying_covariance.FigS2Study`)."""
+    (:class:`~rnnbook.lsc.decaying_covariance.FigS2Study`); ``title`` replaces the default
+    suptitle (Fig. S3 draws the same panels after pre-training)."""
     fig, axs = plt.subplots(3, 2, figsize=(10, 7), sharex=True)
     band = 2 / np.sqrt(samples)
     for j, st in enumerate(study.stats):
@@ -349,7 +352,8 @@ def fig_s2(study, samples: int, width: int, time_repeat: int) -> Figure:
     for ax, name in zip(axs[:, 0], ("covariance", "correlation", "$p$-value")):
         ax.set_ylabel(name)
     fig.suptitle(
-        f"Fig. S2: LSTM at initialization on spike-latency digits ({samples} samples, "
+        title
+        or f"Fig. S2: LSTM at initialization on spike-latency digits ({samples} samples, "
         f"width {width})"
     )
     fig.tight_layout()
@@ -375,4 +379,74 @@ def correlation_matrices(study) -> Figure:
             ylabel="time step $s$",
         )
     fig.colorbar(im, ax=axs, shrink=0.85, label="Pearson correlation")
+    return fig
+
+
+def lower_lsc(growth, lyap, newman) -> Figure:
+    """Theorem 5: the spread of (1/n) log|det J_n| over sequences against n
+    (:class:`~rnnbook.lsc.lower_bound.Growth`), and the Lyapunov exponents (mean over sequences)
+    against Newman's formula."""
+    fig, axs = plt.subplots(1, 2, figsize=(10, 3.8))
+    ns = np.array(growth.ns)
+    axs[0].plot(ns, growth.median, "o-", color=COLORS[0], label="median")
+    axs[0].fill_between(
+        ns,
+        growth.median - growth.iqr / 2,
+        growth.median + growth.iqr / 2,
+        color=COLORS[0],
+        alpha=0.25,
+        label="median ± IQR / 2",
+    )
+    axs[0].axhline(0, color="gray", lw=1)
+    axs[0].set_xscale("log", base=2)
+    axs[0].set_xticks(ns, [str(v) for v in ns])
+    axs[0].minorticks_off()
+    axs[0].set(
+        xlabel="number of transition derivatives $n$",
+        ylabel=r"$\frac{1}{n}\log|\det J_n|$",
+        title="the l-LSC stabilizes the typical product",
+    )
+    axs[0].legend(fontsize=8)
+    i = np.arange(1, len(newman) + 1)
+    axs[1].plot(i, lyap, "o", color=COLORS[1], label="measured (QR)")
+    axs[1].plot(i, newman, "x", ms=9, color=COLORS[3], label="Newman's formula")
+    axs[1].axhline(0, color="gray", lw=1)
+    axs[1].set(
+        xlabel="index $i$",
+        ylabel=r"Lyapunov exponent $\lambda_i$ (per step)",
+        title=r"what it leaves free: $\sum_i\lambda_i=0$",
+    )
+    axs[1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def gain_scan(scan) -> Figure:
+    """Mean log|det M_t| of driven tanh RNNs against the gain, per input scale and weight family
+    (:class:`~rnnbook.lsc.lower_bound.GainScan`)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    styles = {"orthogonal": "-", "Gaussian": "--"}
+    for f, rows in scan.means.items():
+        for j, (s, m) in enumerate(rows.items()):
+            ax.plot(
+                scan.gains,
+                m,
+                styles.get(f, ":"),
+                marker="o",
+                ms=3,
+                color=COLORS[j],
+                label=f"{f} W, input s = {s:g}",
+            )
+    ax.axhline(0, color="black", lw=1, label="l-LSC")
+    ax.set_xscale("log")
+    ax.set_xticks(scan.gains, [f"{v:g}" for v in scan.gains])
+    ax.minorticks_off()
+    ax.set(
+        xlabel="gain $g$",
+        ylabel=r"mean $\log|\det M_t|$",
+        title="driven tanh RNN: the l-LSC out of reach",
+        ylim=(max(-20, ax.get_ylim()[0]), 1),
+    )
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
     return fig

@@ -1,0 +1,150 @@
+"""Pre-training to the LSC with the p = 2 induced norm, and Fig. S3: Herranz-Celotti & Rouat, App. I.
+
+Fig. S3 repeats the decaying-covariance test of Fig. S2 on networks "pre-trained to satisfy the LSC with
+the matrix norm induced by the vector p-norm with p = 2, such that E a_k = 1", a_k = ||M_k||_2 the
+largest singular value of a transition derivative. The pre-training of :mod:`rnnbook.lsc.pretrain`
+(Sec. II-D) targets the spectral radius; here the same loop (its Eq. (2) loss, weight multiplier and
+shuffling, called unchanged) is given transitions whose ``radii`` are their spectral norms:
+
+* :class:`NormTransition` is a :class:`~rnnbook.lsc.pretrain.Transition` measured by ||M||_2;
+* :class:`InducedNormLSC` wraps a :class:`~rnnbook.lsc.pretrain.StackedRNN` so that
+  :func:`~rnnbook.lsc.pretrain.pretrain` sees only such transitions.
+
+:func:`fig_s3_study` pre-trains the 2-layer LSTM of App. H (:func:`rnnbook.lsc.models.make_rnn`) on
+the spike-latency digits of :mod:`rnnbook.lsc.decaying_covariance` and measures the statistics of
+Fig. S2 on its time-transition norms before and after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from . import decaying_covariance as dc
+from .models import make_rnn
+from .pretrain import LSCConfig, LSCReport, StackedRNN, Transition, pretrain
+
+
+class NormTransition(Transition):
+    """A family of transition derivatives whose "radius" is the p = 2 induced norm ||M||_2."""
+
+    def radii(self, nonsquare: str = "pad") -> Tensor:
+        return torch.linalg.matrix_norm(self.M, ord=2)
+
+
+class InducedNormLSC(nn.Module):
+    """A :class:`StackedRNN` seen through its spectral norms: :func:`pretrain` on this wrapper
+    pre-trains the network to E ||M_k||_2 = target (the LSC of Theorem 2 with q = 1, p = 2)."""
+
+    def __init__(self, net: StackedRNN) -> None:
+        super().__init__()
+        self.net = net
+
+    @property
+    def depth(self) -> int:
+        return self.net.depth
+
+    def forward(self, x: Tensor, trace: bool = False):
+        return self.net(x, trace=trace)
+
+    def lsc_jacobians(self, x: Tensor, **kw) -> list[NormTransition]:
+        return [
+            NormTransition(t.layer, t.kind, t.M)
+            for t in self.net.lsc_jacobians(x, **kw)
+        ]
+
+    def lsc_scale(self, layer: int, kind: str, kappa: float) -> None:
+        self.net.lsc_scale(layer, kind, kappa)
+
+
+@torch.no_grad()
+def time_transition_norms(
+    net: StackedRNN, x: Tensor, chunk: int = 50
+) -> list[np.ndarray]:
+    """a_{t,l} = ||dh_{t,l}/dh_{t-1,l}||_2 at every sample and step: [(B, T)] per layer (batched
+    Jacobians of :meth:`StackedRNN.lsc_jacobians`, ``chunk`` samples at a time)."""
+    out: list[list[np.ndarray]] = [[] for _ in net.cells]
+    B, T = x.shape[:2]
+    for b0 in range(0, B, chunk):
+        xb = x[b0 : b0 + chunk]
+        trs = net.lsc_jacobians(xb, n_times=None, include_input=False)
+        for tr in trs:
+            if tr.kind == "time":
+                a = torch.linalg.matrix_norm(tr.M, ord=2).reshape(xb.shape[0], T)
+                out[tr.layer - 1].append(a.double().numpy())
+    return [np.concatenate(parts) for parts in out]
+
+
+def digit_batches(batch: int, seed: int, time_repeat: int) -> Iterator[Tensor]:
+    """Endless random batches of spike-latency digits (all 1,797 images, reshuffled each pass)."""
+    X = torch.tensor(dc.load_sl_digits(1797, seed, time_repeat=time_repeat))
+    g = torch.Generator().manual_seed(seed)
+    while True:
+        perm = torch.randperm(len(X), generator=g)
+        for i in range(0, len(X) - batch + 1, batch):
+            yield X[perm[i : i + batch]]
+
+
+def decay_study(
+    norms: list[np.ndarray], X: Tensor, lag0: int, time_repeat: int = 1
+) -> dc.FigS2Study:
+    """The statistics of Fig. S2 (:class:`~rnnbook.lsc.decaying_covariance.FigS2Study`) of given
+    norms; ``lag0`` in time steps; X the inputs, each step repeated ``time_repeat`` times."""
+    stats = [dc.lag_statistics(a) for a in norms]
+    pairwise = [dc.pairwise_significance(a, st.t0, lag0) for a, st in zip(norms, stats)]
+    spikes = float(X.sum((1, 2)).mean()) / time_repeat
+    return dc.FigS2Study(X, norms, stats, pairwise, lag0, spikes)
+
+
+@dataclass
+class FigS3Study:
+    """Fig. S2's statistics of the same LSTM at initialization (``before``) and after pre-training
+    to E ||M_k||_2 = 1 (``after``), the pre-training report and the mean time-transition norm of
+    each layer after it, on the evaluation images."""
+
+    before: dc.FigS2Study
+    after: dc.FigS2Study
+    report: LSCReport
+    mean_norm: list[float]
+
+    def check(self) -> dict:
+        """Fig. S2's summary after pre-training, whether the pre-training converged, and the mean
+        norms after and before."""
+        s = self.after.check()
+        return dict(
+            **s,
+            converged=bool(self.report.converged),
+            pretrain_steps=self.report.steps,
+            mean_norm=self.mean_norm,
+            init_mean_norm=[float(a.mean()) for a in self.before.norms],
+        )
+
+
+def fig_s3_study(
+    samples: int,
+    seed: int,
+    width: int,
+    time_repeat: int,
+    lag0: int,
+    steps: int,
+    batch: int,
+) -> FigS3Study:
+    """Fig. S3: the 2-layer LSTM of App. H (width ``width``) on the spike-latency digits, pre-trained
+    for at most ``steps`` steps (batches of ``batch`` images) to E ||M_k||_2 = 1 over all its time and
+    depth transitions, with Fig. S2's statistics of its time-transition norms before and after on
+    ``samples`` images; ``lag0`` in the data's steps (before the time repeat)."""
+    X = torch.tensor(dc.load_sl_digits(samples, seed, time_repeat=time_repeat))
+    net = make_rnn("lstm", 2, X.shape[-1], width, 10, seed)
+    lag = lag0 * time_repeat
+    before = decay_study(time_transition_norms(net, X), X, lag, time_repeat)
+    cfg = LSCConfig(target=1.0, max_steps=steps)
+    report = pretrain(
+        InducedNormLSC(net), digit_batches(batch, seed + 1, time_repeat), cfg, seed
+    )
+    norms = time_transition_norms(net, X)
+    after = decay_study(norms, X, lag, time_repeat)
+    return FigS3Study(before, after, report, [float(a.mean()) for a in norms])

@@ -1,0 +1,50 @@
+"""Pre-training with the induced 2-norm and Fig. S3 (induced_norm)."""
+
+import torch
+
+from rnnbook.lsc import decaying_covariance as dc
+from rnnbook.lsc import induced_norm as inn
+from rnnbook.lsc.models import make_rnn
+from rnnbook.lsc.pretrain import LSCConfig, pretrain
+
+
+def test_norm_transition_reports_the_largest_singular_value():
+    g = torch.Generator().manual_seed(0)
+    M = torch.randn(5, 4, 6, generator=g)
+    t = inn.NormTransition(1, "time", M)
+    torch.testing.assert_close(t.radii(), torch.linalg.svdvals(M)[:, 0])
+
+
+def test_time_transition_norms_match_the_independent_lstm():
+    x = torch.tensor(dc.load_sl_digits(6, 0, steps=20))
+    net = make_rnn("lstm", 2, x.shape[-1], 5, 10, seed=1)
+    layers = [dc.LSTMLayer(c.W.detach(), c.U.detach(), c.b.detach()) for c in net.cells]
+    ours = inn.time_transition_norms(net, x, chunk=4)
+    ref = dc.transition_norms(layers, x)
+    assert [a.shape for a in ours] == [(6, 20), (6, 20)]
+    for a, r in zip(ours, ref):
+        torch.testing.assert_close(torch.tensor(a), r.double(), rtol=1e-4, atol=1e-5)
+
+
+def test_pretraining_through_the_wrapper_reaches_unit_norms():
+    batches = inn.digit_batches(16, 0, 1)
+    x = next(batches)
+    net = make_rnn("lstm", 2, x.shape[-1], 6, 10, seed=2)
+    wrapped = inn.InducedNormLSC(net)
+    assert wrapped.depth == 2 and wrapped(x).shape == (16, 50, 10)
+    rep = pretrain(wrapped, batches, LSCConfig(target=1.0, max_steps=40), seed=0)
+    assert rep.converged
+    trs = wrapped.lsc_jacobians(x, n_times=5)
+    assert all(isinstance(t, inn.NormTransition) for t in trs)
+    norms = torch.cat([t.radii() for t in trs])
+    assert abs(float(norms.detach().mean()) - 1.0) < 0.1
+
+
+def test_fig_s3_study_small():
+    s = inn.fig_s3_study(24, 0, 4, 1, 5, 3, 16)
+    v = s.check()
+    assert len(s.before.norms) == len(s.after.norms) == 2
+    assert s.after.norms[0].shape == (24, 50)
+    assert v["pretrain_steps"] <= 3 and len(v["mean_norm"]) == 2
+    assert {"frac_sig", "pair_frac", "decays", "converged", "init_mean_norm"} <= set(v)
+    assert 0 < v["spikes"] < 64

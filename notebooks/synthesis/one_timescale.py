@@ -68,18 +68,12 @@ from rnnbook.book.params import Param, at_least, positive
 from rnnbook.synthesis import figures, frobenius_moments, linear_diagnostics
 from rnnbook.synthesis import nonlinear_diagnostics, summaries, timescale, two_biases
 
+# %% tags=["hide-input"]
 NU = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3]
+WIDTHS = [16, 64], [32, 64, 128, 256], [64, 256, 1024]  # smoke, book, paper
 SPEC = {
     "nu_Ws": Param(list, [0.5, 0.9, 1.3], NU, NU, positive, "> 0", item=float),
-    "widths": Param(
-        list,
-        [16, 64],
-        [32, 64, 128, 256],
-        [64, 256, 1024],
-        at_least(2),
-        ">= 2",
-        item=int,
-    ),
+    "widths": Param(list, *WIDTHS, at_least(2), ">= 2", item=int),
     "seeds": Param(int, 2, 6, 20, at_least(2), ">= 2 (an interval needs two)"),
     "T": Param(int, 6, 10, 12, at_least(3), ">= 3 steps"),
     "k_max": Param(int, 3, 4, 5, at_least(2), ">= 2 Wick orders (at most 7)"),
@@ -180,7 +174,7 @@ fig = figures.four_curves(lin)
 # %% [markdown]
 # **Figure 1.** The four diagnostics (95% intervals over seeds) against $\nu_W$, one panel per width,
 # with the common wide-limit prediction $\nu_W$ (grey line) and the exact finite-lag ratio
-# $\rho_{j+1}/\rho_j$ (dotted). Three curves lie on the line already at small width: $\chi_1$ is exact at
+# $\rho_{j+1}/\rho_j$ (dotted). Two curves lie on the line already at small width: $\chi_1$ is exact at
 # every width, the gradient decay nearly so. The spectral radius lies above the line and approaches it
 # slowly as $n$ grows, the asymptotic member of the four. The NTK ratio follows the dotted curve, which
 # reaches $\nu_W$ only at long lags. Criticality ($\nu_W=1$) is the same point for all four.
@@ -237,6 +231,8 @@ ledger.check(
     n_seeds=P.seeds,
     seeds=P.seeds,
 )
+
+# %%
 ledger.check(
     "synthesis.nonlinear.linear-fails",
     seeds=P.seeds,
@@ -310,7 +306,7 @@ fig = figures.kernel_convergence(P.kernel_widths, gd, lim)
 # **Figure 4.** Relative distance of the kernel-GD impulse response to the closed form with the
 # empirical kernel of the same network (blue: GD reaches it to rounding) and to the wide-limit closed
 # form with $K=\mathrm{diag}(\rho)$ (orange: the gap is the finite-width fluctuation of the NTK and
-# shrinks as the width grows), 95% intervals over seeds.
+# shrinks as the width grows, roughly like $n^{-1/2}$, dotted), mean over seeds and every seed (dots).
 
 # %%
 ledger.check(
@@ -330,6 +326,8 @@ ledger.check(
     n_large=P.kernel_widths[-1],
     seeds=P.kernel_seeds,
 )
+
+# %%
 gap = two_biases.relative(h_l2, h_rho0, h_l2)
 ledger.check(
     "synthesis.bias.min-l2",

@@ -25,7 +25,7 @@ def test_weighted_min_norm_against_a_numerical_optimiser():
 
 def test_kernel_gd_reaches_the_kernel_closed_form_and_the_limit_with_width():
     X, y, _ = tb.convolution_data(8, 4, seed=0)
-    gd, lim = tb.width_sweep(X, y, [16, 256], nu_W=0.8, seeds=3, seed=0, steps=1500)
+    gd, lim = tb.width_sweep(X, y, [16, 128], nu_W=0.8, seeds=4, seed=0, steps=20000)
     assert gd.max() < 1e-6
     assert lim[1].mean() < 0.6 * lim[0].mean()
 

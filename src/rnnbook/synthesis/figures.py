@@ -119,7 +119,7 @@ def impulse_responses(h_true, h_l2, h_rho0, fit) -> Figure:
     ax.plot(j, fit.h0, ":", color=COLORS[2], label="its $h^0$ (initialization)")
     ax.set_ylabel(r"impulse response $h_j$")
     ax.legend(fontsize=7)
-    ax2.semilogy(j, fit.rho, "k.-")
+    ax2.plot(j, fit.rho, "k.-")
     ax2.set_ylabel(r"$\rho_j$")
     ax2.set_xlabel("lag $j$ (time steps)")
     fig.tight_layout()
@@ -127,22 +127,20 @@ def impulse_responses(h_true, h_l2, h_rho0, fit) -> Figure:
 
 
 def kernel_convergence(widths, gd, lim) -> Figure:
-    """Distance of the kernel-GD impulse response to the two closed forms, against the width."""
+    """Distance of the kernel-GD impulse response to the two closed forms against the width: the
+    mean over seeds (line) and every seed (dots); arrays (widths, seeds)."""
     fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    widths = np.asarray(widths)
     for v, c, lab in (
         (lim, COLORS[1], r"to $K=\mathrm{diag}(\rho)$ (wide limit)"),
         (gd, COLORS[0], r"to $K=GG^\top$ (same width)"),
     ):
-        mean, lo, hi = seed_interval(np.maximum(v, 1e-300))
-        ax.errorbar(
-            widths,
-            mean,
-            yerr=[mean - np.maximum(lo, mean * 1e-3), hi - mean],
-            fmt="o-",
-            color=c,
-            capsize=2,
-            label=lab,
-        )
+        v = np.maximum(np.asarray(v, float), 1e-17)
+        ax.plot(widths, v.mean(-1), "o-", color=c, label=lab + ", mean")
+        for s in range(v.shape[-1]):
+            ax.plot(widths, v[:, s], ".", color=c, alpha=0.6)
+    ref = lim.mean(-1)[0] * (widths / widths[0]) ** -0.5
+    ax.plot(widths, ref, "k:", lw=1, label=r"$\propto n^{-1/2}$")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("width $n$")

@@ -93,14 +93,15 @@ class OneTimescale:
 def derive(k_max: int = 4) -> OneTimescale:
     """Derive the four quantities (gradient ratios for k = 0..k_max-1) and their common limit."""
     phi = sp.Function("phi")
+    q = sp.Symbol("q^*", positive=True)
     gauss = sp.exp(-(z**2) / 2) / sp.sqrt(2 * sp.pi)
-    chi_general = sw2 * sp.Integral(
-        sp.Derivative(phi(u), u) ** 2 * gauss, (z, -sp.oo, sp.oo)
-    )
-    q = sp.Symbol("q", positive=True)
-    lin = sp.diff(u, u) ** 2  # phi'(u)^2 with phi(u) = u, u = sqrt(q) z
-    chi_lin = (sw2 * sp.integrate(lin * gauss, (z, -sp.oo, sp.oo))).subs(sw2, nu_W)
-    del q
+
+    def chi(f):  # sigma_w^2 int Dz phi'(sqrt(q*) z)^2
+        dphi = sp.diff(f(u), u).subs(u, sp.sqrt(q) * z)
+        return sw2 * sp.Integral(dphi**2 * gauss, (z, -sp.oo, sp.oo))
+
+    chi_general = chi(phi)
+    chi_lin = chi(sp.Lambda(u, u)).doit().subs(sw2, nu_W)
     i, l_ = sp.symbols("i l", integer=True, positive=True)
     one_step = sp.summation(sp.summation(nu_W, (i, 1, n)), (l_, 1, n)) / n**2
     rho = scale_factors.derive_rho().rho

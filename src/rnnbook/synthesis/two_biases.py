@@ -106,8 +106,10 @@ def kernel_gd(
     steps: int,
     nu_F: float = 1.0,
     nu_C: float = 1.0,
+    tol: float = 1e-13,
 ) -> KernelFit:
-    """GD on the linear RNN linearised at its initialization (Eq. 4), in parameter space."""
+    """GD on the linear RNN linearised at its initialization (Eq. 4), in parameter space, with the step
+    1/lambda_max of the Hessian, for at most ``steps`` steps (it stops once ||X h - y|| <= tol ||y||)."""
     J = X.shape[1]
     p0 = linear_rnn.init_params(width, 1, 1, nu_W, nu_F, nu_C, seed)
     f = lambda p: linear_rnn.impulse_response(p, J).reshape(J)  # noqa: E731
@@ -119,8 +121,11 @@ def kernel_gd(
     lr = 1.0 / torch.linalg.eigvalsh(A @ A.T)[-1]
     dtheta = torch.zeros(G.shape[1], dtype=G.dtype)
     r0 = Xt @ h0 - yt
-    for _ in range(steps):
-        dtheta -= lr * (A.T @ (r0 + A @ dtheta))
+    for step in range(steps):
+        r = r0 + A @ dtheta
+        if step % 50 == 0 and torch.linalg.norm(r) <= tol * torch.linalg.norm(yt):
+            break
+        dtheta -= lr * (A.T @ r)
     h_gd = (h0 + G @ dtheta).numpy()
     K = (G @ G.T).numpy()
     rho = scale_factors.rho(J, nu_W, nu_F, nu_C)

@@ -8,7 +8,7 @@ n_x = n_y = 1) gives, with J = W/sqrt(n):
 * ``rho_ratio``: Theta_{j+1}/Theta_j at the last two lags, Theta_j the diagonal of the empirical NTK for an
   impulse input (whose limit is rho_j, Theorem 3.3(b)), from :func:`ntk_impulse_diagonal`;
 * ``grad_decay``: (g_T/g_1)^(1/(T-1)) with g_k = ||J^k||_F^2/n = ||dh_T/dh_{T-k}||_F^2/n, the per-step
-  decay of the gradient norm.
+  decay of the gradient norm (g_k estimated with Gaussian probes, :func:`frobenius_powers`).
 
 Everything is batched over (nu_W, seed): one tensor of shape (len(nu_Ws) * seeds, n, n) per width.
 """

@@ -1,0 +1,358 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # One timescale, four theories
+#
+# **What the four papers say, each in its own language.** For a recurrent network
+# $h_t = W h_{t-1}/\sqrt n + F x_t$ with $W_{ij}\sim\mathcal N(0,\nu_W)$, the linear RNN of
+# {cite:t}`emami2021implicit` and the common special case of all four papers:
+#
+# * {cite:t}`herranzcelotti2024lsc` (LSC) ask that the *radius* of each transition derivative
+#   $\partial h_t/\partial h_{t-1} = J = W/\sqrt n$ be one (Theorem 1), so that gradients neither
+#   explode nor vanish through time;
+# * {cite:t}`chen2018dynamical` (mean field) measure signal propagation by the slope $\chi_1$, the
+#   mean squared singular value of one Jacobian step, criticality being $\chi_1 = 1$, and the
+#   depth scale $\tau = -1/\log\chi$;
+# * {cite:t}`emami2021implicit` find that the NTK weighs lag $j$ of the impulse response by
+#   $\rho_j$ (Eq. 21), which decays geometrically: the implicit bias towards short memory;
+# * {cite:t}`chizat2022infinite` show that a deep linear network trained from its infinite-width
+#   limit converges to the minimum-$\ell_2$-norm interpolant (Theorem 2.3).
+#
+# **What this chapter shows.** The first three numbers are one number: in the wide limit the squared
+# spectral radius of $J$, $\chi_1$, the ratio $\rho_{j+1}/\rho_j$ at large $j$ and the per-step decay of
+# $\mathbb E\|\partial h_T/\partial h_t\|_F^2/n$ all equal $\nu_W$, so one timescale
+# $\tau = -1/\log\nu_W$ governs signal propagation, gradient stability and memory bias (Secs. 1-2).
+# Once the network is nonlinear they part, and the chapter measures which one still predicts the
+# gradient decay (Sec. 3). Finally the two implicit biases, the $\rho$-weighted one of the linear RNN and
+# the $\ell_2$ one of the deep linear network, are one principle, GD moves the function as little as
+# the data allow in the norm of its tangent kernel, and are compared on the same data (Sec. 4).
+
+# %% tags=["parameters"]
+profile = "book"
+nu_Ws = None
+widths = None
+seeds = None
+T = None
+k_max = None
+mc_samples = None
+nl_width = None
+nl_T = None
+sigma_v2 = None
+minimal_mu_b = None
+lags = None
+equations = None
+kernel_widths = None
+kernel_seeds = None
+gd_steps = None
+kernel_nu_W = None
+seed = None
+
+# %% tags=["hide-input"]
+import numpy as np
+from IPython.display import Markdown, Math, display
+from myst_nb import glue
+
+from rnnbook.book.chapter import start
+from rnnbook.book.params import Param, at_least, positive
+from rnnbook.synthesis import figures, frobenius_moments, linear_diagnostics
+from rnnbook.synthesis import nonlinear_diagnostics, summaries, timescale, two_biases
+
+# %% tags=["hide-input"]
+NU = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3]
+WIDTHS = [16, 64], [32, 64, 128, 256], [64, 256, 1024]  # smoke, book, paper
+SPEC = {
+    "nu_Ws": Param(list, [0.5, 0.9, 1.3], NU, NU, positive, "> 0", item=float),
+    "widths": Param(list, *WIDTHS, at_least(2), ">= 2", item=int),
+    "seeds": Param(int, 2, 6, 20, at_least(2), ">= 2 (an interval needs two)"),
+    "T": Param(int, 6, 10, 12, at_least(3), ">= 3 steps"),
+    "k_max": Param(int, 3, 4, 5, at_least(2), ">= 2 Wick orders (at most 7)"),
+    "mc_samples": Param(int, 20000, 200000, 1000000, at_least(100), ">= 100"),
+    "nl_width": Param(int, 32, 128, 256, at_least(4), ">= 4"),
+    "nl_T": Param(int, 6, 16, 24, at_least(4), ">= 4 steps"),
+    "sigma_v2": Param(float, 0.1, 0.1, 0.1, positive, "> 0 input weight variance"),
+    "minimal_mu_b": Param(float, 2.0, 2.0, 2.0, None, "gate bias of the minimalRNN"),
+    "lags": Param(int, 12, 16, 24, at_least(3), ">= 3 lags J"),
+    "equations": Param(int, 6, 8, 12, at_least(1), ">= 1, fewer than lags"),
+    "kernel_widths": Param(
+        list, [16, 64], [32, 128, 512], [64, 256, 1024], at_least(2), ">= 2", item=int
+    ),
+    "kernel_seeds": Param(int, 2, 3, 10, at_least(2), ">= 2"),
+    "gd_steps": Param(int, 1000, 1000, 3000, at_least(1), ">= 1", training=True),
+    "kernel_nu_W": Param(float, 0.8, 0.8, 0.8, positive, "> 0"),
+    "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
+}
+P, ledger = start("synthesis/one_timescale", SPEC, globals())
+
+# %% [markdown]
+# ## 1. Four quantities, one number: the derivation
+#
+# **Mean field.** The slope of the variance map of a vanilla RNN with nonlinearity $\phi$ is
+# $\chi_1 = \sigma_w^2\,\mathbb E[\phi'(u)^2]$ with $W\sim\mathcal N(0,\sigma_w^2/N)$ (the paper's
+# Eq. 4 at $c=1$). Our $W/\sqrt n$ is their $W$ with $\sigma_w^2 = \nu_W$, and the linear network has
+# $\phi(u)=u$. Exact at every width, the one-step mean squared singular value has mean $\nu_W$:
+
+# %%
+d = timescale.derive(P.k_max)
+steps = d.latex()
+display(Math(steps["chi1"]), Math(steps["frobenius"]))
+
+# %% [markdown]
+# **Implicit bias.** From the scale factors $\rho_j$ that the implicit-bias part derives from the
+# variance recursions of the proof (`rnnbook.implicit_bias.scale_factors`), the ratio of consecutive
+# factors is, exactly, $\nu_W$ times a factor $1 + a/(aj+b)$ that tends to one only as $j\to\infty$:
+
+# %%
+display(Math(steps["rho"]))
+
+# %% [markdown]
+# **Gradients.** The gradient from step $T$ back to $t = T-k$ is $\partial h_T/\partial h_t = J^k$.
+# Wick's theorem (`rnnbook.synthesis.frobenius_moments`, an enumeration of the $(2k-1)!!$ pairings of the
+# $2k$ Gaussian factors of $\operatorname{tr} W^k (W^\top)^k$) gives
+# $\mathbb E\|W^k\|_F^2 = \nu_W^k P_k(n)$ **exactly** at every width, with the polynomials
+
+# %%
+for q in range(1, P.k_max + 1):
+    display(
+        Math(
+            rf"P_{q}(n) = {frobenius_moments.sp.latex(frobenius_moments.wick_polynomial(q))}"
+        )
+    )
+display(Math(steps["grad"]))
+
+# %% [markdown]
+# The per-step decay is therefore $\nu_W$ exactly only for the first step; after that it carries a
+# correction $1 + O(k^2/n^2)$ from the pairings that tie a $W$ to a $W$ (not to a $W^\top$), so it equals
+# $\nu_W$ only as $n\to\infty$. The leading coefficient of every $P_k$ is one, the free-probability
+# statement $\varphi(c^k c^{*k}) = 1$ for a circular element $c$.
+#
+# **LSC.** The circular law puts the eigenvalues of $J$ uniformly in a disc; for such (R-diagonal)
+# limits the outer radius is $\|J\|_2 = \varphi(JJ^\top)^{1/2}$ (Haagerup and Larsen), and
+# $\varphi(JJ^\top)=\nu_W$ is the exact one-step moment above. This step is quoted, not derived, and it
+# is **asymptotic only**: the spectral radius of a finite matrix fluctuates around and above it.
+
+# %%
+display(Math(steps["radius"]), Math(steps["tau"]))
+ledger.check("synthesis.timescale.derivation", **d.summary())
+
+# %% [markdown]
+# A Monte Carlo check of the exact finite-width moments at a tiny width, where the Wick correction is
+# large (at $n=4$, $P_3(4)/4^4 = 1.69$): the sample means must agree with $\nu_W^kP_k(n)/n^{k+1}$ and
+# disagree with the naive $\nu_W^k$.
+
+# %%
+wick = frobenius_moments.wick_check(4, P.k_max, 0.9, P.mc_samples, P.seed)
+ledger.check("synthesis.timescale.wick", **wick)
+
+# %% [markdown]
+# ## 2. Four curves against one prediction
+#
+# For every width $n$, $\nu_W$ of the sweep and seed we draw one network from Eq. (4) of Emami et al.
+# ($n_x=n_y=1$, $\nu_F=\nu_C=1$) and measure, batched over $(\nu_W,\text{seed})$:
+# $r(J)^2$ (LSC), $\|J\|_F^2/n$ ($\chi_1$), the ratio $\Theta_{j+1}/\Theta_j$ of the diagonal of the
+# empirical NTK for an impulse input at the last two lags $j = T-2, T-1$ (its limit is $\rho_j$;
+# computed in closed form and checked against `torch.func` autodiff in the tests), and the per-step
+# decay $(g_T/g_1)^{1/(T-1)}$ of $g_k = \|J^k\|_F^2/n$ (a Hutchinson estimate with 16 probes).
+
+# %%
+lin = linear_diagnostics.sweep(P.nu_Ws, P.widths, P.seeds, P.T, P.seed)
+lin_summary = summaries.linear(lin)
+
+# %% tags=["hide-input"]
+fig = figures.four_curves(lin)
+
+# %% [markdown]
+# **Figure 1.** The four diagnostics (95% intervals over seeds) against $\nu_W$, one panel per width,
+# with the common wide-limit prediction $\nu_W$ (grey line) and the exact finite-lag ratio
+# $\rho_{j+1}/\rho_j$ (dotted). Two curves lie on the line already at small width: $\chi_1$ is exact at
+# every width, the gradient decay nearly so. The spectral radius lies above the line and approaches it
+# slowly as $n$ grows, the asymptotic member of the four. The NTK ratio follows the dotted curve, which
+# reaches $\nu_W$ only at long lags. Criticality ($\nu_W=1$) is the same point for all four.
+
+# %%
+for name in ("radius", "chi1", "rho-ratio", "gradient-decay"):
+    ledger.check(f"synthesis.timescale.{name}", seeds=P.seeds, **lin_summary)
+
+# %% [markdown]
+# ## 3. Where they part: a tanh RNN and a gated cell
+#
+# The same diagnostics, now for the vanilla tanh RNN and the minimalRNN of Chen et al. (Eq. 5, a gated
+# cell with update gate $u_t = \sigma(e_t)$), both in the mean-field parametrisation with
+# $\sigma_w^2 = \nu_W$, driven by Gaussian inputs (`rnnbook.synthesis.nonlinear_diagnostics`). The
+# theories now make different predictions: the linear theory (and with it the implicit-bias ratio
+# $\rho_{j+1}/\rho_j\to\nu_W$) predicts $\nu_W$; mean field predicts $\chi_1$ at its fixed point
+# (`rnnbook.mean_field.theory`); the LSC looks at the radius of each transition derivative. The
+# measured targets are the per-step decay of the gradient $\|\partial h_T/\partial h_{T-k}\|_F^2$ and of
+# the memory $\|\partial h_T/\partial x_{T-k}\|_F^2$ (the squared impulse response of the linearised
+# network).
+
+# %%
+kw = dict(seeds=P.seeds, T=P.nl_T, seed=P.seed, sigma_v2=P.sigma_v2)
+tanh = nonlinear_diagnostics.sweep("tanh", P.nu_Ws, P.nl_width, **kw)
+gated = nonlinear_diagnostics.sweep(
+    "minimal", P.nu_Ws, P.nl_width, mu_b=P.minimal_mu_b, **kw
+)
+nl = {c: summaries.nonlinear(s) for c, s in (("tanh", tanh), ("minimal", gated))}
+
+# %% tags=["hide-input"]
+fig = figures.nonlinear_panels([tanh, gated])
+
+# %% [markdown]
+# **Figure 2.** Measured per-step decays (95% intervals over seeds) against the predictions of the three
+# theories. For the tanh RNN, saturation makes $\chi_1 = \nu_W\mathbb E[\tanh'^2] < \nu_W$: the linear
+# line overestimates, while the mean-field $\chi_1$ tracks the decay and the measured local radius
+# follows it a little above (as the finite-width radius does in the linear case). With this input drive
+# $\chi_1<1$ over the whole sweep: the critical point of the tanh network has moved beyond
+# $\nu_W = 1.3$. For the gated cell the decay hardly depends on $\nu_W$; it is set by the gates. Its
+# Jacobian $\mathrm{diag}(u_t) + \mathrm{diag}(a_t)W$ is dominated by its non-random diagonal, its spectral
+# radius is set by the most open gates, and it no longer tells the average decay: only $\chi_1$ does.
+
+# %%
+ledger.check(
+    "synthesis.nonlinear.chi1-predicts",
+    **{
+        f"{c}_{k}": v[f"{m}"]
+        for c, v in nl.items()
+        for k, m in (
+            ("grad", "grad_vs_chi1"),
+            ("mem", "memory_vs_chi1"),
+            ("chi1", "chi1_measured_vs_theory"),
+        )
+    },
+    n=P.nl_width,
+    n_seeds=P.seeds,
+    seeds=P.seeds,
+)
+
+# %%
+ledger.check(
+    "synthesis.nonlinear.linear-fails",
+    seeds=P.seeds,
+    **{f"{c}_nu": v["grad_vs_nuW"] for c, v in nl.items()},
+)
+ledger.check(
+    "synthesis.nonlinear.lsc-radius",
+    seeds=P.seeds,
+    **{f"{c}_r": v["grad_vs_radius2"] for c, v in nl.items()},
+)
+
+# %% [markdown]
+# ## 4. Two implicit biases, one principle
+#
+# **The derivation.** Linearise the RNN's impulse response at its initialization,
+# $h(\theta) = h^0 + G(\theta-\theta_0)$ with $G = \partial h/\partial\theta$, and run GD on
+# $\tfrac12\|Xh-y\|^2$. Every gradient $G^\top X^\top(Xh-y)$ lies in the range of $G^\top X^\top$, so the
+# parameter change stays there, and GD converges to the smallest parameter change that interpolates;
+# its impulse response is $h^0 + KX^\top(XKX^\top)^{-1}(y-Xh^0)$ with the tangent kernel $K = GG^\top$.
+# Which interpolant is that? Minimize $\sum_j (h_j-h^0_j)^2/d_j$ subject to $Xh=y$ with a Lagrangian
+# (here $J=3$ lags, $m=2$ equations, all symbolic) and solve the KKT system with sympy:
+
+# %%
+kkt = two_biases.derive_weighted_min_norm(3, 2)
+display(Math(r"\mathcal L = " + two_biases.sp.latex(kkt.lagrange)))
+display(
+    Math(
+        r"h^{\rm KKT} - \left(h^0 + DX^\top(XDX^\top)^{-1}(y - Xh^0)\right) = "
+        + two_biases.sp.latex(kkt.difference.T)
+    )
+)
+
+# %% [markdown]
+# So with $D = K$ the kernel-regime RNN lands on the interpolant closest to $h^0$ in the $K^{-1}$
+# norm. In the wide limit $K\to\mathrm{diag}(\rho_j)$ (Theorem 3.3(b) of Emami et al.): the RNN minimizes
+# $\sum_j |h_j-h^0_j|^2/\rho_j$, and long lags, with small $\rho_j$, are expensive to move. The deep
+# linear network of Chizat et al. has $K=I$ in its limit and starts from the zero predictor: its limit
+# is $X^+y$, the case $D = I$, $h^0 = 0$.
+#
+# **The data.** An impulse response of $J$ lags fitted from $m<J$ equations
+# $y_i = \sum_j h^*_j u_{i+J-1-j}$, $u\sim\mathcal N(0,1)$, with a slowly decaying teacher $h^*$.
+
+# %%
+X, y, h_true = two_biases.convolution_data(P.lags, P.equations, P.seed)
+fit = two_biases.kernel_gd(X, y, P.kernel_widths[-1], P.kernel_nu_W, P.seed, P.gd_steps)
+deep = two_biases.deep_linear(X, y, h_true, trunc=max(50, 3 * P.lags), t_end=10.0)
+h_l2 = np.linalg.pinv(X) @ y
+h_rho0 = two_biases.weighted_min_norm(X, y, np.zeros(P.lags), fit.rho)
+print(
+    f"kernel GD: final loss {fit.loss:.2e}; deep linear limit: distance to X+y {deep.final:.1e}"
+)
+
+# %% tags=["hide-input"]
+fig = figures.impulse_responses(h_true, deep.sol.lam[-1], h_rho0, fit)
+glue("kw_n", P.kernel_widths[-1], display=False)
+
+# %% [markdown]
+# **Figure 3.** Both models interpolate the same $m$ equations. The deep linear limit (blue) ends on the
+# minimum-$\ell_2$ interpolant $X^+y$; the $\rho$-weighted interpolant around zero (orange) spends more of
+# its norm on the lags where $\rho_j$ is large and less on the long lags, where $\rho_j$ is small. The
+# kernel-regime RNN (green, width {glue:text}`kw_n`) starts from its random initial response $h^0$
+# (dotted, Gaussian with lag-dependent variance by Theorem 3.3(a) of Emami et al.) and adds the
+# $\rho$-weighted correction: the principle fixes the *change* $h-h^0$, so the randomness of the
+# initialization stays in the learned response wherever the data do not constrain it. Lower panel: the
+# weights $\rho_j$ at the chosen $\nu_W$ (not monotone: the $j\nu_F\nu_W^{j-1}$ term of Eq. 21 first rises).
+
+# %% tags=["hide-input"]
+gd, lim = two_biases.width_sweep(
+    X, y, P.kernel_widths, P.kernel_nu_W, P.kernel_seeds, P.seed, P.gd_steps
+)
+fig = figures.kernel_convergence(P.kernel_widths, gd, lim)
+
+# %% [markdown]
+# **Figure 4.** Relative distance of the kernel-GD impulse response to the closed form with the
+# empirical kernel of the same network (blue: GD reaches it to rounding) and to the wide-limit closed
+# form with $K=\mathrm{diag}(\rho)$ (orange: the gap is the finite-width fluctuation of the NTK and
+# shrinks as the width grows, roughly like $n^{-1/2}$, dotted), mean over seeds and every seed (dots).
+
+# %%
+ledger.check(
+    "synthesis.bias.kernel-gd",
+    derived=kkt.matches,
+    gd_max=float(gd.max()),
+    widths=P.kernel_widths,
+    n_seeds=P.kernel_seeds,
+    seeds=P.kernel_seeds,
+    steps=P.gd_steps,
+)
+ledger.check(
+    "synthesis.bias.rho-weighted",
+    lim_small=float(lim[0].mean()),
+    lim_large=float(lim[-1].mean()),
+    n_small=P.kernel_widths[0],
+    n_large=P.kernel_widths[-1],
+    seeds=P.kernel_seeds,
+)
+
+# %%
+gap = two_biases.relative(h_l2, h_rho0, h_l2)
+ledger.check(
+    "synthesis.bias.min-l2",
+    final=deep.final,
+    gap=gap,
+    start=float(np.linalg.norm(deep.sol.lam[0])),
+)
+half = P.lags // 2
+ledger.check(
+    "synthesis.bias.weighting",
+    **{
+        f"tail_{k}": two_biases.tail_mass(h, half)
+        for k, h in (("rho", h_rho0), ("l2", h_l2), ("true", h_true))
+    },
+)
+
+# %% [markdown]
+# ## Verdicts
+#
+# The book's own cross-paper claims, as recorded in the ledger (see the {doc}`/book/scorecard`):
+
+# %%
+display(Markdown(ledger.table()))

@@ -1,0 +1,50 @@
+import numpy as np
+import pytest
+import sympy as sp
+
+from rnnbook.synthesis import frobenius_moments as fm
+
+
+def test_low_orders_by_hand():
+    n = fm.n
+    assert fm.wick_polynomial(1) == n**2
+    # E sum_{ik} (sum_j W_ij W_jk)^2 = n^3 nu^2 + 2 n nu^2 (the diagonal fourth moments 3 nu^2)
+    assert sp.expand(fm.wick_polynomial(2) - (n**3 + 2 * n)) == 0
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_leading_coefficient_is_one(k):
+    poly = sp.Poly(fm.wick_polynomial(k), fm.n)
+    assert poly.degree() == k + 1 and poly.LC() == 1
+
+
+def test_number_of_pairings_at_n_equal_one():
+    # at n = 1, ||W^k||^2 = w^(2k) and E w^(2k) = (2k-1)!! nu^k: the polynomial counts every pairing
+    for k in range(1, 6):
+        assert fm.wick_polynomial(k).subs(fm.n, 1) == sp.factorial2(2 * k - 1)
+
+
+@pytest.mark.parametrize("width,k", [(3, 2), (3, 3), (5, 3), (6, 4)])
+def test_exact_moment_against_monte_carlo(width, k):
+    mean, se = fm.monte_carlo_gradient_moment(k, width, 0.8, 200000, seed=width + k)
+    exact = fm.exact_gradient_moment(k, width, 0.8)
+    assert abs(mean - exact) < 4.5 * se
+    assert abs(mean - 0.8**k) > 4.5 * se  # the finite-n correction is real
+
+
+def test_correction_vanishes_with_width():
+    # Monte Carlo at growing width approaches nu^k, at the rate of the Wick factor
+    devs = []
+    for width in (4, 16, 64):
+        mean, se = fm.monte_carlo_gradient_moment(3, width, 1.0, 4000, seed=width)
+        devs.append(abs(mean - 1.0))
+        assert abs(mean - fm.exact_gradient_moment(3, width, 1.0)) < 4.5 * se
+    assert devs[-1] < devs[0]
+
+
+def test_wick_check_keys_and_bad_k():
+    out = fm.wick_check(4, 2, 0.9, 2000, 0)
+    assert out["k_max"] == 2 and len(out["factors"]) == 2 and out["factors"][0] == 1.0
+    with pytest.raises(ValueError):
+        fm.wick_polynomial(9)
+    assert np.isfinite(out["z_wick_max"])

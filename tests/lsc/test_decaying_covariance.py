@@ -78,6 +78,9 @@ def test_transition_norms_shapes_and_values():
     torch.testing.assert_close(
         a[1].reshape(-1), torch.linalg.matrix_norm(J, ord=2), atol=1e-5, rtol=1e-5
     )
+    # chunking over samples (memory) gives the same norms
+    for x, y in zip(dc.transition_norms(layers, X, chunk=4), a):
+        torch.testing.assert_close(x, y, atol=0, rtol=0)
 
 
 def test_lag_statistics_against_scipy():

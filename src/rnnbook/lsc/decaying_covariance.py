@@ -160,16 +160,22 @@ def transition_jacobians_autograd(
     return vmap(jacrev(lambda xx, ss: lstm_step(layer, xx, ss), argnums=1))(x, s)
 
 
-def transition_norms(layers: list[LSTMLayer], x: torch.Tensor) -> list[torch.Tensor]:
+def transition_norms(
+    layers: list[LSTMLayer], x: torch.Tensor, chunk: int = 64
+) -> list[torch.Tensor]:
     """a_{t,l} = ||d s_{t,l} / d s_{t-1,l}||_2 for every sample, time step t = 1..T and layer: [(B, T)].
-    Spectral norms from the top eigenvalue of J^T J (``eigvalsh``, batched)."""
+    Spectral norms from the top eigenvalue of J^T J (``eigvalsh``, batched), ``chunk`` samples at
+    a time (the Jacobians of all samples at once would take B T (2n)^2 floats)."""
     states = run_lstm(layers, x)
     out = []
     inp = x
     for layer, S in zip(layers, states):
-        jac = transition_jacobians(layer, inp, S[:, :-1])
-        gram = jac.transpose(-1, -2) @ jac
-        out.append(torch.linalg.eigvalsh(gram)[..., -1].clamp_min(0).sqrt())
+        norms = []
+        for b in range(0, x.shape[0], chunk):
+            jac = transition_jacobians(layer, inp[b : b + chunk], S[b : b + chunk, :-1])
+            gram = jac.transpose(-1, -2) @ jac
+            norms.append(torch.linalg.eigvalsh(gram)[..., -1].clamp_min(0).sqrt())
+        out.append(torch.cat(norms))
         inp = S[:, 1:, : layer.width]
     return out
 

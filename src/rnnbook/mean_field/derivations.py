@@ -286,10 +286,9 @@ def free_trace(word: list) -> sp.Expr:
     if len(kinds) == 4 and all(kinds[i] != kinds[i + 1] for i in range(3)):
         g1, g2, g3, g4 = gaps
         k4 = -(sw2**2) * (1 + s1)
-        return (
-            sw2**2 * (E(g1) * E(g3) * E(g2 * g4) + E(g2) * E(g4) * E(g1 * g3))
-            + k4 * E(g1) * E(g2) * E(g3) * E(g4)
-        )
+        return sw2**2 * (
+            E(g1) * E(g3) * E(g2 * g4) + E(g2) * E(g4) * E(g1 * g3)
+        ) + k4 * E(g1) * E(g2) * E(g3) * E(g4)
     raise NotImplementedError(f"word {word}: beyond one step")
 
 

@@ -247,10 +247,8 @@ plt.show()
 # **Figure 3.** Variance of the spectrum of $\mathbf J\mathbf J^\top$ over the number of steps, at three critical
 # initializations (error bars: 2 standard errors over networks). It grows about linearly in $T$ and its slope
 # falls as $\mu_b$ grows, as the paper says. The variance Eq. (12) implies (dashed, Eq. (12) $-\chi_1^{2T}$)
-# separates Gaussian from orthogonal $\mathbf W$ by $2\mu_2$ per step; the measurements differ by $\mu_2^2$, as
-# the derived one-step variance says, whose free product (dotted) follows them (at $\mu_b=2$ the measured
-# variance grows somewhat faster than linearly: the diagonal factors of successive steps are not free of each
-# other, since $\mathbf h^t$ carries over).
+# separates Gaussian from orthogonal $\mathbf W$ by $2\mu_2$ per step; the derived one-step variance separates them
+# by $\mu_2^2$ only (the paired Monte Carlo above), and its free product (dotted) follows the measurements.
 
 # %%
 display(Markdown(study.table()))

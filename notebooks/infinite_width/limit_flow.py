@@ -206,20 +206,6 @@ ledger.check(
 )
 
 # %% [markdown]
-# ## More hidden layers (Sec. 6): not attempted yet
-#
-# Sec. 6 extends the construction to $L+1$ hidden layers and gives, for $L=2$ (a four-layer network), the limit
-# dynamics (6.5) on coefficients $A$, $G_1$, $G_2$, $B$ with explicit shift matrices $\mathcal A_1$, $\mathcal A_2$. The
-# book does not reproduce it yet: a basis vector is now indexed by a *path* of layers, and the paths that GD
-# reaches in $k$ steps number exponentially many in $k$ (for $L=1$ they were about $(d+1)k/2$), the paper writes
-# the bases for $d=1$ only (where the interpolant is unique, so the min-norm question is empty), and it calls
-# its arguments formal. The two claims below record what stands in the way.
-
-# %% tags=["hide-input"]
-ledger.check("infinite-width.sec6.limit-l2")
-ledger.check("infinite-width.sec6.min-norm-l2")
-
-# %% [markdown]
 # ## Verdicts
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):

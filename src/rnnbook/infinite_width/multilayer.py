@@ -89,3 +89,55 @@ def train(net: MultiNet, data: Regression, tau: float, steps: int) -> np.ndarray
     M, b = data.torch_moments()
     lams = [gd_step(net, M, b, tau).numpy() for _ in range(steps)]
     return np.array(lams + [predictor(net).numpy()])
+
+
+@dataclass
+class WidthStudy:
+    """‖λ^m(k) − λ^∞(k)‖ for every width (axis 0), step k = 0..K (axis 1) and network (axis 2)."""
+
+    widths: list[int]
+    errors: np.ndarray
+    limit_lam: np.ndarray  # (K + 1, d)
+    finite_lam: dict  # width -> λ^m(k) of the first network, (K + 1, d)
+
+    def fit(self, k: int):
+        """Power-law fit of the mean error at step k against the width (rnnbook.stats)."""
+        from ..stats import power_law_fit
+
+        return power_law_fit(self.widths, self.errors[:, k, :])
+
+
+def width_study(
+    data: Regression,
+    L: int,
+    tau: float,
+    steps: int,
+    widths: list[int],
+    reps: int,
+    seed: int,
+    max_len: int,
+) -> WidthStudy:
+    """Train ``reps`` networks per width (seed ``seed + width``) and the limit (6.5) on paths of at
+    most ``max_len`` moves, and record the distance of every predictor path to the limit's."""
+    from .multilayer_limit import train as train_limit
+
+    lim = train_limit(data, L, tau, steps, max_len).lam
+    errors, first = [], {}
+    for m in widths:
+        lam = train(init_multilayer(m, data.d, L, reps, seed + m), data, tau, steps)
+        errors.append(np.linalg.norm(lam - lim[:, None, :], axis=-1))
+        first[m] = lam[:, 0, :]
+    return WidthStudy(list(widths), np.array(errors), lim, first)
+
+
+def rate_values(study: WidthStudy) -> dict:
+    """The measured values of the rate claim: fitted exponents at k = 0 and k = K."""
+    f0, fK = study.fit(0), study.fit(study.errors.shape[1] - 1)
+    return {
+        "slope0": f0.slope,
+        "ci0": [round(x, 3) for x in f0.ci95],
+        "slope": fK.slope,
+        "ci": [round(x, 3) for x in fK.ci95],
+        "means": [round(float(x), 4) for x in fK.means],
+        "widths": study.widths,
+    }

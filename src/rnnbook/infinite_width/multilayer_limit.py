@@ -88,7 +88,10 @@ def init_state(basis: PathBasis) -> MultiLimitState:
         A[i0[(c, 0)], c] = 1.0
     B = np.zeros(len(basis.paths[L]))
     B[iL[(d, L)]] = 1.0
-    Gs = [np.zeros((len(basis.paths[l]), len(basis.paths[l - 1]))) for l in range(1, L + 1)]
+    Gs = [
+        np.zeros((len(basis.paths[l]), len(basis.paths[l - 1])))
+        for l in range(1, L + 1)
+    ]
     return MultiLimitState(A, Gs, B)
 
 
@@ -143,3 +146,34 @@ def train(
         st = gd_step(st, shifts, data.xi(lam), tau)
     lams = np.array(lams + [predictor(st, shifts)])
     return MultiLimitRun(lams, data.risk(lams), basis.sizes(), st)
+
+
+def l1_check(data: Regression, tau: float, steps: int, max_len: int) -> float:
+    """Largest |Δλ| over ``steps`` steps between the path construction at L = 1 and the three-layer
+    limit (2.10) of :mod:`~rnnbook.infinite_width.limit` (exact truncation)."""
+    from .limit import train as train_l1
+
+    ref = train_l1(data, tau, steps).lam
+    return float(np.abs(train(data, 1, tau, steps, max_len).lam - ref).max())
+
+
+def truncation_check(
+    data: Regression, L: int, tau: float, steps: int, max_len: int, extra: int = 2
+) -> tuple[float, list[int], list[int]]:
+    """Largest |Δλ| over the run between paths of ``max_len`` and ``max_len + extra`` moves, and the
+    basis sizes of both."""
+    a = train(data, L, tau, steps, max_len)
+    b = train(data, L, tau, steps, max_len + extra)
+    return float(np.abs(a.lam - b.lam).max()), a.sizes, b.sizes
+
+
+def min_norm_check(data: Regression, run: MultiLimitRun) -> tuple[float, float]:
+    """(‖λ(K) − X⁺y‖, norm of the part of λ(K) outside the row space of X), both over ‖X⁺y‖."""
+    target = data.min_norm()
+    lam = run.lam[-1]
+    P_row = np.linalg.pinv(data.X) @ data.X
+    scale = float(np.linalg.norm(target))
+    return (
+        float(np.linalg.norm(lam - target)) / scale,
+        float(np.linalg.norm(lam - P_row @ lam)) / scale,
+    )

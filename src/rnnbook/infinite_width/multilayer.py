@@ -139,5 +139,4 @@ def rate_values(study: WidthStudy) -> dict:
         "slope": fK.slope,
         "ci": [round(x, 3) for x in fK.ci95],
         "means": [round(float(x), 4) for x in fK.means],
-        "widths": study.widths,
     }

@@ -54,6 +54,8 @@ T_jac = None
 N_grad = None
 K_grad = None
 T_grad = None
+N_mc = None
+K_mc = None
 seed = None
 
 # %% tags=["hide-input"]
@@ -77,6 +79,10 @@ SPEC = {
     "N_grad": Param(int, 64, 256, 1024, at_least(16), ">= 16; width, gradient test"),
     "K_grad": Param(int, 2, 4, 16, at_least(2), ">= 2; tied networks per init"),
     "T_grad": Param(int, 30, 100, 784, at_least(10), ">= 10; steps, gradient test"),
+    "N_mc": Param(
+        int, 1024, 4096, 16384, at_least(64), ">= 64; units, term Monte Carlo"
+    ),
+    "K_mc": Param(int, 4, 8, 32, at_least(2), ">= 2; networks, term Monte Carlo"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("mean_field/dynamical_isometry", SPEC, globals())
@@ -178,22 +184,60 @@ ledger.check("mean-field.alg1.fixed-point", **survey.values(), example=demo)
 # %% [markdown]
 # ## The spectrum of $\mathbf J\mathbf J^\top$: Eq. (12) against sampled networks
 #
-# We take critical initializations from Algorithm 1 at three bias means, sample untied minimalRNNs of width
-# $N$, run them to their fixed point, and multiply the exact Jacobians (10) step by step, recording
-# $m_1(T)=\mathrm{tr}(\mathbf J\mathbf J^\top)/N$ and the variance $m_2-m_1^2$ with $m_2=\mathrm{tr}((\mathbf J\mathbf J^\top)^2)/N$,
-# for Gaussian and for orthogonal $\mathbf W$. Besides the printed Eq. (12) we show what a term-by-term trace
-# expansion of **one** step gives in the wide limit (derived in `rnnbook.mean_field.theory.minimal_one_step_moments`),
+# **What Eq. (12) is.** For products of freely independent factors the S-transforms multiply. With
+# $S(z)=\frac1{m_1}\big(1-\frac{\mathrm{var}}{m_1^2}z+O(z^2)\big)$, $T$ factors of mean $\chi_1$ and variance
+# $\mathrm{var}_1$ give $\mathrm{var}(T)/m_1(T)^2=T\,\mathrm{var}_1/\chi_1^2$ exactly, i.e. the *second moment*
+# $m_2(T)=\chi_1^{2T}\big(1+T\,\mathrm{var}_1/\chi_1^2\big)$: the form of Eq. (12), which equals 1 at $T=0$. So Eq. (12)
+# is a second moment; the variance it implies is Eq. (12) $-\chi_1^{2T}$, and its per-step coefficient
+# $2(\mu_1-s_1)\mu_2+\sigma_1^2+\sigma_2^2$ plays the part of $\mathrm{var}_1$. We compare like with like.
 #
-# $$\mathrm{var}_1=\mathrm{Var}(u^2)+2\sigma_w^2(Q^*+R)\,\mathbb E[\sigma^2\sigma'^2]+\sigma_w^4\,\mathbb E[\sigma'^4]\,\mathbb E[(h-\tilde x)^4]-\mu_2^2-s_1\mu_2^2,$$
-#
-# combined over $T$ steps as free products do (S-transforms multiply): $\sigma^2(T)=T\chi_1^{2T-2}\mathrm{var}_1$.
-# There $s_1$ enters only as $-s_1\mu_2^2$, where Eq. (12) has $-2s_1\mu_2$.
+# **The one-step variance, derived.** Expand $\mathrm{tr}(\mathbf J_t\mathbf J_t^\top)/N$ and
+# $\mathrm{tr}((\mathbf J_t\mathbf J_t^\top)^2)/N$ for $\mathbf J_t=\mathbf D_u+\mathbf D_a\mathbf W$ into words
+# and take each word's trace in the wide limit, $\mathbf W$ being R-diagonal and free from the diagonal matrices
+# ($\mathrm{tr}\,\mathbf W\mathbf W^\top/N=\sigma_w^2$, $\mathrm{tr}(\mathbf W\mathbf W^\top)^2/N=\sigma_w^4(1-s_1)$;
+# `rnnbook.mean_field.derivations.derive_one_step_variance`):
+
+# %%
+d1 = derivations.derive_one_step_variance()
+display(Math(tex(r"m_1 = ", d1.m1, r",\qquad m_2 = ", d1.m2)))
+display(Math(tex(r"\mathrm{var}_1 = m_2 - m_1^2 = ", d1.var1)))
+rows = [
+    f"| {k} | ${tex(d1.paper[k])}$ | ${tex(d1.derived[k])}$ | {d1.equal[k]} |"
+    for k in derivations.TERMS
+]
+head = "| term | Eq. (12)-(13) | trace expansion | equal |\n|---|---|---|---|\n"
+display(Markdown(head + "\n".join(rows)))
+
+# %% [markdown]
+# Here $u=\sigma(e)$ and $a=\sigma'(e)(h-\tilde x)$ with $e$ independent of $(h,\tilde x)$, so
+# $\mathbb E[a^2]=(Q^*+R)\,\mathbb E[\sigma'^2]$. Two of the five terms agree ($\sigma_1^2$ and $-\mu_2^2$); three do
+# not. The cross term $2\mu_1\mu_2$ factorises $\mathbb E[u^2a^2]$ although $u$ and $\sigma'$ share $e$; the quartic
+# term has $(Q^*)^2+R^2$ where the fourth moment $\mathbb E[(h-\tilde x)^4]=\mathbb E[h^4]+6Q^*R+3R^2$ belongs
+# ($\mathbb E[h^4]$ from $h^t=u\,h^{t-1}+(1-u)\tilde x$); and the $s_1$ term is $-s_1\mu_2^2$, not $-2s_1\mu_2$.
+# A Monte Carlo of the terms on untied networks at their fixed point (the $s_1$ term as the difference of the
+# one-step variances with Gaussian and with orthogonal $\mathbf W$ on the same diagonals):
 
 # %%
 settings = [(8.0, 2.0), (4.0, 4.0), (4.0, 6.0)]
+mc = {
+    (qs, mu): jacobian_spectrum.one_step_terms_mc(
+        theory.algorithm1(qs, mu, R_alg).hp(), P.N_mc, P.K_mc, P.seed + 900 + int(mu)
+    )
+    for qs, mu in settings
+}
+
+# %% [markdown]
+# Then we sample untied minimalRNNs of width $N$ at the same three critical initializations, run them to their
+# fixed point, and multiply the exact Jacobians (10) step by step, recording $m_1(T)=\mathrm{tr}(\mathbf J\mathbf J^\top)/N$,
+# $m_2=\mathrm{tr}((\mathbf J\mathbf J^\top)^2)/N$ and the variance $m_2-m_1^2$, for Gaussian and for orthogonal
+# $\mathbf W$. (The $s_1$ term is measured above on the same diagonals with Gaussian and with orthogonal
+# $\mathbf W$: the paired difference of the one-step variances.)
+
+# %%
 study = jacobian_spectrum.minimal_study(
     settings, R_alg, P.N_jac, P.T_jac, P.K_jac, P.seed
 )
+terms = jacobian_spectrum.one_step_values(study, mc, d1.wrong)
 
 # %% tags=["hide-input"]
 figures.minimal_spectrum(study)
@@ -201,15 +245,15 @@ plt.show()
 
 # %% [markdown]
 # **Figure 3.** Variance of the spectrum of $\mathbf J\mathbf J^\top$ over the number of steps, at three critical
-# initializations (error bars: 2 standard errors over networks). It grows linearly in $T$ and its slope falls as
-# $\mu_b$ grows, as the paper says; but Gaussian and orthogonal $\mathbf W$ give the same slope, while Eq. (12)
-# (dashed) separates them by $2\mu_2$ per step, and Eq. (12) starts at 1 for $T\to0$, where a variance must vanish:
-# $\chi_1^{2T}(1+\dots)$ is the *second moment* $m_2=\sigma^2+m_1^2$, not the variance. The one-step free-product
-# estimate (dotted) follows the measurements.
+# initializations (error bars: 2 standard errors over networks). It grows about linearly in $T$ and its slope
+# falls as $\mu_b$ grows, as the paper says. The variance Eq. (12) implies (dashed, Eq. (12) $-\chi_1^{2T}$)
+# separates Gaussian from orthogonal $\mathbf W$ by $2\mu_2$ per step; the derived one-step variance separates them
+# by $\mu_2^2$ only (the paired Monte Carlo above), and its free product (dotted) follows the measurements.
 
 # %%
 display(Markdown(study.table()))
 ledger.check("mean-field.eq12.minimal-variance", **study.variance_values(), **vars(P))
+ledger.check("mean-field.eq13.one-step-terms", **terms, **vars(P))
 ledger.check("mean-field.eq12.minimal-isometry", **study.isometry_values())
 
 # %% [markdown]

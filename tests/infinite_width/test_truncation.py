@@ -7,7 +7,7 @@ from rnnbook.infinite_width.regression import gaussian_regression
 def test_measured_support_matches_the_formula(data):
     s = truncation.measured_support(data, 0.3, steps=8)
     assert s.formula_ok and len(s.rows) == 9
-    assert s.paper_fail == [1, 2]  # a_1 = d + 1 > d, a_2 = 2d + 1 > 2d
+    assert s.paper_fail == [0, 1, 2]  # a_0 = d > 0, a_1 = d + 1 > d, a_2 = 2d + 1 > 2d
     assert "| paper $d\\cdot k$ ($d=4$) |" in s.table()
 
 

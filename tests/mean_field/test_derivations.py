@@ -1,8 +1,10 @@
 """The sympy derivations of Eqs. (4), (8), (9), Algorithm 1 and Eq. (3)."""
 
+import numpy as np
+import pytest
 import sympy as sp
 
-from rnnbook.mean_field import derivations
+from rnnbook.mean_field import derivations, theory
 
 
 def test_sympy_derivations():
@@ -30,3 +32,73 @@ def test_stein_lemma_on_polynomials():
 def test_tex_joins_strings_and_expressions():
     x = sp.Symbol("x")
     assert derivations.tex(r"\chi = ", x**2, r"\quad") == r"\chi = x^{2}\quad"
+
+
+def _free_trace_numeric(word, Du, Da, W, WT):
+    M = np.eye(Du.shape[0])
+    for x in word:
+        M = M @ {"Du": Du, "Da": Da, "W": W, "WT": WT}[x]
+    return np.trace(M) / Du.shape[0]
+
+
+@pytest.mark.parametrize("orthogonal", [False, True])
+def test_free_trace_against_random_matrices(orthogonal):
+    """Every word of the one-step expansion, traced by free_trace, against one large random draw:
+    correlated diagonals u, a and W Gaussian (s_1 = -1) or orthogonal (s_1 = 0), sigma_w = 1.3."""
+    rng = np.random.default_rng(0)
+    n, sw = 1500, 1.3
+    e = rng.normal(size=n)
+    u, a = 1 / (1 + np.exp(-e)), np.cos(e) + 0.3 * rng.normal(size=n)
+    if orthogonal:
+        Qm, Rm = np.linalg.qr(rng.normal(size=(n, n)))
+        W = sw * Qm * np.sign(np.diag(Rm))
+    else:
+        W = sw * rng.normal(size=(n, n)) / np.sqrt(n)
+    num = {"Du": np.diag(u), "Da": np.diag(a), "W": W, "WT": W.T}
+    d = derivations.derive_one_step_variance()
+    names = {
+        derivations.Du: "Du",
+        derivations.Da: "Da",
+        derivations.Wm: "W",
+        derivations.Wt: "WT",
+    }
+    moments = {
+        derivations.E(derivations.u_**i * derivations.a_**j): np.mean(u**i * a**j)
+        for i in range(5)
+        for j in range(5)
+        if i + j
+    }
+    subs = {derivations.sw2: sw**2, derivations.s1: 0.0 if orthogonal else -1.0}
+    for coeff, word, tr in d.words:
+        exact = _free_trace_numeric([names[x] for x in word], **num)
+        pred = float(tr.subs(moments).subs(subs).subs(derivations.E(1), 1))
+        assert abs(exact - pred) < 0.03 * (1 + abs(pred)), (word, exact, pred)
+
+
+def test_one_step_derivation_names_the_wrong_terms():
+    d = derivations.derive_one_step_variance()
+    assert d.wrong == ["cross", "quartic", "s_1"]
+    assert d.equal["Var(u^2)"] and d.equal["-mu_2^2"]
+    assert (
+        sp.simplify(
+            d.derived["s_1"]
+            + derivations.s1
+            * (derivations.sw2 * (derivations.Qs + derivations.R) * derivations.Esp2)
+            ** 2
+        )
+        == 0
+    )
+
+
+def test_one_step_terms_sum_to_the_one_step_variance():
+    hp = theory.algorithm1(4.0, 4.0, 0.46).hp()
+    for s1 in (-1.0, 0.0):
+        _, derived = theory.minimal_one_step_terms(hp, s1)
+        assert np.isclose(
+            sum(derived.values()), theory.minimal_one_step_moments(hp, s1)[1]
+        )
+        paper, _ = theory.minimal_one_step_terms(hp, s1)
+        m = theory.minimal_moments13(hp)
+        assert np.isclose(
+            sum(paper.values()), 2 * (m.mu1 - s1) * m.mu2 + m.sigma1_sq + m.sigma2_sq
+        )

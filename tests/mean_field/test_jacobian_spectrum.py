@@ -42,12 +42,14 @@ def test_minimal_study_summaries_and_claim_values():
     }
     e = study.ensembles[(4.0, 4.0, "Gaussian")]
     np.testing.assert_allclose(e.summary["var_T"][0], e.mean[-1])
-    np.testing.assert_allclose(
-        e.summary["printed_T1"],
-        theory.minimal_spectrum_variance_printed(1, e.hp, -1.0),
-    )
+    eq12 = theory.minimal_spectrum_variance_printed(1, e.hp, -1.0)
+    np.testing.assert_allclose(e.summary["printed_m2_T1"], eq12)
+    chi1 = theory.minimal_chi1(e.hp)
+    np.testing.assert_allclose(e.summary["printed_T1"], eq12 - chi1**2)
+    np.testing.assert_allclose(e.summary["m2_T1"][0], e.moments.m2.mean(0)[0])
     v = study.variance_values()
-    assert len(v["printed_rows"]) == 2 * len(study.ensembles)
+    assert len(v["m2_rows"]) == len(v["var_rows"]) == 2 * len(study.ensembles)
+    assert v["m2_rows"][0][0] - v["var_rows"][0][0] > 0  # m2 = var + m1^2
     assert set(v["gauss_minus_orth"]) == {"mu_b=4", "mu_b=6"}
     iso = study.isometry_values()
     assert iso["mu_b"] == [4.0, 6.0] and len(iso["s1_rows"]) == 2
@@ -86,3 +88,41 @@ def test_gradient_study():
     assert v["off0_end"] < 1e-3 < v["untied_range"][0]  # chi_1 = 0.31 vs chi_1 = 1
     m1 = 0.9 ** np.arange(1, 8)
     assert g.rate(m1) == pytest.approx(0.9)
+
+
+def test_one_step_terms_monte_carlo_match_the_derived_terms():
+    """The W-free terms sampled at the fixed point agree with the derived ones, and the printed
+    cross and quartic terms are far off (mu_b = 2, q* = 8: 0.47 and 0.20 against 0.26 and 1.07)."""
+    hp = theory.algorithm1(8.0, 2.0, 0.46).hp()
+    mc = js.one_step_terms_mc(hp, N=4096, K=6, seed=11)
+    paper, derived = theory.minimal_one_step_terms(hp, -1.0)
+    for k, (m, se) in mc.items():
+        assert abs(m - derived[k]) <= 3 * se + 0.05 * abs(derived[k]), k
+    for k in ("cross", "quartic"):
+        assert abs(mc[k][0] - paper[k]) > 10 * mc[k][1] + 0.3 * abs(paper[k]), k
+
+
+def test_gaussian_minus_orthogonal_one_step_variance_is_mu2_squared():
+    """Same diagonals, W Gaussian or orthogonal: the one-step variances differ by mu_2^2 (0.14 at
+    mu_b = 2, q* = 8), not by the 2 mu_2 (0.75) of Eq. (12)."""
+    hp = theory.algorithm1(8.0, 2.0, 0.46).hp()
+    diff, se = js.one_step_terms_mc(hp, N=2048, K=6, seed=3, n_mat=400)["s_1"]
+    paper, derived = theory.minimal_one_step_terms(hp, -1.0)
+    assert abs(diff - derived["s_1"]) < 3 * se + 0.2 * derived["s_1"]
+    assert abs(diff - paper["s_1"]) > 3 * se + 0.3
+
+
+def test_one_step_values_rows():
+    study = js.minimal_study([(4.0, 4.0)], 0.46, N=48, T=2, K=2, seed=0)
+    mc = {
+        (4.0, 4.0): js.one_step_terms_mc(
+            study.ensembles[(4.0, 4.0, "Gaussian")].hp, 256, 3, 1
+        )
+    }
+    v = js.one_step_values(study, mc, ["cross"])
+    assert len(v["rows"]) == 5 + 2 and all(len(r) == 5 for r in v["rows"])
+    assert v["wrong"] == ["cross"] and v["derived_within"].endswith("/7")
+    _, derived = theory.minimal_one_step_terms(
+        study.ensembles[(4.0, 4.0, "Gaussian")].hp, -1.0
+    )
+    assert v["rows"][4][2] == derived["s_1"]

@@ -5,7 +5,8 @@ Sec. 2: the finite-width three-layer linear network in muP (Secs. 2.1-2.2) in
 :mod:`~rnnbook.infinite_width.mup_symbolic`, the square-loss regression data of Sec. 2.5 in
 :mod:`~rnnbook.infinite_width.regression`; the exactly simulated infinite-width limit (Eqs. 2.6-2.15)
 in :mod:`~rnnbook.infinite_width.limit`, its gradient flow (5.1) in :mod:`~.flow` and the min-norm
-implicit bias (Theorem 2.3) in :mod:`~.min_norm`. The convergence rate in the width (Eq. 2.16) is
+implicit bias (Theorem 2.3) in :mod:`~.min_norm`. Sec. 6 (more middle layers, L = 2): the finite-width
+network in :mod:`~.multilayer`, its limit on the path bases in :mod:`~.multilayer_limit`. The convergence rate in the width (Eq. 2.16) is
 fitted with :func:`rnnbook.stats.power_law_fit`.
 
 The size of an exact truncation of the limit (Sec. 2.5, footnote 5) is in :mod:`~.truncation`;
@@ -26,6 +27,8 @@ _SUBMODULES = (
     "flow",
     "limit",
     "min_norm",
+    "multilayer",
+    "multilayer_limit",
     "mup_symbolic",
     "predictor_scale",
     "regression",

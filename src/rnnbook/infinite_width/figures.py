@@ -311,3 +311,27 @@ def min_norm_convergence(run: MinNormRun, nrm: float):
     )
     ax.legend(fontsize=8)
     return fig
+
+
+def multilayer_paths(study, lam_hat: np.ndarray, tau: float, L: int = 2):
+    """Sec. 6: predictor paths λ^m(k) (one network per width, first two coordinates) against the
+    limit (6.5), and the limit's distance to the min-norm predictor over k."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.3))
+    for c, (m, lam) in enumerate(study.finite_lam.items()):
+        ax.plot(*lam[:, :2].T, "-", color=_color(c), lw=1, label=f"$m={m}$")
+    ax.plot(*study.limit_lam[:, :2].T, "--", color="black", lw=2.5, label=r"$m=\infty$")
+    ax.plot(lam_hat[0], lam_hat[1], "D", color="#D55E00", ms=9, label=r"$X^+y$")
+    ax.set(
+        xlabel=r"$\lambda_1$",
+        ylabel=r"$\lambda_2$",
+        title=f"predictor paths, $L={L}$ ({L + 2} layers), $\\tau={tau}$",
+    )
+    ax.legend(fontsize=7)
+    dist = np.linalg.norm(study.limit_lam - lam_hat, axis=1) / np.linalg.norm(lam_hat)
+    bx.semilogy(np.arange(len(dist)), np.maximum(dist, 1e-17), color="black")
+    bx.set(
+        xlabel="GD step $k$",
+        ylabel=r"$\|\lambda^\infty(k)-X^+y\|/\|X^+y\|$",
+        title="the limit converges to the min-norm predictor",
+    )
+    return fig

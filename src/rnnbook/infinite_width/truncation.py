@@ -32,8 +32,8 @@ class Support:
 
     @property
     def paper_fail(self) -> list[int]:
-        """The steps k >= 1 with more than d·k non-zero rows."""
-        return [k for k, ra, rb, _, dk in self.rows if k >= 1 and max(ra, rb) > dk]
+        """The steps k with more than d·k non-zero rows (k = 0 included: d rows against 0)."""
+        return [k for k, ra, rb, _, dk in self.rows if max(ra, rb) > dk]
 
     def table(self) -> str:
         d = self.d

@@ -235,3 +235,147 @@ def eq3_normalisation() -> sp.Expr:
 def tex(*parts) -> str:
     """LaTeX of ``parts`` joined: strings as they are, sympy objects through ``sympy.latex``."""
     return "".join(p if isinstance(p, str) else sp.latex(p) for p in parts)
+
+
+# ------------------------------------------------- Eqs. (12)-(13): the one-step variance, term by term
+Du, Da, Wm, Wt = sp.symbols("D_u D_a W W^T", commutative=False)
+u_, a_ = sp.symbols("u a", real=True)  # one diagonal entry of D_u, D_a
+s1 = sp.Symbol("s_1", real=True)
+_DIAG = {Du: u_, Da: a_}
+
+
+def _letters(term: sp.Expr) -> tuple[sp.Expr, list]:
+    """A product of the expansion as (commutative coefficient, list of non-commutative letters)."""
+    coeff, word = sp.S.One, []
+    for f in sp.Mul.make_args(term):
+        base, exp = f.as_base_exp()
+        if base in (Du, Da, Wm, Wt):
+            word += [base] * int(exp)
+        else:
+            coeff *= f
+    return coeff, word
+
+
+def free_trace(word: list) -> sp.Expr:
+    """tr/N of a word in D_u, D_a (diagonal, entries u, a) and W, W^T, in the wide limit where W is
+    R-diagonal and free from the diagonal matrices, with tr(WW^T)/N = sigma_w^2 and
+    tr((WW^T)^2)/N = sigma_w^4 (1 - s_1) (s_1 = -1 Gaussian, 0 orthogonal; Pennington et al. 2018).
+
+    The diagonal letters between consecutive W-letters (cyclically) form the gaps g_1, g_2, ...; the
+    trace is a sum over the non-crossing pairings of the W-letters (free cumulants kappa_2 = sigma_w^2
+    for a (W, W^T) pair, kappa_4 = -sigma_w^4 (1 + s_1) for an alternating block of four), the gaps
+    grouped by the Kreweras complement. Words with up to two W and two W^T (all that one step needs).
+    """
+    ws = [i for i, x in enumerate(word) if x in (Wm, Wt)]
+    if not ws:
+        return E(sp.Mul(*(_DIAG[x] for x in word)))
+    kinds = [word[i] for i in ws]
+    if kinds.count(Wm) != kinds.count(Wt):
+        return sp.S.Zero  # R-diagonal: unbalanced words vanish
+    rot = word[ws[0] :] + word[: ws[0]]  # start at the first W-letter
+    gaps, cur = [], []
+    for x in rot[1:] + [None]:
+        if x in (Wm, Wt, None):
+            gaps.append(sp.Mul(*(_DIAG[y] for y in cur)))
+            cur = []
+        else:
+            cur.append(x)
+    kinds = [x for x in rot if x in (Wm, Wt)]
+    if len(kinds) == 2:
+        return sw2 * E(gaps[0]) * E(gaps[1])
+    if len(kinds) == 4 and all(kinds[i] != kinds[i + 1] for i in range(3)):
+        g1, g2, g3, g4 = gaps
+        k4 = -(sw2**2) * (1 + s1)
+        return sw2**2 * (
+            E(g1) * E(g3) * E(g2 * g4) + E(g2) * E(g4) * E(g1 * g3)
+        ) + k4 * E(g1) * E(g2) * E(g3) * E(g4)
+    raise NotImplementedError(f"word {word}: beyond one step")
+
+
+def trace_expansion(expr: sp.Expr) -> tuple[list, sp.Expr]:
+    """Expand ``expr`` into words and take tr/N of each: ([(coefficient, word, trace)], total)."""
+    rows, total = [], sp.S.Zero
+    for term in sp.Add.make_args(sp.expand(expr)):
+        coeff, word = _letters(term)
+        tr = free_trace(word)
+        rows.append((coeff, word, tr))
+        total += coeff * tr
+    return rows, sp.expand(total.subs(E(1), 1))
+
+
+@dataclass(frozen=True)
+class OneStepDerivation:
+    """The one-step moments of J_t J_t^T, J_t = D_u + D_a W (Eq. 10), from the trace expansion, and
+    the per-step coefficient of Eq. (12) with the moments of Eq. (13), term by term."""
+
+    words: list  # (coefficient, word, tr/N) of tr((J J^T)^2)/N
+    m1: sp.Expr
+    m2: sp.Expr
+    var1: sp.Expr  # m2 - m1^2, in the moments E[u^i a^j]
+    derived: dict  # term -> expression (factorised: a = sigma'(e) (h - x), e independent of h, x)
+    paper: dict  # term -> Eq. (12)-(13) expression
+    equal: dict  # term -> bool (sympy: derived - paper simplifies to 0)
+
+    @property
+    def wrong(self) -> list[str]:
+        return [k for k, ok in self.equal.items() if not ok]
+
+
+TERMS = ("Var(u^2)", "cross", "quartic", "-mu_2^2", "s_1")
+Es2, Es4, Esp2, Esp4, Es2sp2 = sp.symbols(
+    r"\mathbb{E}[\sigma^2] \mathbb{E}[\sigma^4] \mathbb{E}[\sigma'^2] \mathbb{E}[\sigma'^4] "
+    r"\mathbb{E}[\sigma^2\sigma'^2]",
+    positive=True,
+)
+Ed4 = sp.Symbol(r"\mathbb{E}[(h-\tilde x)^4]", positive=True)
+
+
+def _split(expr: sp.Expr) -> dict:
+    """The five terms of a one-step variance: by powers of s_1 and sigma_w^2 (and sign of the
+    sigma_w^4 terms: the fourth moment against -mu_2^2)."""
+    p = sp.Poly(sp.expand(expr), s1, sw2)
+    out = dict.fromkeys(TERMS, sp.S.Zero)
+    for (i, j), c in p.terms():
+        mono = c * sw2**j
+        if i == 1:
+            out["s_1"] += mono * s1
+        elif j == 0:
+            out["Var(u^2)"] += mono
+        elif j == 1:
+            out["cross"] += mono
+        else:
+            for t in sp.Add.make_args(sp.expand(mono)):
+                out["-mu_2^2" if t.could_extract_minus_sign() else "quartic"] += t
+    return out
+
+
+@lru_cache(maxsize=None)
+def derive_one_step_variance() -> OneStepDerivation:
+    """Expand tr(J J^T)/N and tr((J J^T)^2)/N for one step J = D_u + D_a W, take the wide-limit trace
+    of every word (:func:`free_trace`), and compare var_1 = m_2 - m_1^2 term by term with the per-step
+    coefficient 2 (mu_1 - s_1) mu_2 + sigma_1^2 + sigma_2^2 of Eq. (12), Eq. (13) as printed.
+
+    Mean field: u = sigma(e), a = sigma'(e) (h - x~) with e independent of (h, x~), E[(h - x~)^2] = Q* + R.
+    """
+    J = Du + Da * Wm
+    JJ = J * (Du + Wt * Da)
+    _, m1 = trace_expansion(JJ)
+    words, m2 = trace_expansion(JJ * JJ)
+    var1 = sp.expand(m2 - m1**2)
+    fact = {
+        E(u_**2): Es2,
+        E(u_**4): Es4,
+        E(a_**2): Esp2 * (Qs + R),
+        E(a_**4): Esp4 * Ed4,
+        E(u_**2 * a_**2): Es2sp2 * (Qs + R),
+    }
+    derived = _split(var1.subs(fact))
+    mu1, mu2 = Es2, sw2 * (Qs + R) * Esp2
+    paper_coeff = (
+        2 * (mu1 - s1) * mu2
+        + (Es4 - mu1**2)
+        + (-(mu2**2) + sw2**2 * (Qs**2 + R**2) * Esp4)
+    )
+    paper = _split(paper_coeff)
+    equal = {k: sp.simplify(derived[k] - paper[k]) == 0 for k in TERMS}
+    return OneStepDerivation(words, m1, m2, var1, derived, paper, equal)

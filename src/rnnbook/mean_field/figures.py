@@ -234,8 +234,8 @@ _ENSEMBLE_COLORS = {"Gaussian": COLORS[3], "orthogonal": COLORS[0]}
 
 
 def minimal_spectrum(study) -> plt.Figure:
-    """The spectral variance over T at each critical initialization, with Eq. (12) and the
-    one-step free-product estimate."""
+    """The spectral variance over T at each critical initialization, with the variance Eq. (12)
+    implies (Eq. (12) - chi_1^(2T)) and the free product of the derived one-step variance."""
     n = len(study.settings)
     fig, axes = plt.subplots(1, n, figsize=(13, 4), sharey=False)
     for ax, (qs, mu) in zip(np.atleast_1d(axes), study.settings):
@@ -256,7 +256,7 @@ def minimal_spectrum(study) -> plt.Figure:
                 e.predicted["printed"],
                 "--",
                 color=col,
-                label=f"Eq. (12), $s_1={s1:g}$",
+                label=f"Eq. (12) $-\\chi_1^{{2T}}$, $s_1={s1:g}$",
             )
             ax.plot(
                 Ts,
@@ -264,7 +264,7 @@ def minimal_spectrum(study) -> plt.Figure:
                 ":",
                 color=col,
                 lw=2,
-                label=f"one-step free product, $s_1={s1:g}$",
+                label=f"free product of the derived var$_1$, $s_1={s1:g}$",
             )
         ax.set(
             xlabel="number of steps $T$",

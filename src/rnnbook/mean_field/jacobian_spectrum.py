@@ -13,7 +13,9 @@ first two moments of the spectrum of J J^T after every step,
 
 :func:`minimal_study` and :func:`vanilla_study` set these against Eq. (12) (and its vanilla counterpart)
 at critical initializations; :func:`gradient_study` follows m_1(T), the squared norm of back-propagated
-gradients, in real (tied) networks built with Algorithm 1.
+gradients, in real (tied) networks built with Algorithm 1. :func:`one_step_terms_mc` samples the
+terms of the one-step variance (Eqs. 12-13) at the fixed point, :func:`one_step_values` sets them and
+the sampled Jacobians against the derived terms and the printed ones.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .theory import (
     minimal_chi1,
     minimal_fixed_point,
     minimal_moments13,
+    minimal_one_step_terms,
     minimal_spectrum_variance_free,
     minimal_spectrum_variance_printed,
     vanilla_qstar,
@@ -183,9 +186,12 @@ class Ensemble:
 def _ensemble(hp: HP, s1: float, r: SpectrumMoments, predicted: dict) -> Ensemble:
     v = r.variance.mean(0)
     se = r.variance.std(0, ddof=1) / np.sqrt(r.variance.shape[0])
+    m2, se2 = r.m2.mean(0), r.m2.std(0, ddof=1) / np.sqrt(r.m2.shape[0])
     summary = {
         "var_T1": (float(v[0]), float(se[0])),
         "var_T": (float(v[-1]), float(se[-1])),
+        "m2_T1": (float(m2[0]), float(se2[0])),
+        "m2_T": (float(m2[-1]), float(se2[-1])),
     }
     for name, p in predicted.items():
         summary[f"{name}_T1"], summary[f"{name}_T"] = float(p[0]), float(p[-1])
@@ -225,29 +231,37 @@ class MinimalStudy:
             )
         return out
 
-    def rows(self, name: str) -> list[list[float]]:
-        """[measured, SE, predicted] at T = 1 and T = T_max for every ensemble."""
+    def rows(self, name: str, moment: str = "var") -> list[list[float]]:
+        """[measured, SE, predicted] of the variance (``moment="var"``) or of the second moment
+        (``"m2"``) at T = 1 and T = T_max for every ensemble; ``name`` picks the prediction."""
         return [
-            [*d[key], d[f"{name}_{key[4:]}"]]
+            [*d[f"{moment}_{T}"], d[f"{name}_{T}"]]
             for d in (e.summary for e in self.ensembles.values())
-            for key in ("var_T1", "var_T")
+            for T in ("T1", "T")
         ]
 
     def variance_values(self) -> dict:
-        """The measured values of the Eq. (12) claim."""
+        """The measured values of the Eq. (12) claim: the second moment m_2 against Eq. (12), the
+        variance against Eq. (12) - chi_1^(2T), and the variance against the free product of the
+        derived one-step variance."""
+        T = self.T
         shown = {
             f"mu_b={mu:g},q*={qs:g},{name}": {
+                "m2_T1": round(d["m2_T1"][0], 3),
+                "eq12_T1": round(d["printed_m2_T1"], 3),
+                f"m2_T{T}": round(d["m2_T"][0], 3),
+                f"eq12_T{T}": round(d["printed_m2_T"], 3),
                 "var_T1": round(d["var_T1"][0], 3),
-                "eq12_T1": round(d["printed_T1"], 3),
-                f"var_T{self.T}": round(d["var_T"][0], 3),
-                f"eq12_T{self.T}": round(d["printed_T"], 3),
-                "free_T1": round(d["free_T1"], 3),
+                "eq12_var_T1": round(d["printed_T1"], 3),
+                f"var_T{T}": round(d["var_T"][0], 3),
+                f"eq12_var_T{T}": round(d["printed_T"], 3),
             }
             for (qs, mu, name), d in ((k, e.summary) for k, e in self.ensembles.items())
         }
         free_ok = all(within(m, s, p) for m, s, p in self.rows("free"))
         return {
-            "printed_rows": self.rows("printed"),
+            "m2_rows": self.rows("printed_m2", "m2"),
+            "var_rows": self.rows("printed"),
             "shown": shown,
             "gauss_minus_orth": self.gaussian_minus_orthogonal(),
             "free_ok": free_ok,
@@ -307,8 +321,10 @@ def minimal_study(
                 "minimal", hp, N, T, K, seed=seed + int(10 * mu) + orth, orthogonal=orth
             )
             s1 = 0.0 if orth else -1.0
+            eq12 = minimal_spectrum_variance_printed(Ts, hp, s1)  # a second moment
             pred = {
-                "printed": minimal_spectrum_variance_printed(Ts, hp, s1),
+                "printed_m2": eq12,
+                "printed": eq12 - minimal_chi1(hp) ** (2 * Ts),  # its variance
                 "free": minimal_spectrum_variance_free(Ts, hp, s1),
             }
             e = _ensemble(hp, s1, r, pred)
@@ -407,3 +423,100 @@ def gradient_study(
     r_u = jacobian_moments("minimal", crit, N, seed=seed + 1, tied=False, **kw)
     r_h = jacobian_moments("minimal", crit, N // 2, seed=seed + 2, tied=True, **kw)
     return GradientStudy(tied, chi1, r_u.m1.mean(0), r_h.m1.mean(0), N)
+
+
+def one_step_terms_mc(
+    hp: HP,
+    N: int,
+    K: int,
+    seed: int,
+    burn_in: int = 40,
+    n_mat: int = 256,
+    dtype=torch.float64,
+) -> dict[str, tuple[float, float]]:
+    """Monte Carlo of the four W-free terms of the one-step variance (see
+    :func:`rnnbook.mean_field.theory.minimal_one_step_terms`) in K untied minimalRNNs of width N at
+    their fixed point: u = sigma(e), a = sigma'(e) (h^{t-1} - x~^t) of the last of ``burn_in`` steps,
+
+        Var(u^2) = <u^4> - <u^2>^2, cross = 2 sigma_w^2 <u^2 a^2>, quartic = sigma_w^4 <a^4>,
+        -mu_2^2 = -(sigma_w^2 <a^2>)^2  (<.> the mean over the N units of one network).
+
+    Untied weights act on h like N(0, sigma_w^2 |h|^2/N) per unit (no matrix is drawn). The s_1 term
+    is measured paired: on the first ``n_mat`` units, the variance of the spectrum of J J^T for
+    J = D_u + D_a W with W Gaussian minus that with W orthogonal (same diagonals; -s_1 mu_2^2 is
+    mu_2^2 for s_1 = -1). Returns term -> (mean over networks, its standard error)."""
+    gen = torch.Generator().manual_seed(int(seed))
+    sw, sv, mu, R, sb = (
+        _scalar(getattr(hp, k)) for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
+    )
+    Q = float(minimal_fixed_point(hp)[0])
+    h = np.sqrt(Q) * torch.randn(K, N, generator=gen, dtype=dtype)
+    for _ in range(burn_in):
+        x = np.sqrt(R) * torch.randn(K, N, generator=gen, dtype=dtype)
+        z = torch.randn(3, K, N, generator=gen, dtype=dtype)
+        rms = lambda v: torch.sqrt((v**2).mean(-1, keepdim=True))  # noqa: E731
+        e = sw * rms(h) * z[0] + sv * rms(x) * z[1] + mu + sb * z[2]
+        u = torch.sigmoid(e)
+        a, h = u * (1 - u) * (h - x), u * h + (1 - u) * x
+    u2, a2 = u**2, a**2
+    n = min(n_mat, N)
+    spec_var = []
+    for orth in (False, True):
+        W = (
+            minimal_rnn.orthogonal_matrix(K, n, sw, gen, dtype)
+            if orth
+            else minimal_rnn.gaussian_matrix(K, n, n, sw, gen, dtype)
+        )
+        J = torch.diag_embed(u[:, :n]) + a[:, :n].unsqueeze(-1) * W
+        M = torch.bmm(J, J.transpose(1, 2))
+        m1 = torch.diagonal(M, dim1=1, dim2=2).sum(-1) / n
+        spec_var.append((M * M).sum((1, 2)) / n - m1**2)
+    per_net = {
+        "Var(u^2)": (u2**2).mean(-1) - u2.mean(-1) ** 2,
+        "cross": 2 * sw**2 * (u2 * a2).mean(-1),
+        "quartic": sw**4 * (a2**2).mean(-1),
+        "-mu_2^2": -((sw**2 * a2.mean(-1)) ** 2),
+        "s_1": spec_var[0] - spec_var[1],
+    }
+    return {
+        k: (float(v.mean()), float(v.std(correction=1) / np.sqrt(K)))
+        for k, v in per_net.items()
+    }
+
+
+def one_step_values(
+    study: MinimalStudy, mc: dict, wrong: list[str], rel_mc: float = 0.05
+) -> dict:
+    """The measured values of the term-by-term claim on Eq. (13). Rows [measured, SE, derived,
+    printed, relative tolerance]: per setting, the four W-free terms by Monte Carlo (``mc``:
+    (q*, mu_b) -> :func:`one_step_terms_mc`, tolerance ``rel_mc``); the s_1 term there as the paired
+    difference Gaussian - orthogonal (derived mu_2^2, printed 2 mu_2; tolerance 20%, finite matrix
+    size), and the whole one-step variance of the sampled networks at T = 1 per ensemble (20%,
+    finite width as in Eq. (12)).
+    ``wrong`` lists the terms that the sympy derivation finds different from the printed ones."""
+    rows, shown = [], {}
+    for qs, mu in study.settings:
+        g, o = (study.ensembles[(qs, mu, w)] for w in ("Gaussian", "orthogonal"))
+        p_g, d_g = minimal_one_step_terms(g.hp, -1.0)
+        _, d_o = minimal_one_step_terms(g.hp, 0.0)
+        key = f"mu_b={mu:g},q*={qs:g}"
+        shown[key] = {}
+        for term, (m, s) in mc[(qs, mu)].items():
+            rel = 0.2 if term == "s_1" else rel_mc
+            rows.append([m, s, float(d_g[term]), float(p_g[term]), rel])
+            shown[key][term] = [round(m, 4), round(float(d_g[term]), 4)]
+            shown[key][term].append(round(float(p_g[term]), 4))
+        for e, d in ((g, d_g), (o, d_o)):
+            p = minimal_one_step_terms(e.hp, e.s1)[0]
+            var_d, var_p = float(sum(d.values())), float(sum(p.values()))
+            rows.append([*e.summary["var_T1"], var_d, var_p, 0.2])
+            shown[key][f"var_1 ({e.s1:g})"] = [round(e.summary["var_T1"][0], 4)]
+            shown[key][f"var_1 ({e.s1:g})"] += [round(var_d, 4), round(var_p, 4)]
+    ok = lambda col: [abs(r[0] - r[col]) <= 2 * r[1] + r[4] * abs(r[col]) for r in rows]  # noqa: E731
+    return {
+        "rows": rows,
+        "wrong": list(wrong),
+        "shown": shown,
+        "derived_within": f"{sum(ok(2))}/{len(rows)}",
+        "printed_within": f"{sum(ok(3))}/{len(rows)}",
+    }

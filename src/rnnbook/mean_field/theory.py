@@ -442,6 +442,47 @@ def minimal_one_step_moments(
     return mu1 + mu2, var
 
 
+def minimal_one_step_terms(
+    hp: HP, s1: float, x4_over_R2: float = 3.0
+) -> tuple[dict, dict]:
+    """The five terms of the one-step variance of the spectrum of J_t J_t^T (Eq. 10) at the fixed
+    point, (paper, derived): Eq. (12)-(13) as printed, and the trace expansion of
+    :func:`rnnbook.mean_field.derivations.derive_one_step_variance` (same keys, its ``TERMS``):
+
+    ============  =====================================  =============================================
+    term          Eq. (12)-(13)                          derived
+    ============  =====================================  =============================================
+    Var(u^2)      sigma_1^2                              sigma_1^2
+    cross         2 mu_1 mu_2                            2 sigma_w^2 (Q* + R) E[sigma^2 sigma'^2]
+    quartic       sigma_w^4 ((Q*)^2 + R^2) E[sigma'^4]   sigma_w^4 E[sigma'^4] E[(h - x~)^4]
+    -mu_2^2       -mu_2^2                                -mu_2^2
+    s_1           -2 s_1 mu_2                            -s_1 mu_2^2
+    ============  =====================================  =============================================
+
+    with E[(h - x~)^4] = E[h^4] + 6 Q* R + E[x~^4] (:func:`minimal_hidden_fourth_moment`)."""
+    Q, q = minimal_fixed_point(hp)
+    m = minimal_moments13(hp)
+    Esp4 = gauss1(lambda u: dsigmoid(u) ** 4, hp.mu_b, q)
+    Es2sp2 = gauss1(lambda u: sigmoid(u) ** 2 * dsigmoid(u) ** 2, hp.mu_b, q)
+    d4 = minimal_hidden_fourth_moment(hp, x4_over_R2) + 6 * Q * hp.R
+    d4 = d4 + x4_over_R2 * hp.R**2
+    paper = {
+        "Var(u^2)": m.sigma1_sq,
+        "cross": 2 * m.mu1 * m.mu2,
+        "quartic": hp.sw2**2 * (Q**2 + hp.R**2) * Esp4,
+        "-mu_2^2": -(m.mu2**2),
+        "s_1": -2 * s1 * m.mu2,
+    }
+    derived = {
+        "Var(u^2)": m.sigma1_sq,
+        "cross": 2 * hp.sw2 * (Q + hp.R) * Es2sp2,
+        "quartic": hp.sw2**2 * d4 * Esp4,
+        "-mu_2^2": -(m.mu2**2),
+        "s_1": -s1 * m.mu2**2,
+    }
+    return paper, derived
+
+
 def minimal_spectrum_variance_free(
     T, hp: HP, s1: float, x4_over_R2: float = 3.0
 ) -> Array:

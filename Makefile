@@ -12,6 +12,8 @@ STAMP := $(VENV)/.installed
 # Debian's r-cran-janeaustenr: the word-level corpus (stand-in for Penn Treebank), see src/rnnbook/datasets.py
 DATA := $(VENV)/share/rnnbook-data
 AUSTEN := $(DATA)/janeaustenr/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx
+# Debian's dataset-fashion-mnist: the harder stand-in of LSC Fig. 2 (CIFAR is not offline)
+FASHION := $(DATA)/fashion-mnist/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz
 # Debian's chromium-headless-shell: the headless browser of the browser test (tests/book/test_browser.py)
 BROWSER := $(VENV)/.browser
 JOBS ?=
@@ -33,6 +35,13 @@ $(AUSTEN): | $(STAMP)
 	echo "fetched the Jane Austen corpus (Debian r-cran-janeaustenr) into $(DATA)" || \
 	echo "warning: could not fetch Debian's r-cran-janeaustenr (the word-level corpus); chapters that need it will fail"
 
+$(FASHION): | $(STAMP)
+	@mkdir -p $(DATA) && cd $(DATA) && rm -f dataset-fashion-mnist_*.deb && \
+	{ apt-get download dataset-fashion-mnist >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get download dataset-fashion-mnist >/dev/null 2>&1; }; } && \
+	dpkg-deb -x dataset-fashion-mnist_*.deb fashion-mnist && rm -f dataset-fashion-mnist_*.deb && \
+	echo "fetched Fashion-MNIST (Debian dataset-fashion-mnist) into $(DATA)" || \
+	echo "warning: could not fetch Debian's dataset-fashion-mnist; the Fig. 2 chapter will fail"
+
 $(BROWSER): | $(STAMP)
 	@if command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1; then touch $(BROWSER); \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -42,22 +51,22 @@ $(BROWSER): | $(STAMP)
 	  echo "warning: could not install chromium-headless-shell: the browser test will skip"; \
 	else echo "warning: no chromium-headless-shell and not root: the browser test will skip (apt-get install chromium-headless-shell)"; fi
 
-venv: $(STAMP) $(AUSTEN)
+venv: $(STAMP) $(AUSTEN) $(FASHION)
 
-book: $(STAMP) $(AUSTEN)
+book: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook build --profile book $(if $(JOBS),--jobs $(JOBS))
 
-paper: $(STAMP) $(AUSTEN)
+paper: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
 
-test: $(STAMP) $(AUSTEN) $(BROWSER)
+test: $(STAMP) $(AUSTEN) $(FASHION) $(BROWSER)
 	$(PY) -m pytest
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests notebooks benchmarks
 	$(VENV)/bin/ruff check src tests notebooks benchmarks
 
-chapter: $(STAMP) $(AUSTEN)
+chapter: $(STAMP) $(AUSTEN) $(FASHION)
 	@test -n "$(NB)" || { echo 'usage: make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"'; exit 2; }
 	$(PY) -m rnnbook chapter $(NB) $(ARGS)
 

@@ -67,3 +67,41 @@ def test_ptb_loader_on_small_files(tmp_path):
     assert c.vocab[:2] == ("<unk>", "<eos>") and len(c.train) == 9
     with pytest.raises(datasets.DataUnavailable, match="ptb.train.txt"):
         datasets.ptb(tmp_path / "missing")
+
+
+def test_fashion_mnist_is_the_real_fashion_mnist():
+    x, y = datasets.fashion_mnist("train")
+    xt, yt = datasets.fashion_mnist("test")
+    assert x.shape == (60000, 28, 28) and xt.shape == (10000, 28, 28)
+    assert x.dtype == np.uint8 and int(x.max()) == 255
+    # Fashion-MNIST is balanced: 6,000 training and 1,000 test images per class
+    assert np.bincount(y).tolist() == [6000] * 10
+    assert np.bincount(yt).tolist() == [1000] * 10
+    assert y[:5].tolist() == [
+        9,
+        0,
+        0,
+        3,
+        0,
+    ]  # ankle boot, T-shirt, T-shirt, dress, T-shirt
+    with pytest.raises(ValueError, match="split"):
+        datasets.fashion_mnist("valid")
+
+
+def test_read_idx_on_small_files(tmp_path):
+    import gzip
+    import struct
+
+    a = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
+    raw = b"\0\0\x08\x03" + struct.pack(">3I", 2, 3, 4) + a.tobytes()
+    (tmp_path / "a-idx3-ubyte.gz").write_bytes(gzip.compress(raw))
+    assert np.array_equal(datasets.read_idx(tmp_path / "a-idx3-ubyte.gz"), a)
+    b = np.array([1, -2, 300], dtype=">i4")
+    (tmp_path / "b").write_bytes(b"\0\0\x0c\x01" + struct.pack(">I", 3) + b.tobytes())
+    assert datasets.read_idx(tmp_path / "b").tolist() == [1, -2, 300]
+    (tmp_path / "c").write_bytes(b"\0\0\x08\x01" + struct.pack(">I", 5) + b"\0")
+    with pytest.raises(ValueError, match="shape"):
+        datasets.read_idx(tmp_path / "c")
+    (tmp_path / "d").write_bytes(b"PK\x03\x04")
+    with pytest.raises(ValueError, match="not an IDX"):
+        datasets.read_idx(tmp_path / "d")

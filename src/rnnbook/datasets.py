@@ -7,6 +7,9 @@
   :func:`word_corpus` tokenises it the way Penn Treebank's language-modelling version is
   (lower case, numbers -> ``N``, no punctuation, a 10k vocabulary with ``<unk>``, ``<eos>`` at line ends).
 * The original Penn Treebank (``ptb.{train,valid,test}.txt``), for a reader who has it: :func:`ptb`.
+* Fashion-MNIST (60k/10k, 28x28, ten clothing classes; MIT), shipped by Debian's ``dataset-fashion-mnist``
+  as gzipped IDX files under ``/usr/share/datasets/fashion-mnist/``; ``make`` fetches it into
+  ``.venv/share/rnnbook-data/fashion-mnist`` like the Austen corpus: :func:`fashion_mnist`.
 """
 
 from __future__ import annotations
@@ -234,3 +237,58 @@ def ptb(folder: str | Path) -> WordCorpus:
         for k, v in parts.items()
     }
     return WordCorpus(enc["train"], enc["valid"], enc["test"], vocab, "Penn Treebank")
+
+
+_FASHION = Path("usr/share/datasets/fashion-mnist")
+_IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4"}
+
+
+def read_idx(path: str | Path) -> np.ndarray:
+    """An IDX file (the MNIST format, gzipped if the name ends in ``.gz``) as a numpy array:
+    magic ``00 00 <type> <ndim>``, then ``ndim`` big-endian uint32 sizes, then the data."""
+    path = Path(path)
+    raw = (gzip.decompress if path.suffix == ".gz" else bytes)(path.read_bytes())
+    if len(raw) < 4 or raw[:2] != b"\0\0" or raw[2] not in _IDX_TYPES:
+        raise ValueError(f"{path} is not an IDX file")
+    ndim = raw[3]
+    shape = struct.unpack(f">{ndim}I", raw[4 : 4 + 4 * ndim])
+    data = np.frombuffer(raw, dtype=_IDX_TYPES[raw[2]], offset=4 + 4 * ndim)
+    if data.size != int(np.prod(shape)):
+        raise ValueError(f"{path}: {data.size} values for the shape {shape}")
+    return data.reshape(shape).astype(data.dtype.newbyteorder("="))
+
+
+def fashion_mnist_dir() -> Path:
+    """Where the Fashion-MNIST IDX files lie: ``RNNBOOK_DATA_DIR``, the venv's share folder, or the
+    system's (Debian's ``dataset-fashion-mnist`` installs them in ``/usr/share/datasets``)."""
+    candidates = []
+    if os.environ.get("RNNBOOK_DATA_DIR"):
+        candidates.append(
+            Path(os.environ["RNNBOOK_DATA_DIR"]) / "fashion-mnist" / _FASHION
+        )
+    candidates += [
+        Path(sys.prefix) / "share" / "rnnbook-data" / "fashion-mnist" / _FASHION,
+        Path("/") / _FASHION,
+    ]
+    for c in candidates:
+        if (c / "t10k-labels-idx1-ubyte.gz").exists():
+            return c
+    raise DataUnavailable(
+        "Fashion-MNIST (Debian package dataset-fashion-mnist) is not installed; `make venv` "
+        "fetches it with apt-get download (Debian/Ubuntu), or set RNNBOOK_DATA_DIR. Looked in: "
+        + ", ".join(map(str, candidates))
+    )
+
+
+@lru_cache(maxsize=2)
+def fashion_mnist(split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """Fashion-MNIST: ``(images uint8 (N, 28, 28), labels uint8 (N,))`` for ``split`` in
+    {'train', 'test'} (60,000 and 10,000 images), as :func:`mnist`."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split = {split!r}: must be 'train' or 'test'")
+    folder, stem = fashion_mnist_dir(), "train" if split == "train" else "t10k"
+    images = read_idx(folder / f"{stem}-images-idx3-ubyte.gz")
+    labels = read_idx(folder / f"{stem}-labels-idx1-ubyte.gz")
+    if images.shape[0] != labels.shape[0]:
+        raise ValueError(f"Fashion-MNIST {split}: images and labels differ in number")
+    return images, labels

@@ -83,3 +83,60 @@ def test_variants_run_the_whole_budget_and_summary_by_hand():
     s = convergence.variants_summary(hist, max_steps=8)  # the last 2 steps
     assert s["last"] == 2 and s["sd_gd"] == 0.0 and np.isclose(s["sd_full"], 0.4)
     assert s["md_mult"] == 1.0
+
+
+def test_summaries_over_seeds_by_hand():
+    def rep(conv, hist):
+        return SimpleNamespace(
+            converged=conv,
+            steps=len(hist),
+            mean_radius=hist[-1],
+            history={"mean_radius": hist},
+        )
+
+    by_seed = {
+        0: {
+            ("gru", 0.5): (rep(True, [0.6, 0.5]), {}, {}),
+            ("gru", 1.0): (rep(False, [0.6, 0.7]), {}, {}),
+            ("alif_plus", 0.5): (rep(False, [0.9, 0.9]), {}, {}),
+            ("alif_plus", 1.0): (rep(True, [0.9, 1.0]), {}, {}),
+        },
+        1: {
+            ("gru", 0.5): (rep(True, [0.6, 0.5]), {}, {}),
+            ("gru", 1.0): (rep(True, [0.6, 1.0]), {}, {}),
+            ("alif_plus", 0.5): (rep(False, [0.9, 0.8]), {}, {}),
+            ("alif_plus", 1.0): (rep(False, [0.9, 0.5]), {}, {}),
+        },
+    }
+    s = convergence.kinds_summary_seeds(by_seed)
+    assert (s["n_conv"], s["n_pairs"], s["n_alif"]) == (3, 4, 2)
+    assert (s["alif_half"], s["alif_one"], s["n_seeds"]) == (0, 1, 2)
+    assert s["conv_mean"] == 0.75 and s["diff_conv"] == 0.75
+    assert s["moved"] == 1.0  # the unconverged GRU@1 of seed 0 moved from 0.6 to 0.7
+    var = {
+        seed: {
+            name: SimpleNamespace(
+                history={"std": [1.0, 0.1 * (i + 1)], "mean_dev": [0.5, 0.1 * seed]}
+            )
+            for i, name in enumerate(convergence.VARIANTS)
+        }
+        for seed in (0, 1, 2)
+    }
+    v = convergence.variants_summary_seeds(var, max_steps=4)  # the last step
+    assert v["n_seeds"] == 3 and v["gd_toward"] == 1.0
+    assert np.isclose(v["dsd_mean"], 0.2) and np.isclose(v["dsd_lo"], 0.2)
+    assert np.isclose(v["md_gd"], 0.1) and v["md_gd_lo"] < 0.1 < v["md_gd_hi"]
+
+
+def test_pretrain_kinds_over_seeds_draw_their_own_networks(monkeypatch):
+    import rnnbook.lsc.tasks as tasks_mod
+
+    x = spikes()
+    monkeypatch.setattr(tasks_mod, "random_batches", lambda d, b, s: counted(x)[0])
+    by_seed = convergence.pretrain_kinds_seeds(
+        ["relu_rnn"], SimpleNamespace(n_channels=3), 4, x, 2, 2, 2, seeds=[0, 1]
+    )
+    assert list(by_seed) == [0, 1]
+    b0 = by_seed[0][("relu_rnn", 1.0)][1]
+    b1 = by_seed[1][("relu_rnn", 1.0)][1]
+    assert not np.allclose(b0[(1, "time")], b1[(1, "time")])

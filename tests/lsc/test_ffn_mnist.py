@@ -1,14 +1,20 @@
-"""Fig. 2's grid: the comparisons by hand on made-up accuracies, and a tiny grid that runs, stores
-every run and reads it back from the run cache without pre-training again."""
+"""Fig. 2's grid: the batched ensemble against single networks trained by the reference loop
+(``experiments.fit`` with pytorch-optimizer's AdaBelief in Lookahead), per-member early stopping, the
+comparisons by hand on made-up accuracies with intervals over seeds, and a tiny grid that runs,
+stores every activation and reads it back from the run cache."""
 
-import json
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
+from scipy import stats
 
-from rnnbook.lsc import ffn_mnist, tasks
+from rnnbook.lsc import experiments, ffn_mnist, tasks
+from rnnbook.lsc.models import FFN
+
+torch.set_num_threads(1)
 
 SCALE = dict(
     depth=2,
@@ -16,87 +22,159 @@ SCALE = dict(
     n_train=16,
     n_val=8,
     n_test=8,
-    steps=2,
-    eval_every=1,
+    steps=4,
+    eval_every=2,
     patience=1,
     pre_steps=1,
     pre_batch=2,
+    checkpoints=2,
 )
 
 
 def grid(**kw):
-    return ffn_mnist.Grid(**{**dict(acts=["relu"], lrs=[1e-3], seeds=1), **SCALE, **kw})
+    base = dict(acts=["relu"], lrs=[1e-3, 1e-2], seeds=2)
+    return ffn_mnist.Grid(**{**base, **SCALE, **kw})
 
 
-def made_up(g, acc):
-    """Results whose test accuracy is acc[(act, init, lr)] + 0.01 * seed."""
-    return {
-        (a, i, lr, s): {"test_acc": acc[(a, i, lr)] + 0.01 * s}
-        for a in g.acts
-        for i in ffn_mnist.INITS
-        for lr in g.lrs
-        for s in range(g.seeds)
-    }
+def fake_data(n=(64, 32, 32), seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = [torch.rand(k, 784, generator=g) for k in n]
+    y = [torch.randint(10, (k,), generator=g) for k in n]
+    return tasks.MnistSplits(x[0], y[0], x[1], y[1], x[2], y[2])
 
 
 def test_grid_of_the_chapter_parameters():
-    P = SimpleNamespace(profile="book", acts=["cos"], lrs=[0.1], seeds=3, **SCALE)
+    P = SimpleNamespace(
+        profile="book", acts=["cos"], lrs=[0.1], seeds=3, seed=2, **SCALE
+    )
     g = ffn_mnist.Grid.of(P)
-    assert g.seeds == 3 and g.acts == ["cos"]
-    key = g.key("cos", "he", 0.1, 2)
-    assert key["batch"] == 32 and key["init"] == "he" and key["seed"] == 2
-    assert "acts" not in key and key["depth"] == 2
+    assert g.seeds == 3 and g.acts == ["cos"] and g.run_seeds() == [2000, 2001, 2002]
+    key = g.key("fashion-mnist", "cos")
+    assert key["batch"] == 32 and key["act"] == "cos" and key["seed"] == 2
+    assert key["dataset"] == "fashion-mnist" and "acts" not in key
+    long = ffn_mnist.Grid(
+        **{**vars(g), "steps": 300, "eval_every": 50, "checkpoints": 4}
+    )
+    assert long.checkpoint_steps() == [50, 100, 150, 300]
+
+
+def test_stacked_members_are_the_networks():
+    models = [FFN(784, 8, 3, act="cos", seed=s) for s in range(3)]
+    ens = ffn_mnist.FFNEnsemble.stack(models)
+    x = torch.rand(5, 784)
+    out = ens.forward(x)
+    for i, m in enumerate(models):
+        assert torch.allclose(out[i], m(x), atol=1e-5)
+        assert torch.allclose(ens.member(i)(x), m(x), atol=1e-5)
+    assert torch.allclose(ens.forward(x.expand(3, -1, -1)), out, atol=1e-5)
+    with pytest.raises(ValueError, match="one activation"):
+        ffn_mnist.FFNEnsemble.stack([FFN(784, 8, 2, act="sin"), models[0]])
+
+
+def test_ensemble_trains_like_single_networks():
+    """Two members with one batch stream and two learning rates against two runs of
+    ``experiments.fit`` (pytorch-optimizer's AdaBelief in Lookahead) on the same batches."""
+    data = fake_data()
+    models = [FFN(784, 16, 4, act="relu", seed=s) for s in (0, 1)]
+    lrs = [1e-2, 3e-3]
+    ens = ffn_mnist.FFNEnsemble.stack(models)
+    res = ffn_mnist.train_ensemble(ens, lrs, [7, 7], data, 13, 5, 100, [5, 13], batch=8)
+    hist = np.array(res["history"])
+    for e, (m, lr) in enumerate(zip(models, lrs)):
+        cfg = experiments.TrainConfig(
+            lr=lr, batch=8, max_steps=13, eval_every=5, patience=100, seed=7
+        )
+
+        def batch(gen):
+            idx = torch.randint(64, (8,), generator=gen)
+            return data.xtr[idx], data.ytr[idx]
+
+        ref = experiments.fit(
+            m,
+            batch,
+            lambda m, x, y: F.cross_entropy(m(x), y),
+            lambda m: F.cross_entropy(m(data.xva), data.yva),
+            cfg,
+        )
+        assert hist[:, 0].tolist() == [h[0] for h in ref["history"]]
+        assert np.allclose(hist[:, 1 + e], [h[2] for h in ref["history"]], atol=1e-5)
+        acc = float((m(data.xte).argmax(-1) == data.yte).float().mean())
+        assert res["test_acc"][-1][e] == pytest.approx(acc)
+
+
+def test_members_stop_on_their_own():
+    data = fake_data()
+    for part in ("tr", "va", "te"):  # learnable labels: the brightest of the first ten pixels
+        x = getattr(data, "x" + part)
+        setattr(data, "y" + part, x[:, :10].argmax(1))
+    models = [FFN(784, 8, 2, seed=s) for s in (0, 1)]
+    ens = ffn_mnist.FFNEnsemble.stack(models)
+    res = ffn_mnist.train_ensemble(ens, [0.0, 1e-2], [0, 1], data, 40, 2, 1, [4, 40])
+    # learning rate 0: no progress after the first validation, stopped at the second
+    assert res["steps"][0] == 4 and res["steps"][1] > 4
+    acc0 = float((models[0](data.xte).argmax(-1) == data.yte).float().mean())
+    assert res["test_acc"][0][0] == res["test_acc"][1][0] == pytest.approx(acc0)
+
+
+def made_up(S=3):
+    """Accuracies (act, init, lr, seed) with LSC best in 3 of 4 cells in every seed."""
+    rng = np.random.default_rng(0)
+    acc = np.zeros((2, 3, 2, S))
+    base = {"glorot": 0.5, "he": 0.6, "glorot+lsc": 0.7}
+    for i, init in enumerate(ffn_mnist.INITS):
+        acc[:, i] = base[init]
+    acc[1, 2, 1] = 0.55  # cos, lr 2: LSC below He (above Glorot)
+    return acc + 0.01 * rng.standard_normal(acc.shape) * 0.1
 
 
 def test_comparisons_by_hand():
-    g = grid(acts=["relu", "cos"], lrs=[1e-3, 1e-2], seeds=2)
-    acc = {}
-    for a in g.acts:
-        for lr, (gl, he, lsc) in zip(g.lrs, [(0.5, 0.6, 0.7), (0.5, 0.8, 0.4)]):
-            acc.update(
-                {(a, "glorot", lr): gl, (a, "he", lr): he, (a, "glorot+lsc", lr): lsc}
-            )
-    v = ffn_mnist.Runs(g, made_up(g, acc)).comparisons()
-    assert (v["n_cells"], v["n_best"], v["n_glorot"]) == (4, 2, 2)
-    assert v["frac_best"] == 0.5 and v["n_seeds"] == 2 and v["lrs"] == g.lrs
-    # ReLU: He best 0.805 at 1e-2, LSC best 0.705 at 1e-3: no match, not higher
-    assert v["attempted"] and not v["match"] and not v["higher"]
-    assert v["relu_he"] == pytest.approx(0.805) and v["tol"] == pytest.approx(0.02)
-    assert "He 0.805 at lr 0.01" in v["best"]
+    acc = made_up()
+    v = ffn_mnist.compare(acc, ["relu", "cos"], [1e-3, 1e-2])
+    assert v["n_cells"] == 4 and v["best_mean"] == pytest.approx(0.75)
+    assert v["best_lo"] == pytest.approx(0.75) and v["best_acc"] == pytest.approx(
+        acc.mean(-1).max()
+    )
+    d = (acc[:, 2] - acc[:, 0]).reshape(-1, 3).mean(0)
+    half = stats.t.ppf(0.975, 2) * d.std(ddof=1) / np.sqrt(3)
+    assert v["gl_lo"] == pytest.approx(d.mean() - half) and v["frac_glorot"] == 1.0
+    # ReLU: LSC 0.7 vs He 0.6 at every lr -> difference 0.1
+    assert v["attempted"] and v["he_diff_mean"] == pytest.approx(0.1, abs=0.01)
+    assert "LSC - He" in v["relu"]
 
 
 def test_relu_claim_needs_two_learning_rates():
-    g = grid()
-    acc = {("relu", i, 1e-3): 0.5 for i in ffn_mnist.INITS}
-    v = ffn_mnist.Runs(g, made_up(g, acc)).comparisons()
-    assert v["attempted"] is False and v["best"] == "not run at this profile"
-    assert np.isnan(v["relu_he"])
+    v = ffn_mnist.compare(made_up()[:, :, :1], ["relu", "cos"], [1e-3])
+    assert v["attempted"] is False and v["relu"] == "not run at this profile"
 
 
 def test_tiny_grid_runs_and_is_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("RNNBOOK_BUILD_DIR", str(tmp_path))
-    g = torch.Generator().manual_seed(0)
-    x = [torch.rand(n, 784, generator=g) for n in (16, 8, 8)]
-    y = [torch.randint(10, (n,), generator=g) for n in (16, 8, 8)]
-    data = tasks.MnistSplits(x[0], y[0], x[1], y[1], x[2], y[2])
-    runs = ffn_mnist.run_grid(grid(), data)
-    assert set(runs.results) == {("relu", i, 1e-3, 0) for i in ffn_mnist.INITS}
-    lsc = runs.results[("relu", "glorot+lsc", 1e-3, 0)]
-    assert lsc["pretrain"]["steps"] == 1 and 0 <= lsc["test_acc"] <= 1
-    assert "relu seed 0" in runs.pretrain_summary()
-    assert runs.table().count("\n") == 2
+    data = fake_data((16, 8, 8))
+    g = grid()
+    runs = ffn_mnist.run_grid(g, data, "fashion-mnist")
+    res = runs.results["relu"]
+    assert len(res["test_acc"]) == len(g.checkpoint_steps()) == 2
+    assert len(res["test_acc"][0]) == 3 * 2 * 2 and len(res["pretrain"]) == 2
+    assert runs.accuracy().shape == (1, 3, 2, 2) and runs.steps == [2, 4]
+    assert "relu seed 1" in runs.pretrain_summary()
+    assert runs.table().count("\n") == 3
+    c = runs.comparisons()
+    assert c["dataset"] == "Fashion-MNIST" and c["budget"] == 4 and "seeds" not in c
+    assert runs.trend()["best_mean"].shape == (2,)
 
     def fail(*a, **k):
         raise AssertionError("should have been read from the cache")
 
-    monkeypatch.setattr(ffn_mnist, "train_one", fail)
-    monkeypatch.setattr(ffn_mnist, "pretrain_ffn", fail)
-    again = ffn_mnist.run_grid(grid(), data)
-    assert same(again.results, runs.results)
+    monkeypatch.setattr(ffn_mnist, "run_act", fail)
+    again = ffn_mnist.run_grid(g, data, "fashion-mnist")
+    assert again.results == runs.results
+    with pytest.raises(AssertionError, match="cache"):  # another data set: another key
+        ffn_mnist.run_grid(g, data, "mnist")
 
 
-def same(a: dict, b: dict) -> bool:
-    """The same runs, up to the JSON round trip of the cache (tuples become lists)."""
-    return a.keys() == b.keys() and all(
-        json.dumps(a[k], default=float) == json.dumps(b[k], default=float) for k in a
-    )
+def test_image_splits_are_disjoint_and_scaled():
+    s = ffn_mnist.image_splits("fashion-mnist", 50, 20, 30, seed=1)
+    assert s.xtr.shape == (50, 784) and s.xte.shape == (30, 784)
+    assert 0 <= float(s.xtr.min()) and float(s.xtr.max()) <= 1
+    with pytest.raises(ValueError, match="dataset"):
+        ffn_mnist.image_splits("cifar10", 1, 1, 1)

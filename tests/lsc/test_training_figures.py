@@ -47,16 +47,19 @@ def test_pretraining_figures():
     assert labelled(fig, 2)
 
 
-def test_ffn_figure():
+def test_ffn_figures():
     g = ffn_grid(acts=["relu", "cos"], lrs=[1e-3, 1e-2], seeds=2)
+    n = 3 * 2 * 2
     res = {
-        (a, i, lr, s): {"test_acc": 0.5 + 0.1 * s}
+        a: {
+            "checkpoints": [2, 4],
+            "test_acc": [[0.3] * n, list(np.linspace(0.2, 0.8, n))],
+        }
         for a in g.acts
-        for i in ffn_mnist.INITS
-        for lr in g.lrs
-        for s in range(2)
     }
-    assert labelled(training_figures.ffn_accuracy(ffn_mnist.Runs(g, res)), 2)
+    runs = ffn_mnist.Runs(g, res, "fashion-mnist")
+    assert labelled(training_figures.ffn_accuracy(runs), 2)
+    assert labelled(training_figures.ffn_trend({"A": runs, "B": runs}), 3)
 
 
 def test_deep_rnn_figure():

@@ -134,3 +134,126 @@ def variants_summary(var_runs: dict[str, pretrain.LSCReport], max_steps: int) ->
         out[f"sd_{short}"] = float(np.mean(h["std"][-last:]))
         out[f"md_{short}"] = float(np.mean(h["mean_dev"][-last:]))
     return out
+
+
+# ---- over seeds (the claims of the chapter are decided on these) ------------------------------------------------
+
+
+def pretrain_kinds_seeds(
+    kinds: list[str],
+    data,
+    width: int,
+    x0: Tensor,
+    batch: int,
+    max_steps: int,
+    n_times: int,
+    seeds: list[int],
+) -> dict[int, dict]:
+    """:func:`pretrain_kinds` once per seed of ``seeds``: the networks are initialized with that
+    seed and pre-trained on their own stream of ``batch`` inputs of ``data`` (seeded with it)."""
+    from .tasks import random_batches
+
+    return {
+        s: pretrain_kinds(
+            kinds,
+            data.n_channels,
+            width,
+            x0,
+            random_batches(data, batch, s),
+            max_steps,
+            n_times,
+            s,
+        )
+        for s in seeds
+    }
+
+
+def _closer(rep, target: float) -> bool:
+    """Whether a pre-training ended closer to its target than it started (or converged)."""
+    h = rep.history["mean_radius"] if hasattr(rep, "history") else []
+    if rep.converged or not h:
+        return bool(rep.converged)
+    return abs(h[-1] - target) < abs(h[0] - target)
+
+
+def kinds_summary_seeds(by_seed: dict[int, dict]) -> dict:
+    """:func:`kinds_summary` summed over seeds (``n_conv`` of ``n_pairs``, ``alif_half`` and
+    ``alif_one`` of ``n_alif`` runs), the fraction of the differentiable pairs converged per seed
+    with its 95% interval (``conv_mean``, ``conv_lo``, ``conv_hi``), and the gates: ``moved``, the
+    fraction of differentiable runs that ended closer to their target than they started, and
+    ``diff_conv``, the fraction of differentiable runs that converged."""
+    from rnnbook.stats import seed_interval
+
+    per = [kinds_summary(runs) for runs in by_seed.values()]
+    tot = {k: sum(p[k] for p in per) for k in ("n_conv", "n_pairs", "n_alif")}
+    tot.update({k: sum(p[k] for p in per) for k in ("alif_half", "alif_one")})
+    frac = [p["n_conv"] / max(1, p["n_pairs"]) for p in per]
+    ci = seed_interval(frac)
+    diff = [
+        (rep, t)
+        for runs in by_seed.values()
+        for (k, t), (rep, _, _) in runs.items()
+        if k in DIFFERENTIABLE
+    ]
+    moved = np.mean([_closer(rep, t) for rep, t in diff]) if diff else float("nan")
+    return dict(
+        tot,
+        conv_mean=ci.mean,
+        conv_lo=ci.lo,
+        conv_hi=ci.hi,
+        moved=float(moved),
+        diff_conv=tot["n_conv"] / max(1, tot["n_pairs"]),
+        steps="; ".join(f"seed {s}: {p['steps']}" for s, p in zip(by_seed, per)),
+        alif_radii="; ".join(
+            f"seed {s}: {p['alif_radii']}" for s, p in zip(by_seed, per)
+        ),
+        n_seeds=len(per),
+    )
+
+
+def pretrain_variants_seeds(
+    data, width: int, batch: int, max_steps: int, n_times: int, seeds: list[int]
+) -> dict[int, dict[str, pretrain.LSCReport]]:
+    """:func:`pretrain_variants` once per seed (network and input stream seeded with it)."""
+    from .tasks import random_batches
+
+    return {
+        s: pretrain_variants(
+            data.n_channels,
+            width,
+            random_batches(data, batch, s + 1),
+            max_steps,
+            n_times,
+            s,
+        )
+        for s in seeds
+    }
+
+
+def variants_summary_seeds(by_seed: dict[int, dict], max_steps: int) -> dict:
+    """:func:`variants_summary` per seed, averaged over seeds, with 95% intervals over seeds of
+    the spread difference ``dsd`` = sd_full - sd_gd (negative: the method narrows the spread) and
+    of gradient descent's mean deviation ``md_gd``; the gate ``gd_toward``: the fraction of seeds
+    in which gradient descent alone ended closer to the target than it started."""
+    from rnnbook.stats import seed_interval
+
+    per = [variants_summary(v, max_steps) for v in by_seed.values()]
+    out = {k: float(np.mean([p[k] for p in per])) for k in per[0]}
+    dsd = seed_interval([p["sd_full"] - p["sd_gd"] for p in per])
+    md = seed_interval([p["md_gd"] for p in per])
+    gd = list(VARIANTS)[0]
+    toward = [
+        abs(v[gd].history["mean_dev"][-1]) < abs(v[gd].history["mean_dev"][0])
+        for v in by_seed.values()
+    ]
+    return dict(
+        out,
+        last=per[0]["last"],
+        dsd_mean=dsd.mean,
+        dsd_lo=dsd.lo,
+        dsd_hi=dsd.hi,
+        md_gd_lo=md.lo,
+        md_gd_hi=md.hi,
+        gd_toward=float(np.mean(toward)),
+        n_seeds=len(per),
+    )

@@ -1,15 +1,24 @@
 """Fig. 2 of Herranz-Celotti & Rouat (Sec. II-E, III-A): deep feed-forward nets on MNIST.
 
-30-layer FFNs of width 128 with ReLU, sin or cos, initialized as Glorot, as He, or as Glorot followed
-by LSC pre-training to rho_t = 1, trained over a grid of learning rates and seeds with AdaBelief in
-Lookahead and early stopping (Sec. II-G). :func:`run_grid` runs (or reads from the run cache) every
-(activation, initialization, learning rate, seed); :class:`Runs` turns the test accuracies into the
-paper's three comparisons: LSC best "in most scenarios", LSC above its Glorot start, and LSC matching
-He on ReLU at a higher learning rate.
+30-layer FFNs of width 128, ``h_l = a(W_l h_{l-1} + b_l)`` with ReLU, sin or cos, initialized as
+Glorot, as He, or as Glorot followed by LSC pre-training to rho_t = 1, trained over a grid of learning
+rates and seeds with AdaBelief in Lookahead and early stopping (Sec. II-G).
+
+The whole grid of one activation (initializations x learning rates x seeds) trains as one batched
+ensemble: the E networks' weights are stacked along a leading dimension (:class:`FFNEnsemble`), one
+``baddbmm`` per layer runs them all, and :class:`StackedAdaBelief` is AdaBelief inside Lookahead
+applied to the stacked tensors with a learning rate per member (the same update as
+:func:`rnnbook.lsc.pretrain.make_optimizer` on each network alone; the tests check it). Each member
+early-stops on its own validation loss; the test accuracy of each member's best checkpoint so far is
+recorded at several budgets (``checkpoints``), so the chapter can show how each effect moves with
+training. :func:`run_grid` runs (or reads from the run cache) every activation; :class:`Runs` turns
+the accuracies into the paper's three comparisons, each with a 95% interval over seeds.
 """
 
 from __future__ import annotations
 
+import copy
+import math
 import sys
 from dataclasses import asdict, dataclass, fields
 from typing import Iterator
@@ -19,7 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from rnnbook import plotting
+from rnnbook import datasets, plotting
+from rnnbook.stats import seed_interval
 
 from . import experiments, pretrain
 from .models import FFN
@@ -28,11 +38,14 @@ from .tasks import MnistSplits
 INITS = ("glorot", "he", "glorot+lsc")
 PAPER_LRS = [1e-2, 3.16e-3, 1e-3, 3.16e-4, 1e-4, 3.16e-5, 1e-5]
 ACTS = ("relu", "sin", "cos")
+DATASETS = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
+CHANCE = 0.1  # ten balanced classes in both data sets
 
 
 @dataclass(frozen=True)
 class Grid:
-    """The scale of the runs: the chapter's parameters of the same names."""
+    """The scale of the runs: the chapter's parameters of the same names (``seed``: the master
+    seed every run seed, data split and batch order derives from)."""
 
     acts: tuple[str, ...]
     lrs: tuple[float, ...]
@@ -47,30 +60,247 @@ class Grid:
     patience: int
     pre_steps: int
     pre_batch: int
+    checkpoints: int = 1
+    seed: int = 0
 
     @classmethod
     def of(cls, params) -> "Grid":
         """The grid from an object with these attributes (the chapter's resolved parameters)."""
         return cls(**{f.name: getattr(params, f.name) for f in fields(cls)})
 
-    def key(self, act: str, init: str, lr: float, seed: int) -> dict:
-        """The cache key of one run (its parameters)."""
-        base = {f: getattr(self, f) for f in _KEY_FIELDS}
-        return dict(base, batch=32, act=act, init=init, lr=lr, seed=seed)
+    def run_seeds(self) -> list[int]:
+        """The seed of each of the ``seeds`` runs per configuration, derived from ``seed``."""
+        return [1000 * self.seed + s for s in range(self.seeds)]
+
+    def checkpoint_steps(self) -> list[int]:
+        """``checkpoints`` budgets, geometrically spaced, multiples of ``eval_every``, ending at
+        ``steps`` (the full budget)."""
+        n = max(1, self.checkpoints)
+        raw = np.geomspace(self.steps / 2 ** (n - 1), self.steps, n)
+        out = {
+            max(self.eval_every, int(round(r / self.eval_every)) * self.eval_every)
+            for r in raw[:-1]
+        }
+        return sorted({min(s, self.steps) for s in out} | {self.steps})
+
+    def key(self, dataset: str, act: str) -> dict:
+        """The cache key of one activation's ensemble (its parameters)."""
+        skip = {"acts"}
+        base = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip
+        }
+        return dict(base, lrs=list(self.lrs), batch=32, dataset=dataset, act=act)
 
 
-_KEY_FIELDS = (
-    "depth",
-    "width",
-    "n_train",
-    "n_val",
-    "n_test",
-    "steps",
-    "eval_every",
-    "patience",
-    "pre_steps",
-    "pre_batch",
-)
+# ---- data -------------------------------------------------------------------------------------------------------
+
+
+def image_splits(
+    dataset: str, n_train: int, n_val: int, n_test: int, seed: int = 0
+) -> MnistSplits:
+    """MNIST or Fashion-MNIST, pixels scaled to [0, 1] and flattened; train/val are random subsets of
+    the 60k training images, test a random subset of the 10k test images (drawn with ``seed``)."""
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset = {dataset!r}: must be one of {tuple(DATASETS)}")
+    load = datasets.mnist if dataset == "mnist" else datasets.fashion_mnist
+    (xi, yi), (xt, yt) = load("train"), load("test")
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(len(yi))
+    tr, va = perm[:n_train], perm[n_train : n_train + n_val]
+    te = np.sort(rng.permutation(len(yt))[:n_test])
+
+    def f(a):
+        return torch.from_numpy(a.reshape(len(a), -1).astype(np.float32) / 255.0)
+
+    def g(a):
+        return torch.from_numpy(a.astype(np.int64))
+
+    return MnistSplits(f(xi[tr]), g(yi[tr]), f(xi[va]), g(yi[va]), f(xt[te]), g(yt[te]))
+
+
+# ---- the batched ensemble ---------------------------------------------------------------------------------------
+
+
+def _t(p: Tensor) -> Tensor:
+    """A weight matrix transposed (a bias vector as it is)."""
+    return p.mT if p.dim() >= 2 else p
+
+
+class FFNEnsemble:
+    """E feed-forward nets ``h_l = a(W_l h_{l-1} + b_l)`` of one activation, weights stacked along
+    dimension 0 and stored transposed, ``params = [W_1^T (E, 784, n), b_1 (E, n), ..., W_out^T
+    (E, n, 10), b_out (E, 10)]``, so that their gradients come out contiguous (a strided gradient
+    makes every optimizer pass several times slower)."""
+
+    def __init__(self, params: list[Tensor], act: str) -> None:
+        self.params, self.act = params, act
+
+    @classmethod
+    def stack(cls, models: list[FFN]) -> "FFNEnsemble":
+        """The ensemble of ``models`` (same activation and shape), copied."""
+        acts = {m.act_name for m in models}
+        if len(acts) != 1:
+            raise ValueError(f"an ensemble has one activation, got {sorted(acts)}")
+        per = [[_t(p.detach()) for p in m.parameters()] for m in models]
+        stacked = [torch.stack(ps).clone().requires_grad_(True) for ps in zip(*per)]
+        return cls(stacked, acts.pop())
+
+    def __len__(self) -> int:
+        return self.params[0].shape[0]
+
+    def member(self, i: int, params: list[Tensor] | None = None) -> FFN:
+        """Member ``i`` as a single :class:`FFN` (of ``params``, default the current weights)."""
+        ps = params if params is not None else self.params
+        n_in, width = ps[0].shape[1], ps[0].shape[2]
+        m = FFN(n_in, width, len(ps) // 2 - 1, ps[-1].shape[1], act=self.act)
+        with torch.no_grad():
+            for p, q in zip(m.parameters(), ps):
+                p.copy_(_t(q[i]))
+        return m
+
+    def forward(self, x: Tensor, params: list[Tensor] | None = None) -> Tensor:
+        """Logits (E, B, 10) of every member: ``x`` is (B, 784), shared, or (E, B, 784)."""
+        ps = params if params is not None else self.params
+        act = FFN.ACTS[self.act]
+        h = x
+        for i in range(0, len(ps) - 2, 2):
+            W, b = ps[i], ps[i + 1]
+            if h.dim() == 2:
+                h = torch.matmul(h, W) + b[:, None]
+            else:
+                h = torch.baddbmm(b[:, None], h, W)
+            h = act(h)
+        return torch.baddbmm(ps[-1][:, None], h, ps[-2])
+
+    @torch.no_grad()
+    def evaluate(
+        self, x: Tensor, y: Tensor, params: list[Tensor] | None = None, chunk=500
+    ) -> tuple[Tensor, Tensor]:
+        """Per member: the mean cross-entropy and the accuracy on (x, y), in chunks of images."""
+        loss, correct = torch.zeros(len(self)), torch.zeros(len(self))
+        for i in range(0, len(y), chunk):
+            logits = self.forward(x[i : i + chunk], params)
+            yy = y[i : i + chunk].expand(len(self), -1)
+            loss += F.cross_entropy(logits.transpose(1, 2), yy, reduction="none").sum(1)
+            correct += (logits.argmax(-1) == yy).float().sum(1)
+        return loss / len(y), correct / len(y)
+
+
+class StackedAdaBelief:
+    """AdaBelief (betas 0.9, 0.999, eps 1e-16, no weight decay: the defaults of ``pytorch-optimizer``)
+    inside Lookahead (sync period ``k`` = 6, slow step ``alpha`` = 0.5), on stacked tensors with one
+    learning rate per member (``lr``: (E,)). Members with ``active`` False are not updated."""
+
+    def __init__(
+        self, params, lr: Tensor, betas=(0.9, 0.999), eps=1e-16, k=6, alpha=0.5
+    ):
+        self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
+        self.k, self.alpha, self.t = k, alpha, 0
+        self.m = [torch.zeros_like(p) for p in params]
+        self.v = [torch.zeros_like(p) for p in params]
+        self.slow = [p.detach().clone() for p in params]
+
+    @torch.no_grad()
+    def step(self, grads: list[Tensor], active: Tensor) -> None:
+        """One step; ``grads`` (consumed as buffers) are the members' own gradients."""
+        self.t += 1
+        b1, b2 = self.betas
+        bc1, bc2 = 1 - b1**self.t, math.sqrt(1 - b2**self.t)
+        # p -= lr/bc1 * m / (sqrt(v)/bc2 + eps) = (lr bc2/bc1) * m / (sqrt(v) + eps bc2)
+        rate = self.lr * active * (bc2 / bc1)
+        scales = [rate.view(-1, *[1] * (p.dim() - 1)) for p in self.params]
+        g, m, v = grads, self.m, self.v
+        torch._foreach_lerp_(m, g, 1 - b1)
+        torch._foreach_sub_(g, m)  # g <- the residual g - m
+        torch._foreach_mul_(v, b2)
+        torch._foreach_addcmul_(v, g, g, value=1 - b2)
+        torch._foreach_add_(v, self.eps)
+        for gi, vi, mi in zip(g, v, m):  # g <- m / (sqrt(v) + eps bc2), no new buffer
+            torch.sqrt(vi, out=gi).add_(self.eps * bc2)
+            torch.div(mi, gi, out=gi)
+        torch._foreach_mul_(g, scales)
+        torch._foreach_sub_(self.params, g)
+        if self.t % self.k == 0:
+            torch._foreach_lerp_(self.params, self.slow, 1 - self.alpha)
+            torch._foreach_copy_(self.slow, self.params)
+
+
+def train_ensemble(
+    ens: FFNEnsemble,
+    lrs: list[float],
+    streams: list[int],
+    data: MnistSplits,
+    steps: int,
+    eval_every: int,
+    patience: int,
+    checkpoints: list[int],
+    batch: int = 32,
+) -> dict:
+    """Train every member with cross-entropy on batches of ``batch`` training images; member ``e`` has
+    learning rate ``lrs[e]`` and draws its batches from the stream seeded ``streams[e]`` (members
+    with one stream see the same batches). As :func:`rnnbook.lsc.experiments.fit`, per member:
+    evaluate the validation loss every ``eval_every`` steps and at the last, keep the best
+    checkpoint, stop after ``patience`` evaluations without progress or at a non-finite loss.
+
+    Returns per member (lists): ``test_acc`` at each budget of ``checkpoints`` (of its best
+    checkpoint so far), ``steps`` trained, ``best_val``, ``diverged``, and the validation history."""
+    E, n = len(ens), len(data.ytr)
+    uniq = sorted(set(streams))
+    gens = {s: torch.Generator().manual_seed(s + 12345) for s in uniq}
+    row = torch.tensor([uniq.index(s) for s in streams])
+    opt = StackedAdaBelief(ens.params, torch.tensor(lrs, dtype=torch.float32))
+    best_p = [p.detach().clone() for p in ens.params]
+    best = torch.full((E,), math.inf)
+    bad = torch.zeros(E, dtype=torch.long)
+    active = torch.ones(E, dtype=torch.bool)
+    diverged = torch.zeros(E, dtype=torch.bool)
+    stopped_at = torch.full((E,), steps)
+    hist, test_acc, ckpts = [], {}, sorted(set(checkpoints))
+    for step in range(1, steps + 1):
+        idx = torch.stack([torch.randint(n, (batch,), generator=gens[s]) for s in uniq])
+        x, y = data.xtr[idx][row], data.ytr[idx][row]
+        logits = ens.forward(x)
+        losses = F.cross_entropy(logits.transpose(1, 2), y, reduction="none").mean(1)
+        bad_loss = ~torch.isfinite(losses.detach()) & active
+        if bad_loss.any():
+            diverged |= bad_loss
+            stopped_at[bad_loss] = step
+            active &= ~bad_loss
+        total = torch.where(active, losses, torch.zeros_like(losses)).sum()
+        grads = torch.autograd.grad(total, ens.params, allow_unused=False)
+        opt.step(list(grads), active.float())
+        if step % eval_every == 0 or step == steps:
+            val, _ = ens.evaluate(data.xva, data.yva)
+            hist.append([step] + val.tolist())
+            better = torch.isfinite(val) & (val < best) & active
+            best = torch.where(better, val, best)
+            with torch.no_grad():
+                for bp, p in zip(best_p, ens.params):
+                    mask = better.view(-1, *[1] * (p.dim() - 1))
+                    bp.copy_(torch.where(mask, p, bp))
+            bad = torch.where(better, torch.zeros_like(bad), bad + active.long())
+            done = active & (bad >= patience)
+            stopped_at[done] = step
+            active &= ~done
+        if step in ckpts:
+            test_acc[step] = ens.evaluate(data.xte, data.yte, best_p)[1].tolist()
+        if not active.any():
+            break
+    last = ens.evaluate(data.xte, data.yte, best_p)[1].tolist()
+    for c in ckpts:
+        test_acc.setdefault(c, last)
+    return dict(
+        checkpoints=ckpts,
+        test_acc=[test_acc[c] for c in ckpts],
+        steps=stopped_at.tolist(),
+        best_val=best.tolist(),
+        diverged=diverged.tolist(),
+        history=hist,
+        best_params=best_p,
+    )
+
+
+# ---- LSC pre-training and one activation's grid -----------------------------------------------------------------
 
 
 def pretrain_ffn(
@@ -91,118 +321,106 @@ def pretrain_ffn(
     )
 
 
-def train_ffn(model: FFN, data: MnistSplits, cfg: experiments.TrainConfig) -> dict:
-    """Train on the training images, early-stop on the validation loss; adds the test accuracy."""
-    n = len(data.ytr)
+def members(grid: Grid) -> list[tuple[str, float, int]]:
+    """The (initialization, learning rate, seed index) of each member of an activation's ensemble."""
+    return [(i, lr, s) for i in INITS for lr in grid.lrs for s in range(grid.seeds)]
 
-    def batch(gen):
-        idx = torch.randint(n, (cfg.batch,), generator=gen)
-        return data.xtr[idx], data.ytr[idx]
 
-    def loss_fn(m, x, y):
-        return F.cross_entropy(m(x), y)
-
-    res = experiments.fit(
-        model, batch, loss_fn, lambda m: F.cross_entropy(m(data.xva), data.yva), cfg
+def run_act(grid: Grid, data: MnistSplits, act: str) -> dict:
+    """One activation's grid as one ensemble: per seed the Glorot net, a copy pre-trained to the
+    LSC, and the He net, each at every learning rate. JSON-able; ``test_acc`` is indexed
+    [checkpoint][member] in the order of :func:`members`."""
+    seeds, nets, pre = grid.run_seeds(), {}, []
+    for s, rs in enumerate(seeds):
+        nets["glorot", s] = FFN(784, grid.width, grid.depth, act=act, seed=rs)
+        nets["he", s] = FFN(784, grid.width, grid.depth, act=act, init="he", seed=rs)
+        lsc = copy.deepcopy(nets["glorot", s])
+        rep = pretrain_ffn(lsc, data, grid.pre_steps, grid.pre_batch, rs)
+        pre.append(experiments.report_summary(rep))
+        nets["glorot+lsc", s] = lsc
+    mem = members(grid)
+    ens = FFNEnsemble.stack([nets[i, s] for i, _, s in mem])
+    res = train_ensemble(
+        ens,
+        [lr for _, lr, _ in mem],
+        [seeds[s] for _, _, s in mem],
+        data,
+        grid.steps,
+        grid.eval_every,
+        grid.patience,
+        grid.checkpoint_steps(),
     )
-    with torch.no_grad():
-        logits = model(data.xte)
-        res["test_acc"] = float((logits.argmax(-1) == data.yte).float().mean())
-    return res
+    res.pop("best_params")
+    return dict(res, pretrain=pre)
 
 
-def train_one(
-    grid: Grid,
-    data: MnistSplits,
-    act: str,
-    init: str,
-    lr: float,
-    seed: int,
-    pre_model: FFN | None = None,
-    pre_report: dict | None = None,
-) -> dict:
-    """One run of Fig. 2; ``glorot+lsc`` starts from ``pre_model`` (Glorot, pre-trained)."""
-    model = FFN(
-        784, grid.width, grid.depth, act=act, init=init.split("+")[0], seed=seed
-    )
-    if init == "glorot+lsc":
-        model.load_state_dict(pre_model.state_dict())
-    cfg = experiments.TrainConfig(
-        lr=lr,
-        max_steps=grid.steps,
-        eval_every=grid.eval_every,
-        patience=grid.patience,
-        seed=seed,
-    )
-    res = train_ffn(model, data, cfg)
-    if init == "glorot+lsc":
-        res["pretrain"] = pre_report
-    return res
-
-
-def run_grid(grid: Grid, data: MnistSplits) -> "Runs":
-    """Every run of the grid, from the run cache where it is there. Per (activation, seed) the Glorot
-    net is copied and pre-trained once (only when one of its runs is not cached)."""
+def run_grid(grid: Grid, data: MnistSplits, dataset: str = "mnist") -> "Runs":
+    """Every activation's ensemble, from the run cache where it is there (the key holds the grid,
+    the data set and the source of the run modules and of this module)."""
     code = sys.modules[__name__]
     results = {}
-    jobs = [(a, s) for a in grid.acts for s in range(grid.seeds)]
-    for act, seed in plotting.progress(jobs, desc="Fig. 2 runs"):
-        pre_model = pre_report = None
-        keys = [grid.key(act, "glorot+lsc", lr, seed) for lr in grid.lrs]
-        if not all(experiments.is_cached("ffn", k, code=code) for k in keys):
-            pre_model = FFN(784, grid.width, grid.depth, act=act, seed=seed)
-            pre_report = experiments.report_summary(
-                pretrain_ffn(pre_model, data, grid.pre_steps, grid.pre_batch, seed)
-            )
-        for init in INITS:
-            for lr in grid.lrs:
-                results[(act, init, lr, seed)] = experiments.cached(
-                    "ffn",
-                    grid.key(act, init, lr, seed),
-                    lambda: train_one(
-                        grid, data, act, init, lr, seed, pre_model, pre_report
-                    ),
-                    code=code,
-                )
-    return Runs(grid, results)
+    for act in plotting.progress(grid.acts, desc=f"Fig. 2 ({dataset})"):
+        results[act] = experiments.cached(
+            "ffn-ensemble",
+            grid.key(dataset, act),
+            lambda act=act: run_act(grid, data, act),
+            code=code,
+        )
+    return Runs(grid, results, dataset)
+
+
+# ---- the comparisons of Fig. 2 ----------------------------------------------------------------------------------
 
 
 @dataclass
 class Runs:
-    """The raw results of the grid, keyed by (activation, initialization, learning rate, seed)."""
+    """The raw results of the grid per activation (see :func:`run_act`) on ``dataset``."""
 
     grid: Grid
     results: dict
+    dataset: str = "mnist"
+
+    @property
+    def steps(self) -> list[int]:
+        return list(self.results[self.grid.acts[0]]["checkpoints"])
+
+    def accuracy(self, checkpoint: int = -1) -> np.ndarray:
+        """Test accuracies at one budget (index into :attr:`steps`), shape
+        (activation, initialization, learning rate, seed)."""
+        g = self.grid
+        shape = (len(INITS), len(g.lrs), g.seeds)
+        return np.stack(
+            [
+                np.asarray(self.results[a]["test_acc"][checkpoint]).reshape(shape)
+                for a in g.acts
+            ]
+        )
 
     @property
     def acc(self) -> dict[tuple, np.ndarray]:
-        """Test accuracies over seeds, keyed by (activation, initialization, learning rate)."""
-        g = self.grid
+        """Final test accuracies over seeds, keyed by (activation, initialization, learning rate)."""
+        A, g = self.accuracy(), self.grid
         return {
-            (a, i, lr): np.array(
-                [self.results[(a, i, lr, s)]["test_acc"] for s in range(g.seeds)]
-            )
-            for a in g.acts
-            for i in INITS
-            for lr in g.lrs
+            (a, init, lr): A[ia, ii, il]
+            for ia, a in enumerate(g.acts)
+            for ii, init in enumerate(INITS)
+            for il, lr in enumerate(g.lrs)
         }
 
     def pretrain_summary(self) -> str:
-        """One line on the LSC pre-trainings (those run in this session)."""
-        g, out = self.grid, []
-        for a in g.acts:
-            for s in range(g.seeds):
-                p = self.results[(a, "glorot+lsc", g.lrs[0], s)].get("pretrain")
-                if p:
-                    conv = "converged" if p["converged"] else "NOT converged"
-                    out.append(
-                        f"{a} seed {s}: {conv} in {p['steps']} steps, "
-                        f"mean radius {p['mean_radius']:.3f}"
-                    )
+        """One line on the LSC pre-trainings."""
+        out = []
+        for a in self.grid.acts:
+            for s, p in enumerate(self.results[a]["pretrain"]):
+                conv = "converged" if p["converged"] else "NOT converged"
+                out.append(
+                    f"{a} seed {s}: {conv} in {p['steps']} steps, "
+                    f"mean radius {p['mean_radius']:.3f}"
+                )
         return "LSC pre-training of the FFNs: " + "; ".join(out)
 
     def table(self) -> str:
-        """Mean ± sd of the test accuracy per (activation, learning rate) and initialization."""
+        """Mean ± sd of the final test accuracy per (activation, learning rate) and initialization."""
         acc, rows = self.acc, []
         for a in self.grid.acts:
             for lr in self.grid.lrs:
@@ -216,59 +434,87 @@ class Runs:
         )
         return head + "\n".join(rows)
 
-    def comparisons(self) -> dict:
-        """What the three claims of Fig. 2 measure (means over seeds), with the grid's scale."""
-        g, acc = self.grid, self.acc
-        mean = {k: v.mean() for k, v in acc.items()}
-        cells = [(a, lr) for a in g.acts for lr in g.lrs]
-        best = [
-            c
-            for c in cells
-            if mean[(c[0], "glorot+lsc", c[1])]
-            >= max(mean[(c[0], "glorot", c[1])], mean[(c[0], "he", c[1])])
-        ]
-        above = [
-            c
-            for c in cells
-            if mean[(c[0], "glorot+lsc", c[1])] > mean[(c[0], "glorot", c[1])]
-        ]
+    def comparisons(self, checkpoint: int = -1) -> dict:
+        """What the claims of Fig. 2 measure at one budget, with the grid's scale: see
+        :func:`compare`."""
+        g = self.grid
+        scale = {
+            k: v for k, v in asdict(g).items() if k != "seeds"
+        }  # seeds= is check's
         out = dict(
-            asdict(g),
+            scale,
+            dataset=DATASETS[self.dataset],
             n_seeds=g.seeds,
-            n_cells=len(cells),
-            n_best=len(best),
-            n_glorot=len(above),
-            frac_best=len(best) / len(cells),
-            frac_glorot=len(above) / len(cells),
+            budget=self.steps[checkpoint],
         )
-        return {**out, **relu_vs_he(acc, mean, g.acts, g.lrs)}
+        return {**out, **compare(self.accuracy(checkpoint), g.acts, g.lrs)}
+
+    def trend(self) -> dict[str, np.ndarray]:
+        """Each claim's statistic with its interval at every budget: arrays over :attr:`steps`."""
+        keys = ("best", "gl", "he_diff")
+        rows = [self.comparisons(k) for k in range(len(self.steps))]
+        out = {"steps": np.array(self.steps)}
+        for key in keys:
+            for part in ("mean", "lo", "hi"):
+                name = f"{key}_{part}"
+                out[name] = np.array([r.get(name, np.nan) for r in rows], dtype=float)
+        return out
 
 
-def relu_vs_he(acc: dict, mean: dict, acts, lrs) -> dict:
-    """On ReLU: the best mean accuracy of He and of Glorot + LSC over the learning rates, whether
-    they match within max(0.02, 2 sd over seeds) and whether LSC's best learning rate is higher.
+def compare(acc: np.ndarray, acts, lrs) -> dict:
+    """The three comparisons of Fig. 2 from accuracies (activation, init, lr, seed), the seeds
+    paired (one seed: the same Glorot net, with and without pre-training, and the same batches).
+
+    * ``best_*``: per seed, the fraction of (activation, lr) cells where Glorot+LSC beats both
+      Glorot and He (strictly), with its 95% t interval over seeds;
+    * ``gl_*``: per seed, the mean over cells of (Glorot+LSC - Glorot), with its interval;
+      ``frac_glorot`` the fraction of cells whose mean over seeds improves;
+    * ReLU vs He (:func:`relu_vs_he`);
+    * ``best_acc``: the best mean test accuracy of any arm (the trained-or-not gate).
+    """
+    gl, he, lsc = (acc[:, INITS.index(i)] for i in INITS)  # (A, L, S)
+    S = acc.shape[-1]
+    beats = (lsc > gl) & (lsc > he)
+    frac = beats.reshape(-1, S).mean(0)
+    diff = (lsc - gl).reshape(-1, S)
+    best, improve = seed_interval(frac), seed_interval(diff.mean(0))
+    means = acc.mean(-1)
+    out = dict(
+        n_cells=int(beats.shape[0] * beats.shape[1]),
+        best_mean=best.mean,
+        best_lo=best.lo,
+        best_hi=best.hi,
+        gl_mean=improve.mean,
+        gl_lo=improve.lo,
+        gl_hi=improve.hi,
+        frac_glorot=float((diff.mean(1) > 0).mean()),
+        best_acc=float(means.max()),
+        chance=CHANCE,
+    )
+    return {**out, **relu_vs_he(acc, list(acts), list(lrs))}
+
+
+def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
+    """On ReLU, per seed: the best test accuracy over the learning rates of He and of Glorot+LSC,
+    their difference (``he_diff_*``, LSC minus He, with its interval over seeds) and
+    log10(best lr of LSC / best lr of He) (``lr_*``); the best ReLU arm's mean (``relu_best``).
     Needs ReLU and at least two learning rates (``attempted``)."""
     if "relu" not in acts or len(lrs) < 2:
-        nan = float("nan")
-        return dict(
-            attempted=False, best="not run at this profile", relu_he=nan, relu_lsc=nan
-        )
-    inits = ("he", "glorot+lsc")
-    best_lr = {
-        i: lrs[int(np.argmax([mean[("relu", i, lr)] for lr in lrs]))] for i in inits
-    }
-    best_acc = {i: max(mean[("relu", i, lr)] for lr in lrs) for i in inits}
-    sd_best = max(acc[("relu", i, best_lr[i])].std() for i in best_lr)
-    tol = max(0.02, 2 * sd_best)
-    he, lsc = best_acc["he"], best_acc["glorot+lsc"]
+        return dict(attempted=False, relu="not run at this profile", relu_best=0.0)
+    r = acc[acts.index("relu")]  # (I, L, S)
+    he, lsc = r[INITS.index("he")], r[INITS.index("glorot+lsc")]
+    loglr = np.log10(np.asarray(lrs, dtype=float))
+    d = seed_interval(lsc.max(0) - he.max(0))
+    shift = seed_interval(loglr[lsc.argmax(0)] - loglr[he.argmax(0)])
     return dict(
         attempted=True,
-        relu_he=float(he),
-        relu_lsc=float(lsc),
-        tol=float(tol),
-        match=bool(abs(he - lsc) <= tol),
-        higher=bool(best_lr["glorot+lsc"] > best_lr["he"]),
-        best=f"best mean test accuracy: He {he:.3f} at lr {best_lr['he']:g}, "
-        f"Glorot+LSC {lsc:.3f} at lr {best_lr['glorot+lsc']:g} "
-        f"(match tolerance max(0.02, 2 sd) = {tol:.3f})",
+        relu_best=float(r.mean(-1).max()),
+        he_diff_mean=d.mean,
+        he_diff_lo=d.lo,
+        he_diff_hi=d.hi,
+        lr_mean=shift.mean,
+        lr_lo=shift.lo,
+        lr_hi=shift.hi,
+        relu=f"best-lr accuracy LSC - He {d.mean:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]; "
+        f"log10 best-lr ratio LSC/He {shift.mean:+.2f} [{shift.lo:+.2f}, {shift.hi:+.2f}]",
     )

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from rnnbook.plotting import COLORS
 
 from .deep_rnns import CONDITIONS, conditions
-from .ffn_mnist import INITS
+from .ffn_mnist import DATASETS, INITS
 from .lru_ptb import CONDS, LABEL
 from .models import RNN_LABELS
 
@@ -84,9 +84,36 @@ def ffn_accuracy(runs) -> Figure:
     axes[0][0].set_ylabel("test accuracy (fraction)")
     axes[0][-1].legend(fontsize=8)
     fig.suptitle(
-        f"{g.depth}-layer FFN of width {g.width} on MNIST "
-        f"(mean ± sd over {g.seeds} seed(s))"
+        f"{g.depth}-layer FFN of width {g.width} on {DATASETS[runs.dataset]} "
+        f"(mean ± sd over {g.seeds} seed(s), after {runs.steps[-1]} steps)"
     )
+    return fig
+
+
+def ffn_trend(runs_by_data: dict) -> Figure:
+    """Each Fig. 2 statistic against the training budget, with its 95% interval over seeds, per
+    data set (``runs_by_data``: {name: :class:`rnnbook.lsc.ffn_mnist.Runs`})."""
+    panels = (
+        ("best", "fraction of cells where\nGlorot+LSC beats both", 0.5),
+        ("gl", "Glorot+LSC - Glorot\n(test accuracy)", 0.0),
+        ("he_diff", "ReLU: best Glorot+LSC - best He\n(test accuracy)", 0.0),
+    )
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    for i, (name, runs) in enumerate(runs_by_data.items()):
+        t = runs.trend()
+        for ax, (key, label, ref) in zip(axes, panels):
+            m, lo, hi = t[f"{key}_mean"], t[f"{key}_lo"], t[f"{key}_hi"]
+            if np.all(np.isnan(m)):
+                continue
+            ax.plot(t["steps"], m, "o-", color=COLORS[i], label=name)
+            ax.fill_between(t["steps"], lo, hi, color=COLORS[i], alpha=0.2)
+            ax.axhline(ref, color="k", ls="--", lw=1)
+            ax.set(xscale="log", xlabel="training steps (batch 32)", ylabel=label)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(
+        "Fig. 2 effects vs. training budget (mean and 95% interval over seeds)"
+    )
+    fig.tight_layout()
     return fig
 
 

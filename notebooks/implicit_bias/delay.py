@@ -160,8 +160,11 @@ fig = figures.delay_trend(sweep, ensembles.checkpoints(P.steps, 8), flat=2.0)
 # **Figure 2.** The growth factors (left) and the ratio of the unscaled to the scaled model's error at the
 # largest delay (right), mean over seeds with the 95% interval (band), after each number of steps. The
 # scaled model and the RNN fit the short-lag teacher quickly at delay 0 but not the delayed one, so their
-# growth factor rises with training and settles; the unscaled model's ratio falls below 1 once it has had
-# the steps to fit the long lags. Whether an effect grows or shrinks with training is what a reader needs to
+# growth factor keeps rising with training and has not settled at the last step; the unscaled model's
+# growth rises too, but much more slowly. Its ratio to the scaled model's error first rises (the unscaled
+# model moves its long lags as fast as its short ones and starts worse) and falls below 1 only after about a
+# hundred steps, once it has fitted the long lags. Whether an effect grows or shrinks with training is what a
+# reader needs to
 # judge a verdict taken after {glue:text}`steps` steps, far fewer than the paper's (unstated) budget.
 #
 # **Rule, fixed in advance.** Each statistic is a log ratio per seed, with a 95% Student-t interval over the

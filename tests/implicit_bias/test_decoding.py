@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 import pytest
 import torch
 import yaml
@@ -45,7 +46,7 @@ def test_table1_r2_against_brute_force_predictions():
         steps=30,
         seed=0,
     )
-    assert res.r2.shape == (2, 3, 3) and res.lr_stability < 2
+    assert res.r2.shape == (1, 2, 3, 3) and res.lr_stability < 2
     for r, reg in enumerate(res.regimes):
         for fold in range(3):
             sp = decoding.split(300, 3, fold, 0.2)
@@ -66,7 +67,7 @@ def test_table1_r2_against_brute_force_predictions():
                     torch.tensor(res.final_L[r, fold, k]), torch.tensor(tx)
                 ).numpy()
                 r2 = 1 - ((pred - ty) ** 2).sum() / ((ty - ty.mean()) ** 2).sum()
-                assert res.r2[r, fold, k] == pytest.approx(r2, abs=1e-8)
+                assert res.r2[0, r, fold, k] == pytest.approx(r2, abs=1e-8)
 
 
 def test_paired_test_direction():
@@ -77,28 +78,59 @@ def test_paired_test_direction():
 
 
 def test_table1_summary_and_tables():
-    r2 = np.zeros((2, 3, 3))
-    r2[0] = [
+    r2 = np.zeros((2, 2, 3, 3))  # (seeds, regimes, folds, models)
+    r2[0, 0] = [
         [0.5, 0.5, 0.3],
         [0.6, 0.6, 0.35],
         [0.55, 0.55, 0.32],
     ]  # limited: bias helps
-    r2[1] = [
+    r2[0, 1] = [
         [0.6, 0.6, 0.7],
         [0.62, 0.61, 0.75],
         [0.6, 0.58, 0.71],
     ]  # all: unscaled wins
+    r2[1] = r2[0] + [[0.01], [0.02], [0.0]]  # a second seed, shifted per fold
     models, regimes = ("RNN", "scaled conv", "unscaled conv"), ("limited", "all")
     res = decoding.Table1Result(
         models, regimes, r2, None, None, {"limited": [9], "all": [90]}
     )
     s = res.summary()
-    assert s["limited_half_holds"] and s["all_half_holds"]
-    assert s["R2_mean"]["limited"]["RNN"] == 0.55 and s["wins_lim"] == 3
+    assert s["R2_mean"]["limited"]["RNN"] == pytest.approx(0.555)
+    assert s["wins_lim"] == 3 and s["n_seeds"] == 2
     assert s["d_all_sc"] == pytest.approx(np.mean([0.1, 0.14, 0.13]))
     assert s["n_limited"] == 9 and s["n_all"] == 90
-    assert "**0.5500 ± 0.0500**" in res.r2_table()
+    assert s["r2_best"] == pytest.approx(r2[:, 0, :, 0].mean())
+    # the two-way interval by hand: over seeds of fold means, over folds of seed means
+    D = r2[:, 1, :, 2] - r2[:, 1, :, 1]
+    t1, t2 = stats.t.ppf(0.975, 1), stats.t.ppf(0.975, 2)
+    seeds_lo = D.mean(1).mean() - t1 * D.mean(1).std(ddof=1) / np.sqrt(2)
+    folds_lo = D.mean(0).mean() - t2 * D.mean(0).std(ddof=1) / np.sqrt(3)
+    assert s["all_sc_lo"] == pytest.approx(min(seeds_lo, folds_lo))
+    assert s["all_sc_lo"] > 0 and s["lim_sc_lo"] > 0
+    sd = np.std([0.505, 0.61, 0.55], ddof=1)  # over folds of the seed means
+    assert f"**0.5550 ± {sd:.4f}**" in res.r2_table()
     assert res.comparison_table().count("| yes |") == 4
+
+
+def test_table1_seeds_and_trend():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((240, 2))
+    Y = np.convolve(X[:, 0], [0.5, 1.0], mode="full")[:240, None]
+    kw = dict(T=5, folds=3, limited_fraction=0.2, n=6, nu_W=0.3, nu_F=1.0, nu_C=1.0)
+    res = decoding.run_table1(X, Y, lr=0.05, steps=12, seed=0, seeds=2, **kw)
+    assert res.r2.shape == (2, 2, 3, 3) and res.curves.shape == (2, 2, 3, 3, 13)
+    # seeds differ only in the initialization: the data (and the test power) are shared
+    assert not np.allclose(res.r2[0], res.r2[1])
+    one = decoding.run_table1(X, Y, lr=0.05, steps=12, seed=0, seeds=1, **kw)
+    assert one.r2.shape == (1, 2, 3, 3)
+    tr = res.trend([0, 12])
+    m, lo, hi = tr["all: unscaled > scaled"]
+    assert m[1] == pytest.approx(res.summary()["d_all_sc"]) and lo[1] <= m[1] <= hi[1]
+    # the RNN in float32 stays close to the float64 run
+    f32 = decoding.run_table1(
+        X, Y, lr=0.05, steps=12, seed=0, seeds=2, rnn_dtype=torch.float32, **kw
+    )
+    np.testing.assert_allclose(f32.r2, res.r2, atol=1e-4)
 
 
 def test_declared_paper_value_is_the_papers_table1():

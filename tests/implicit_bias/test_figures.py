@@ -45,25 +45,37 @@ def _figures():
         [4, 8], n_x=1, n_y=1, lags=2, draws=60, seed=0, **INIT
     )
     yield figures.init_moments(mc)
-    ts = kernel_regime.teacher_student(n_teacher=2, n=8, **TASK)
+    ts = kernel_regime.teacher_student(n_teacher=2, n=8, seeds=3, **TASK)
     for f in (figures.loss_curves, figures.first_steps, figures.impulse_responses):
         yield f(ts)
     yield figures.drift(ts)
-    yield figures.finite_width(
-        kernel_regime.finite_width(n_teacher=2, widths=[4, 8], seeds=2, **TASK)
-    )
-    mse = np.random.default_rng(0).random((4, 2, 2))
-    sweep = delay_sweep.DelaySweep([0, 2], 2, mse, mse, np.ones((2, 2)), None, {"n": 4})
+    fw = kernel_regime.finite_width(n_teacher=2, widths=[4, 8], seeds=3, **TASK)
+    yield figures.finite_width(fw)
+    yield figures.kernel_trend(ts, fw, [1, 2, 4], tol=0.1)
+    mse = np.random.default_rng(0).random((5, 4, 3, 2))
+    sweep = delay_sweep.DelaySweep([0, 2], 3, mse, mse, np.ones((3, 2)), None, {"n": 4})
     yield figures.delay(sweep, 20.0)
+    yield figures.delay_trend(sweep, [1, 2, 4], flat=2.0)
     rng = np.random.default_rng(0)
     X = (rng.random((240, 3)) < 0.1).astype(float)
     Y = rng.standard_normal((240, 1))
     yield figures.fmri_recording(X, Y)
     res = decoding.run_table1(
-        X, Y, T=4, folds=3, limited_fraction=0.3, n=4, lr=0.05, steps=3, seed=0, **INIT
+        X,
+        Y,
+        T=4,
+        folds=3,
+        limited_fraction=0.3,
+        n=4,
+        lr=0.05,
+        steps=3,
+        seed=0,
+        seeds=2,
+        **INIT,
     )
     yield figures.r2_curves(res)
     yield figures.learned_filters(res)
+    yield figures.table1_trend(res, [1, 2, 3])
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -75,4 +87,4 @@ def test_every_figure_is_drawn_with_labelled_axes():
             assert ax.get_xlabel() and ax.get_title()
         plt.close(fig)
         count += 1
-    assert count == 15
+    assert count == 18

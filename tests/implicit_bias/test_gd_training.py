@@ -74,3 +74,36 @@ def test_stacked_statistics_train_independent_problems():
     for b in range(2):
         one = gt.train_conv(L0[b], None, sts[b], lr=0.1, steps=5)
         torch.testing.assert_close(both.L[:, b], one.L)
+
+
+def test_conv_arms_stacked_on_a_leading_axis_equal_separate_runs():
+    """Scaled and unscaled arms (rho of shape (arms, 1, T)) on a batch of data sets train as one
+    batch and give the same trajectories as separate runs."""
+    X, Y = rand(3, 6, 5, 2, seed=20), rand(3, 6, 5, 1, seed=21)
+    st = gt.lag_stats(X, Y)
+    rho, L0 = torch.rand(5, dtype=D) + 0.1, rand(3, 5, 1, 2, seed=22)
+    arms = torch.stack([rho, torch.ones_like(rho)])[:, None]
+    both = gt.train_conv(torch.stack([L0, L0]), arms, st, 0.1, 7, {"test": st}, False)
+    for a, r in enumerate((rho, None)):
+        one = gt.train_conv(L0, r, st, 0.1, 7, {"test": st})
+        torch.testing.assert_close(both.losses["test"][:, a], one.losses["test"])
+        torch.testing.assert_close(both.L[-1, a], one.L[-1])
+    assert both.L.shape[0] == 2  # keep_L=False: first and last only
+    l = rand(4, 3, 1, 10, seed=23)
+    R = rand(3, 10, 10, seed=24)
+    torch.testing.assert_close(gt._times_R(l, R), l @ R)
+
+
+def test_batched_rnn_training_equals_networks_trained_one_by_one():
+    X, Y = rand(2, 6, 5, 2, seed=25), rand(2, 6, 5, 1, seed=26)
+    st = gt.lag_stats(X, Y)
+    p = linear_rnn.init_params(7, 2, 1, 0.3, 1.0, 1.0, seed=3, batch=2)
+    traj, pT = gt.train_rnn(p, st, 0.05, 4, keep_L=False)
+    for b in range(2):
+        sb = gt.LagStats(st.R[b], st.Q[b], st.yy[b], st.M[b], st.lags, st.n_x, st.n_y)
+        one, qT = gt.train_rnn({k: v[b] for k, v in p.items()}, sb, 0.05, 4)
+        torch.testing.assert_close(traj.losses["train"][:, b], one.losses["train"])
+        torch.testing.assert_close(traj.L[-1, b], one.L[-1])
+        for k in qT:
+            torch.testing.assert_close(pT[k][b], qT[k])
+    assert traj.L.shape[0] == 2 and p["W"].data_ptr() != pT["W"].data_ptr()

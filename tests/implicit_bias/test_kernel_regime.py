@@ -2,6 +2,7 @@
 scaled convolution, and the experiments of Figs. 1, 2 and 4 at toy size."""
 
 import numpy as np
+import pytest
 import torch
 
 from rnnbook.implicit_bias import gd_training as gt
@@ -80,23 +81,50 @@ SETUP = dict(T=5, n_train=10, n_test=10, snr_db=20.0, nu_W=0.3, nu_F=1.0, nu_C=1
 
 
 def test_teacher_student_and_finite_width_experiments():
-    ts = kr.teacher_student(n_teacher=3, n=32, lr=0.02, steps=20, seed=0, **SETUP)
-    s = ts.summary()
-    assert s["gap_train"] == float(
-        kr.relative_gap(ts.run.rnn.losses["train"], ts.run.conv.losses["train"])
+    ts = kr.teacher_student(
+        n_teacher=3, n=32, lr=0.02, steps=20, seeds=3, seed=0, **SETUP
     )
+    s = ts.summary()
+    per_seed = np.maximum(ts.gap("train"), ts.gap("test"))
+    assert per_seed.shape == (3,) and s["gap"] == pytest.approx(per_seed.mean())
+    assert s["gap_lo"] < s["gap"] < s["gap_hi"] and s["gap_worst"] == per_seed.max()
     assert s["n"] == 32 and s["steps"] == 20 and len(s["final_test"]) == 2
     assert 0.02 < s["B1"] and "B_1" in ts.constants_markdown()
+    # the gate: the worst final / initial training loss of both models
+    rnn, conv = ts.run.rnn.losses["train"], ts.run.conv.losses["train"]
+    worst = max(float((rnn[-1] / rnn[0]).max()), float((conv[-1] / conv[0]).max()))
+    assert s["train_ratio"] == pytest.approx(worst)
     assert (
-        ts.drift("conv").shape == (20, 5) and float(ts.drift("conv").max()) <= 1 + 1e-9
+        ts.drift("conv").shape == (20, 3, 5)
+        and float(ts.drift("conv").max()) <= 1 + 1e-9
     )
+    # the gap over the first l steps grows with l and ends at the claim's gap
+    m, lo, hi = ts.gap_trend([1, 5, 20])
+    assert np.all(np.diff(m) >= 0) and m[-1] == pytest.approx(s["gap"])
     fw = kr.finite_width(
-        n_teacher=3, widths=[8, 32], seeds=2, lr=0.02, steps=20, seed=0, **SETUP
+        n_teacher=3, widths=[8, 32, 64], seeds=3, lr=0.02, steps=20, seed=0, **SETUP
     )
-    assert fw.gaps.shape == fw.ratios.shape == (2, 2)
+    assert fw.gaps.shape == fw.ratios.shape == (3, 3)
     f = fw.summary()
-    assert f["widths"] == [8, 32] and f["gap_last"] == float(fw.gaps[1].mean())
+    assert f["widths"] == [8, 32, 64] and f["gap_last"] == pytest.approx(
+        fw.gaps[2].mean()
+    )
+    slopes = [
+        np.polyfit(np.log([8, 32, 64]), np.log(fw.gaps[:, k]), 1)[0] for k in range(3)
+    ]
+    assert f["slope"] == pytest.approx(np.mean(slopes))
+    assert fw.slope_trend([20])[0][0] == pytest.approx(f["slope"])
     d = kr.drift_summary(ts, fw)
-    assert set(d["ratio_by_width"]) == {"8", "32"} and d["n"] == 32
+    assert set(d["ratio_by_width"]) == {"8", "32", "64"} and d["n"] == 32
+    assert d["ratio_rnn_max"] >= d["ratio_rnn"] and d["n_seeds"] == 3
     table = kr.drift_table(ts, fw)
-    assert "| 8 |" in table and "(Fig. 1 student)" in table
+    assert "| 8 |" in table and "(Fig. 1 students)" in table
+
+
+def test_teacher_student_seeds_come_from_the_master_seed():
+    a = kr.teacher_student(n_teacher=3, n=8, lr=0.02, steps=3, seeds=3, seed=0, **SETUP)
+    b = kr.teacher_student(n_teacher=3, n=8, lr=0.02, steps=3, seeds=3, seed=0, **SETUP)
+    c = kr.teacher_student(n_teacher=3, n=8, lr=0.02, steps=3, seeds=3, seed=1, **SETUP)
+    loss = lambda t: t.run.rnn.losses["train"]  # noqa: E731
+    torch.testing.assert_close(loss(a), loss(b))
+    assert not torch.allclose(loss(a), loss(c))

@@ -20,6 +20,7 @@ _SUBMODULES = (
     "conv_models",
     "decoding",
     "delay_sweep",
+    "ensembles",
     "figures",
     "fmri_standin",
     "gd_training",

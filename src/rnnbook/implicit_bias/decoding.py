@@ -20,8 +20,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnnbook.stats import seed_interval
+
 from . import gd_training as gt
 from . import linear_rnn
+from .ensembles import child_seeds
 from .scale_factors import rho as rho_factors
 
 
@@ -102,14 +105,39 @@ def r2_curve(losses: Tensor, prep_test: gt.LagStats, sst: Tensor) -> Tensor:
     return 1.0 - losses * prep_test.M / sst
 
 
+COMPARISONS = {  # short name -> (regime, model expected better, model expected worse)
+    "lim_sc": ("limited", "scaled conv", "unscaled conv"),
+    "lim_rnn": ("limited", "RNN", "unscaled conv"),
+    "all_sc": ("all", "unscaled conv", "scaled conv"),
+    "all_rnn": ("all", "unscaled conv", "RNN"),
+}
+LABELS = {
+    "lim_sc": "limited: scaled > unscaled",
+    "lim_rnn": "limited: RNN > unscaled",
+    "all_sc": "all: unscaled > scaled",
+    "all_rnn": "all: unscaled > RNN",
+}
+
+
+def two_way_interval(D: np.ndarray) -> tuple[float, float, float]:
+    """Mean of the differences ``D`` (seeds, folds) and the union of two 95% Student-t intervals:
+    over seeds of the fold means (the initialization) and over folds of the seed means (the data).
+    A comparison is decided only when both intervals lie on the same side of 0."""
+    over_seeds = seed_interval(D.mean(1))
+    over_folds = seed_interval(D.mean(0))
+    lo = min(over_seeds.lo, over_folds.lo)
+    hi = max(over_seeds.hi, over_folds.hi)
+    return float(D.mean()), float(lo), float(hi)
+
+
 @dataclass
 class Table1Result:
     models: tuple[str, ...]
     regimes: tuple[str, ...]
-    r2: np.ndarray  # (regimes, folds, models): final test R^2
-    curves: np.ndarray  # (regimes, folds, models, steps+1): test R^2 along training
+    r2: np.ndarray  # (seeds, regimes, folds, models): final test R^2
+    curves: np.ndarray | None  # (seeds, regimes, folds, models, steps+1): test R^2
     final_L: np.ndarray | None = (
-        None  # (regimes, folds, models, T, n_y, n_x): the trained impulse responses
+        None  # (regimes, folds, models, T, n_y, n_x): the first seed's trained responses
     )
     train_sizes: dict[str, list[int]] = field(default_factory=dict)
     rho: np.ndarray | None = None
@@ -118,36 +146,48 @@ class Table1Result:
     )
     setup: dict = field(default_factory=dict)  # folds, limited_fraction, n, lr, steps
 
-    def _r2(self, regime: str, model: str) -> np.ndarray:
-        return self.r2[self.regimes.index(regime), :, self.models.index(model)]
+    def _r2(self, regime: str, model: str, r2: np.ndarray | None = None) -> np.ndarray:
+        """(seeds, folds) test R^2 of one model in one regime."""
+        r2 = self.r2 if r2 is None else r2
+        return r2[:, self.regimes.index(regime), :, self.models.index(model)]
 
-    def comparisons(self) -> dict[str, tuple[float, float]]:
-        """The four paired one-sided comparisons of the finding (mean difference, p-value)."""
-        pairs = {
-            "limited: scaled > unscaled": ("limited", "scaled conv", "unscaled conv"),
-            "limited: RNN > unscaled": ("limited", "RNN", "unscaled conv"),
-            "all: unscaled > scaled": ("all", "unscaled conv", "scaled conv"),
-            "all: unscaled > RNN": ("all", "unscaled conv", "RNN"),
-        }
+    def differences(self, step: int | None = None) -> dict[str, np.ndarray]:
+        """The four comparisons of the finding as R^2 differences (seeds, folds), positive when
+        the paper's side wins; after training, or after ``step`` steps."""
+        r2 = self.r2 if step is None else self.curves[..., step]
         return {
-            k: paired_one_sided(self._r2(reg, a), self._r2(reg, b))
-            for k, (reg, a, b) in pairs.items()
+            k: self._r2(reg, a, r2) - self._r2(reg, b, r2)
+            for k, (reg, a, b) in COMPARISONS.items()
         }
 
-    def summary(self, alpha: float = 0.05) -> dict:
-        """The numbers of the Table 1 claim. A regime's half of the finding holds when both of its
-        comparisons are significant at ``alpha``."""
-        tests = self.comparisons()
-        p = [v[1] for v in tests.values()]
-        short = ("lim_sc", "lim_rnn", "all_sc", "all_rnn")
-        flat = {
-            f"{x}_{k}": v
-            for k, t in zip(short, tests.values())
-            for x, v in zip("dp", t)
+    def comparisons(self) -> dict[str, tuple[float, float, float, float]]:
+        """Per comparison: mean difference, the two-way 95% interval (:func:`two_way_interval`)
+        and the one-sided paired t-test p-value over folds of the seed means (descriptive)."""
+        out = {}
+        for k, D in self.differences().items():
+            m, lo, hi = two_way_interval(D)
+            a, b = D.mean(0), np.zeros(D.shape[1])
+            out[LABELS[k]] = (m, lo, hi, paired_one_sided(a, b)[1])
+        return out
+
+    def trend(self, steps: list[int]) -> dict[str, tuple[np.ndarray, ...]]:
+        """Each comparison after each of ``steps``: mean and two-way 95% interval, arrays."""
+        per = [self.differences(s) for s in steps]
+        return {
+            LABELS[k]: tuple(
+                np.array(v) for v in zip(*(two_way_interval(p[k]) for p in per))
+            )
+            for k in COMPARISONS
         }
 
-        lim = {m: self._r2("limited", m) for m in self.models}
-        full = {m: self._r2("all", m) for m in self.models}
+    def summary(self) -> dict:
+        """The numbers of the Table 1 claim: per comparison ``d_<c>`` (mean difference),
+        ``<c>_lo``/``<c>_hi`` (two-way 95% interval) and ``p_<c>``; test R^2 per regime and model;
+        the gate ``r2_best``, the smaller over the regimes of the best model's mean test R^2."""
+        flat = {}
+        for k, (m, lo, hi, p) in zip(COMPARISONS, self.comparisons().values()):
+            flat |= {f"d_{k}": m, f"{k}_lo": lo, f"{k}_hi": hi, f"p_{k}": p}
+        r2m = self.r2.mean((0, 2))  # (regimes, models)
 
         def per_model(f) -> dict:
             return {
@@ -155,50 +195,66 @@ class Table1Result:
                 for reg in self.regimes
             }
 
+        fold_means = lambda v: v.mean(0)  # noqa: E731
         return {
             "R2_mean": per_model(np.mean),
-            "R2_sd": per_model(lambda v: np.std(v, ddof=1)),
+            "R2_sd": per_model(lambda v: np.std(fold_means(v), ddof=1)),
             "tests": {
-                k: {"mean_diff": round(d, 4), "p": round(pv, 4)}
-                for k, (d, pv) in tests.items()
+                LABELS[k]: [round(flat[f"{x}{k}{y}"], 4) for x, y in _SHOWN]
+                for k in COMPARISONS
             },
-            "limited_half_holds": bool(p[0] < alpha) and bool(p[1] < alpha),
-            "all_half_holds": bool(p[2] < alpha) and bool(p[3] < alpha),
             **flat,
-            "wins_lim": int(np.sum(lim["scaled conv"] > lim["unscaled conv"])),
-            "wins_all": int(np.sum(full["unscaled conv"] > full["scaled conv"])),
+            "r2_best": float(r2m.max(1).min()),
+            "wins_lim": int(
+                np.sum(
+                    fold_means(self._r2("limited", "scaled conv"))
+                    > fold_means(self._r2("limited", "unscaled conv"))
+                )
+            ),
+            "wins_all": int(
+                np.sum(
+                    fold_means(self._r2("all", "unscaled conv"))
+                    > fold_means(self._r2("all", "scaled conv"))
+                )
+            ),
             "n_limited": int(self.train_sizes["limited"][0]),
             "n_all": int(self.train_sizes["all"][0]),
             "lr_stab": float(self.lr_stability),
+            "n_seeds": int(self.r2.shape[0]),
             **self.setup,
         }
 
     def r2_table(self) -> str:
-        """Markdown: test R^2 (mean ± sd over folds) per regime and model, the best in bold."""
+        """Markdown: test R^2 (mean ± sd over folds of the seed means) per regime and model, the
+        best in bold."""
         rows = [
             "| test $R^2$ (mean ± sd over folds) | " + " | ".join(self.models) + " |",
             "| --- |" + " --- |" * len(self.models),
         ]
-        for r, reg in enumerate(self.regimes):
-            best = int(np.argmax(self.r2[r].mean(0)))
-            cells = [
-                f"{self.r2[r, :, k].mean():.4f} ± {self.r2[r, :, k].std(ddof=1):.4f}"
-                for k in range(len(self.models))
-            ]
+        for reg in self.regimes:
+            v = [self._r2(reg, m).mean(0) for m in self.models]  # fold values
+            best = int(np.argmax([x.mean() for x in v]))
+            cells = [f"{x.mean():.4f} ± {x.std(ddof=1):.4f}" for x in v]
             cells[best] = f"**{cells[best]}**"
             rows.append(f"| BOLD, {reg} data | " + " | ".join(cells) + " |")
         return "\n".join(rows)
 
     def comparison_table(self) -> str:
-        """Markdown: the paired comparisons, their mean differences and p-values."""
+        """Markdown: the comparisons, their mean differences, intervals and p-values."""
         rows = [
-            "| comparison | mean difference in $R^2$ | one-sided paired $t$-test $p$ "
-            "| holds at 5% |",
-            "| --- | --- | --- | --- |",
+            "| comparison | mean difference in $R^2$ | 95% interval (seeds ∪ folds) "
+            "| one-sided paired $t$ over folds, $p$ | decided |",
+            "| --- | --- | --- | --- | --- |",
         ]
-        for k, (d, p) in self.comparisons().items():
-            rows.append(f"| {k} | {d:+.4f} | {p:.3f} | {'yes' if p < 0.05 else 'no'} |")
+        for k, (d, lo, hi, p) in self.comparisons().items():
+            dec = "yes" if lo > 0 else ("against" if hi < 0 else "no")
+            rows.append(
+                f"| {k} | {d:+.4f} | [{lo:+.4f}, {hi:+.4f}] | {p:.3f} | {dec} |"
+            )
         return "\n".join(rows)
+
+
+_SHOWN = (("d_", ""), ("", "_lo"), ("", "_hi"))
 
 
 #: Table 1 of the ICML version (macaque S1, predicting hand velocity): R^2 per direction and model.
@@ -228,23 +284,31 @@ def run_table1(
     lr: float,
     steps: int,
     seed: int,
+    seeds: int = 1,
+    rnn_dtype: torch.dtype = torch.float64,
     progress=lambda it, **kw: it,
 ) -> Table1Result:
-    """Train the three models on every fold and regime; one batched RNN training for all of them."""
+    """Train the three models on every fold and regime, ``seeds`` random initializations each
+    (stream "student" of ``seed``): one batched RNN training and one batched training of the two
+    convolutional arms for all of them. The RNN runs in ``rnn_dtype``, the convolutions in
+    float64."""
     regimes = ("limited", "all")
     preps = []
     for fold in progress(range(folds), desc="folds"):
         seg = split(len(X), folds, fold, limited_fraction)
         for reg in regimes:
             preps.append(prepare(X, Y, seg[reg], seg["test"][0], T))
-    train = gt.stack_stats([p.train for p in preps])
-    test = gt.stack_stats([p.test for p in preps])
-    sst = torch.tensor([p.test_sst for p in preps], dtype=torch.float64)
-    B = len(preps)
+    train = gt.stack_stats([p.train for p in preps] * seeds)
+    test = gt.stack_stats([p.test for p in preps] * seeds)
+    sst = torch.tensor([p.test_sst for p in preps] * seeds, dtype=torch.float64)
+    B = len(preps) * seeds
     n_x, n_y = X.shape[1], Y.shape[1]
     rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C))
-    params = linear_rnn.init_params(n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed, batch=B)
-    L0 = gt.rnn_impulse(params, T)
+    (student,) = child_seeds(seed, 1, "student")
+    params = linear_rnn.init_params(
+        n, n_x, n_y, nu_W, nu_F, nu_C, seed=student, batch=B, dtype=rnn_dtype
+    )
+    L0 = gt.rnn_impulse(params, T).to(torch.float64)
     # stability of GD: lr times the largest eigenvalue of the Hessian in each model's own parameters
     H = 2.0 * train.R / train.M[:, None, None]
     d_s = torch.repeat_interleave(rho, n_x).sqrt()
@@ -252,32 +316,28 @@ def run_table1(
         float(torch.linalg.eigvalsh(H).max()),
         float(torch.linalg.eigvalsh(d_s[:, None] * H * d_s[None, :]).max()),
     )
-    runs = {
-        "RNN": gt.train_rnn(params, train, lr, steps, {"test": test})[0],
-        "scaled conv": gt.train_conv(L0, rho, train, lr, steps, {"test": test}),
-        "unscaled conv": gt.train_conv(L0, None, train, lr, steps, {"test": test}),
-    }
-    models = tuple(runs)
-    curves = torch.stack(
-        [r2_curve(runs[m].losses["test"], test, sst) for m in models], -1
-    )  # (steps+1, B, models)
+    rnn = gt.train_rnn(params, train, lr, steps, {"test": test}, keep_L=False)[0]
+    arms = torch.stack([rho, torch.ones_like(rho)])[:, None]  # scaled, unscaled
+    conv = gt.train_conv(torch.stack([L0, L0]), arms, train, lr, steps, {"test": test})
+    models = ("RNN", "scaled conv", "unscaled conv")
+    losses = torch.cat(
+        [rnn.losses["test"].to(torch.float64)[:, None], conv.losses["test"]], 1
+    )  # (steps+1, models, B)
+    curves = r2_curve(losses, test, sst)
     curves = (
-        curves.reshape(steps + 1, folds, len(regimes), len(models))
-        .permute(2, 1, 3, 0)
+        curves.reshape(steps + 1, len(models), seeds, folds, len(regimes))
+        .permute(2, 4, 3, 1, 0)
         .numpy()
-    )
-    final_L = torch.stack(
-        [runs[m].L[-1] for m in models], 1
-    )  # (B, models, T, n_y, n_x)
-    final_L = (
-        final_L.reshape(folds, len(regimes), *final_L.shape[1:]).transpose(0, 1).numpy()
-    )
+    )  # (seeds, regimes, folds, models, steps+1)
+    final_L = torch.cat([rnn.L[-1, None].to(torch.float64), conv.L[-1]])
+    final_L = final_L[:, : len(preps)]  # the first seed: (models, folds * regimes, ...)
+    final_L = final_L.reshape(len(models), folds, len(regimes), *final_L.shape[2:])
     return Table1Result(
         models,
         regimes,
         curves[..., -1],
         curves,
-        final_L,
+        final_L.permute(2, 1, 0, 3, 4, 5).numpy(),
         {
             reg: [p.n_train_steps for p in preps[i :: len(regimes)]]
             for i, reg in enumerate(regimes)

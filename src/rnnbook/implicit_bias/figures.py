@@ -12,6 +12,7 @@ from rnnbook.plotting import COLORS
 from .conv_models import Realizations
 from .decoding import Table1Result
 from .delay_sweep import MODELS, DelaySweep
+from .ensembles import curve_intervals
 from .fmri_standin import TR_SECONDS
 from .init_statistics import MonteCarlo
 from .kernel_regime import FiniteWidth, TeacherStudent
@@ -173,17 +174,20 @@ def init_moments(mc: MonteCarlo) -> Figure:
 
 
 def loss_curves(ts: TeacherStudent) -> Figure:
-    """Fig. 1: train and test loss of the RNN and of its scaled convolution."""
+    """Fig. 1: train and test loss of the RNN and of its scaled convolution (the first seed)."""
     fig, ax = plt.subplots()
     run, steps = ts.run, ts.setup["steps"]
     ell = np.arange(steps + 1)
     for k, name in enumerate(("train", "test")):
         c = COLORS[k]
         label = f"{name}, RNN ($n={ts.setup['n']}$)"
-        ax.plot(ell, run.rnn.losses[name].numpy(), "-", color=c, lw=2, label=label)
+        ax.plot(
+            ell, run.rnn.losses[name][:, 0].numpy(), "-", color=c, lw=2, label=label
+        )
         c = "k" if k == 0 else COLORS[3]
         label = f"{name}, scaled conv (8)"
-        ax.plot(ell, run.conv.losses[name].numpy(), "--", color=c, lw=1.2, label=label)
+        y = run.conv.losses[name][:, 0].numpy()
+        ax.plot(ell, y, "--", color=c, lw=1.2, label=label)
     ax.axhline(
         ts.task.noise_var, color="gray", ls=":", label="noise variance (SNR 20 dB)"
     )
@@ -193,7 +197,7 @@ def loss_curves(ts: TeacherStudent) -> Figure:
     ax.set(
         xlabel=STEP,
         ylabel=MSE,
-        title="Fig. 1: RNN and scaled convolution trained with the same learning rate",
+        title="Fig. 1: RNN and scaled convolution, same learning rate (first seed)",
     )
     ax.legend(fontsize=8)
     return fig
@@ -205,7 +209,7 @@ def first_steps(ts: TeacherStudent, k: int = 10) -> Figure:
     k = min(k, ts.setup["steps"])
     ell = np.arange(k + 1)
     for name, c in (("train", COLORS[0]), ("test", COLORS[1])):
-        rnn, conv = ts.run.rnn.losses[name], ts.run.conv.losses[name]
+        rnn, conv = ts.run.rnn.losses[name][:, 0], ts.run.conv.losses[name][:, 0]
         ax.plot(ell, rnn[: k + 1].numpy(), "o-", color=c, label=f"{name}, RNN")
         ax.plot(
             ell,
@@ -223,7 +227,7 @@ def first_steps(ts: TeacherStudent, k: int = 10) -> Figure:
 def impulse_responses(ts: TeacherStudent) -> Figure:
     """|L_j| of the teacher, at initialization, and of both trained models."""
     fig, ax = plt.subplots()
-    L_rnn, L_conv = ts.run.rnn.L, ts.run.conv.L
+    L_rnn, L_conv = ts.run.rnn.L[:, 0], ts.run.conv.L[:, 0]  # the first seed
     js = np.arange(L_rnn.shape[-3])
     ax.semilogy(
         js, ts.task.L_true[:, 0, 0].abs().numpy(), "k-", lw=2, label="teacher $|L_j|$"
@@ -241,7 +245,7 @@ def impulse_responses(ts: TeacherStudent) -> Figure:
     ax.set(
         xlabel=LAG,
         ylabel="$|L_j|$ (output units per input unit)",
-        title=f"Impulse responses after {ts.setup['steps']} steps",
+        title=f"Impulse responses after {ts.setup['steps']} steps (first seed)",
     )
     ax.legend(fontsize=8)
     return fig
@@ -252,20 +256,20 @@ def drift(ts: TeacherStudent) -> Figure:
     fig, ax = plt.subplots()
     run, ell = ts.run, ts.setup["steps"]
     js = np.arange(len(run.rho))
-    bound = (ts.c41.B2 * run.rho * run.lr * ell).numpy()
+    bound = (ts.c41.B2[0] * run.rho * run.lr * ell).numpy()  # the first seed
     ax.semilogy(js, bound, "k-", lw=2, label=r"bound $B_2\rho_j\eta\ell$ (Eq. 25)")
     for traj, fmt, c, label in (
         (run.rnn, "o-", COLORS[0], f"RNN ($n={ts.setup['n']}$)"),
         (run.conv, "x--", COLORS[3], "scaled conv ($n\\to\\infty$ dynamics)"),
     ):
-        d = (traj.L[-1] - traj.L[0]).flatten(-2).norm(dim=-1).numpy()
+        d = (traj.L[-1, 0] - traj.L[0, 0]).flatten(-2).norm(dim=-1).numpy()
         ax.semilogy(
             js, d, fmt, color=c, label=label, **({"ms": 7} if fmt == "x--" else {})
         )
     ax.set(
         xlabel=LAG,
         ylabel=r"$\|L^\ell_j - L^0_j\|_F$ (output units per input unit)",
-        title=f"Drift of the impulse response after $\\ell={ell}$ steps",
+        title=f"Drift of the impulse response after $\\ell={ell}$ steps (first seed)",
     )
     ax.legend(fontsize=8)
     return fig
@@ -293,10 +297,9 @@ def finite_width(fw: FiniteWidth, tol: float = 0.10) -> Figure:
     )
     axes[0].legend(fontsize=7)
     ns, g, f = np.array(fw.widths, float), fw.gaps, fw.fit
-    label = f"mean ± sd over {seeds} seeds"
-    axes[1].errorbar(
-        ns, g.mean(1), yerr=g.std(1, ddof=1), fmt="o-", capsize=3, label=label
-    )
+    label = f"mean, 95% interval over {seeds} seeds"
+    m, lo, hi = curve_intervals(g)
+    axes[1].errorbar(ns, m, yerr=[m - lo, hi - m], fmt="o-", capsize=3, label=label)
     ref = g.mean(1)[0] * (ns / ns[0]) ** -0.5
     axes[1].loglog(ns, ref, ":", color="gray", label=r"reference $n^{-1/2}$")
     axes[1].axhline(tol, color=COLORS[3], ls="--", lw=1, label=f"tolerance {tol:.2f}")
@@ -306,7 +309,7 @@ def finite_width(fw: FiniteWidth, tol: float = 0.10) -> Figure:
         xlabel="student width $n_h$ (hidden units)",
         ylabel=r"max$_\ell$ |loss$_{RNN}$/loss$_{conv}$ - 1|",
         title="Gap between the training curves "
-        f"(fit: $n^{{{f.slope:.2f}\\pm{f.ci95:.2f}}}$)",
+        f"(pooled fit: $n^{{{f.slope:.2f}\\pm{f.ci95:.2f}}}$)",
     )
     axes[1].legend(fontsize=8)
     fig.tight_layout()
@@ -382,17 +385,19 @@ def r2_curves(res: Table1Result) -> Figure:
         for k, m in enumerate(res.models):
             label = m + (f" ($n={n}$)" if m == "RNN" else "")
             lw = 2 if k == 0 else 1.5
-            curve = res.curves[r, :, k, :].mean(0)
+            curve = res.curves[:, r, :, k, :].mean((0, 1))
             axes[r].plot(
                 ell, curve, ["-", "--", "-."][k], color=COLORS[k], lw=lw, label=label
             )
         axes[r].set_xscale("symlog", linthresh=10)
         axes[r].set_xlim(0, steps)
-        title = f"{reg} data (mean over {res.setup['folds']} test folds)"
+        title = (
+            f"{reg} data (mean over {res.setup['folds']} folds, {len(res.r2)} seeds)"
+        )
         axes[r].set(xlabel="full-batch GD step", title=title)
         axes[r].legend(fontsize=8)
     axes[0].set_ylabel("test $R^2$ of the BOLD signal")
-    final = res.curves[..., -1].mean(1)
+    final = res.r2.mean((0, 2))
     axes[0].set_ylim(min(-0.1, float(final.min()) - 0.15), float(final.max()) + 0.1)
     fig.tight_layout()
     return fig
@@ -416,4 +421,118 @@ def learned_filters(res: Table1Result) -> Figure:
         title=f"Learned responses to stimulus kind {kind + 1} (all data, fold 1)",
     )
     ax.legend(fontsize=8)
+    return fig
+
+
+def effect_vs_steps(
+    steps: list[int],
+    curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    refs: dict[str, float],
+    ylabel: str,
+    title: str,
+    ax=None,
+    log_y: bool = True,
+) -> Figure:
+    """A claim's statistic along training: per curve the mean over seeds (line) and its 95% interval
+    (band) at the recorded ``steps``; ``refs`` are the decision thresholds of the declared rule."""
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+    for k, (label, (m, lo, hi)) in enumerate(curves.items()):
+        c = COLORS[k % len(COLORS)]
+        ax.plot(steps, m, "o-", ms=3, color=c, label=label)
+        ax.fill_between(steps, lo, hi, color=c, alpha=0.2, lw=0)
+    for k, (label, y) in enumerate(refs.items()):
+        ax.axhline(y, color="gray", ls=(":", "--", "-.")[k % 3], lw=1, label=label)
+    ax.set_xscale("log")
+    if log_y:
+        ax.set_yscale("log")
+    ax.set(xlabel=STEP, ylabel=ylabel, title=title)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def delay_trend(sweep: DelaySweep, steps: list[int], flat: float) -> Figure:
+    """The effects of the Fig. 3 claim along training, with their 95% intervals over seeds."""
+    tr = sweep.trend(steps)
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
+    d = sweep.delays[-1]
+    growth = {
+        f"{m}: error(delay {d}) / error(0)": tr[k]
+        for m, k in (
+            ("RNN", "growth_rnn"),
+            ("scaled conv", "growth_scaled"),
+            ("unscaled conv", "growth_unscaled"),
+        )
+    }
+    refs = {"no growth (1)": 1.0, f"'almost the same' ({flat:g})": flat}
+    effect_vs_steps(
+        steps, growth, refs, "growth factor of the test error", "Growth", axes[0]
+    )
+    ratio = {f"unscaled / scaled error at delay {d}": tr["unscaled_ratio"]}
+    effect_vs_steps(
+        steps, ratio, {"equal (1)": 1.0}, "ratio of test errors", "Who wins", axes[1]
+    )
+    fig.suptitle(
+        f"Fig. 3 effects vs training (mean, 95% interval over {sweep.seeds} seeds)"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def kernel_trend(
+    ts: TeacherStudent, fw: FiniteWidth, steps: list[int], tol: float
+) -> Figure:
+    """The statistics of the Fig. 1 and Fig. 4 claims along training, 95% intervals over seeds."""
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
+    gaps = {f"Fig. 4, $n_h={n}$": iv for n, iv in fw.gap_trend(steps).items()} | {
+        f"Fig. 1, $n={ts.setup['n']}$": ts.gap_trend(steps)
+    }
+    effect_vs_steps(
+        steps,
+        gaps,
+        {f"tolerance {tol:g}": tol},
+        r"max$_{\ell'\leq\ell}$ |loss$_{RNN}$/loss$_{conv}$ - 1|",
+        "Gap between RNN and scaled conv so far",
+        axes[0],
+    )
+    effect_vs_steps(
+        steps,
+        {"slope of log gap on log $n_h$ (per seed)": fw.slope_trend(steps)},
+        {"no trend with width (0)": 0.0, r"NTK rate $n^{-1/2}$": -0.5},
+        "exponent $p$ in gap $\\propto n_h^p$",
+        "Fig. 4: does the gap shrink with the width?",
+        axes[1],
+        log_y=False,
+    )
+    fig.suptitle(
+        f"Effects vs training (mean, 95% interval over seeds: Fig. 1 "
+        f"{ts.setup['n_seeds']}, Fig. 4 {fw.setup['n_seeds']})"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def table1_trend(res: Table1Result, steps: list[int]) -> Figure:
+    """The four comparisons of the Table 1 claim along training, with the two-way 95% interval."""
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4), sharey=True)
+    tr = res.trend(steps)
+    for ax, reg in zip(axes, ("limited", "all")):
+        curves = {k: v for k, v in tr.items() if k.startswith(reg)}
+        effect_vs_steps(
+            steps,
+            curves,
+            {"no difference": 0.0},
+            "difference in test $R^2$ (paper's side > 0)",
+            f"{reg} data",
+            ax,
+            log_y=False,
+        )
+    lo = min(float(np.min(v[1][len(steps) // 2 :])) for v in tr.values())
+    hi = max(float(np.max(v[2][len(steps) // 2 :])) for v in tr.values())
+    pad = 0.5 * (hi - lo) + 0.01
+    axes[0].set_ylim(lo - pad, hi + pad)  # the late steps; early ones are far off
+    fig.suptitle(
+        f"Table 1 comparisons vs training (mean, 95% interval over {len(res.r2)} seeds "
+        f"and over {res.setup['folds']} folds)"
+    )
+    fig.tight_layout()
     return fig

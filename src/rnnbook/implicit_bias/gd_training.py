@@ -78,17 +78,31 @@ def _unflat(l: Tensor, T: int, n_x: int) -> Tensor:
     return l.reshape(*l.shape[:-2], n_y, T, n_x).transpose(-3, -2)
 
 
+def _times_R(l: Tensor, R: Tensor) -> Tensor:
+    """``l @ R`` for rows ``l`` (E..., B..., n_y, K) and ``R`` (B..., K, K): extra leading axes E of
+    ``l`` (several arms on the same data) become rows of one batched product instead of a broadcast,
+    which would copy R once per arm."""
+    extra = l.dim() - R.dim()
+    if extra <= 0:
+        return l @ R
+    E, rest = l.shape[:extra], l.shape[extra:]
+    m = l.reshape(-1, *rest).movedim(0, -3)  # (B..., prod E, n_y, K)
+    out = m.reshape(*rest[:-2], -1, rest[-1]) @ R
+    return out.reshape(m.shape).movedim(-3, 0).reshape(*E, *rest)
+
+
 def mse(L: Tensor, s: LagStats) -> Tensor:
     """Mean-squared error of the convolution with impulse response ``L`` on the data set of ``s``."""
     l = _flat(L)
-    quad = ((l @ s.R) * l).sum((-1, -2))
+    quad = (_times_R(l, s.R) * l).sum((-1, -2))
     return (quad - 2 * (l * s.Q).sum((-1, -2)) + s.yy) / s.M
 
 
 def mse_grad(L: Tensor, s: LagStats) -> Tensor:
     """dMSE/dL, same shape as ``L``."""
+    l = _flat(L)
     return _unflat(
-        2.0 / s.M[..., None, None] * (_flat(L) @ s.R - s.Q), L.shape[-3], L.shape[-1]
+        2.0 / s.M[..., None, None] * (_times_R(l, s.R) - s.Q), L.shape[-3], L.shape[-1]
     )
 
 
@@ -100,32 +114,48 @@ def _krylov(params: Params, T: int) -> tuple[Tensor, Tensor, Tensor]:
     and the impulse response L_j = s C V_j of Eq. (9)."""
     W, F, C = params["W"], params["F"], params["C"]
     s = W.shape[-1] ** -0.5
-    Ws = s * W
     Vs, Us = [F], [C]
-    for _ in range(T - 1):
-        Vs.append(Ws @ Vs[-1])
-        Us.append(Us[-1] @ Ws)
+    for _ in range(T - 1):  # scale the thin factors, not the n x n matrix
+        Vs.append(s * (Vs[-1].mT @ W.mT).mT)  # batched W @ v is slow for thin v
+        Us.append(s * (Us[-1] @ W))
     V = torch.cat(Vs, -1)
     U = torch.cat(Us, -2)
     L = _unflat(s * (C @ V), T, F.shape[-1])
     return V, U, L
 
 
-def _adjoint(params: Params, V: Tensor, U: Tensor, G: Tensor) -> Params:
+def _hankel(G: Tensor) -> Tensor:
+    """The block Hankel matrix H_{ab} = G_{a+b+1} (zero for a+b+1 >= T), (..., T n_y, T n_x)."""
     T, n_y, n_x = G.shape[-3:]
-    s = params["W"].shape[-1] ** -0.5
     idx = torch.arange(T)[:, None] + torch.arange(T)[None, :] + 1  # a + b + 1
     Gpad = torch.cat([G, G.new_zeros(*G.shape[:-3], 1, n_y, n_x)], -3)
     H = Gpad[
         ..., idx.clamp(max=T), :, :
     ]  # (..., T, T, n_y, n_x); index T is the zero block
-    H = H.permute(*range(H.dim() - 4), -4, -2, -3, -1).reshape(
+    return H.permute(*range(H.dim() - 4), -4, -2, -3, -1).reshape(
         *G.shape[:-3], T * n_y, T * n_x
     )
-    dW = s * s * (U.transpose(-1, -2) @ H) @ V.transpose(-1, -2)
+
+
+def _adjoint(params: Params, V: Tensor, U: Tensor, G: Tensor) -> Params:
+    return {
+        "W": _dW_factor(params, V, U, G) @ V.transpose(-1, -2),
+        **_adjoint_FC(params, V, U, G),
+    }
+
+
+def _dW_factor(params: Params, V: Tensor, U: Tensor, G: Tensor) -> Tensor:
+    """s^2 U^T H, so that dW = (s^2 U^T H) V^T (n x T n_x times T n_x x n)."""
+    s2 = 1.0 / params["W"].shape[-1]
+    return s2 * (U.transpose(-1, -2) @ _hankel(G))
+
+
+def _adjoint_FC(params: Params, V: Tensor, U: Tensor, G: Tensor) -> Params:
+    T, n_y, n_x = G.shape[-3:]
+    s = params["W"].shape[-1] ** -0.5
     dF = s * U.transpose(-1, -2) @ G.reshape(*G.shape[:-3], T * n_y, n_x)
     dC = s * _flat(G) @ V.transpose(-1, -2)
-    return {"W": dW, "F": dF, "C": dC}
+    return {"F": dF, "C": dC}
 
 
 def rnn_impulse_and_grad(params: Params, G: Tensor) -> tuple[Tensor, Params]:
@@ -145,8 +175,12 @@ def rnn_impulse_and_grad(params: Params, G: Tensor) -> tuple[Tensor, Params]:
 class Trajectory:
     """What a training run recorded at every step 0..steps: the impulse response and the losses."""
 
-    L: Tensor  # (steps+1, ..., T, n_y, n_x)
+    L: Tensor  # (steps+1, ..., T, n_y, n_x); (2, ...) (first and last) with keep_L=False
     losses: dict[str, Tensor]  # name -> (steps+1, ...)
+
+
+def _stack_L(Ls: list[Tensor], keep_L: bool) -> Tensor:
+    return torch.stack(Ls if keep_L else [Ls[0], Ls[-1]])
 
 
 def _record(L: Tensor, evals: dict[str, LagStats], out: dict[str, list]) -> None:
@@ -161,9 +195,13 @@ def train_conv(
     lr: float,
     steps: int,
     evals: dict[str, LagStats] | None = None,
+    keep_L: bool = True,
 ) -> Trajectory:
     """Full-batch GD on the scaled convolution (8), theta_{l+1} = theta_l - lr dMSE/dtheta, started from
-    theta_0 = L0 / sqrt(rho) (Eq. 58). ``rho=None`` is the unscaled convolution (5) (rho_j = 1)."""
+    theta_0 = L0 / sqrt(rho) (Eq. 58). ``rho=None`` is the unscaled convolution (5) (rho_j = 1).
+
+    ``rho`` of shape (..., T) trains several arms at once (e.g. scaled and unscaled, stacked on a
+    leading axis of ``L0``). ``keep_L=False`` keeps only the first and last impulse responses."""
     rho = (
         torch.ones(L0.shape[-3], dtype=L0.dtype)
         if rho is None
@@ -174,13 +212,16 @@ def train_conv(
     Ls, losses = [], {k: [] for k in evals}
     for step in range(steps + 1):
         L = scaled_impulse(theta, rho)
-        Ls.append(L)
+        if keep_L or step in (0, steps):
+            Ls.append(L)
         _record(L, evals, losses)
         if step < steps:
             theta = theta - lr * scaled_impulse(
                 mse_grad(L, train), rho
             )  # dMSE/dtheta_j = sqrt(rho_j) dMSE/dL_j
-    return Trajectory(torch.stack(Ls), {k: torch.stack(v) for k, v in losses.items()})
+    return Trajectory(
+        _stack_L(Ls, keep_L), {k: torch.stack(v) for k, v in losses.items()}
+    )
 
 
 def cast(s: LagStats, dtype: torch.dtype) -> LagStats:
@@ -202,27 +243,36 @@ def train_rnn(
     lr: float,
     steps: int,
     evals: dict[str, LagStats] | None = None,
+    keep_L: bool = True,
 ) -> tuple[Trajectory, Params]:
     """Full-batch GD on the linear RNN (1): (W, F, C) <- (W, F, C) - lr dMSE/d(W, F, C).
 
     Returns the trajectory and the final parameters. Leading batch axes of the parameters train
     independent networks at once. The computation runs in the parameters' floating-point type.
+    ``keep_L=False`` keeps only the first and last impulse responses.
     """
     dtype = params["W"].dtype
     train = cast(train, dtype)
     evals = {"train": train, **{k: cast(v, dtype) for k, v in (evals or {}).items()}}
-    p = {k: v.clone() for k, v in params.items()}
+    p = {k: v.contiguous().clone() for k, v in params.items()}
     T = train.lags
     Ls, losses = [], {k: [] for k in evals}
     for step in range(steps + 1):
         V, U, L = _krylov(p, T)
-        Ls.append(L)
+        if keep_L or step in (0, steps):
+            Ls.append(L)
         _record(L, evals, losses)
         if step < steps:
-            g = _adjoint(p, V, U, mse_grad(L, train))
-            p = {k: p[k] - lr * g[k] for k in p}
+            G = mse_grad(L, train)
+            g = _adjoint_FC(p, V, U, G)
+            # W <- W - lr (s^2 U^T H) V^T in place: one pass over the n x n matrices
+            n, k = V.shape[-2:]
+            A = _dW_factor(p, V, U, G).reshape(-1, n, k)
+            W = p["W"].view(-1, n, n)
+            W.baddbmm_(A, V.reshape(-1, n, k).transpose(-1, -2), alpha=-lr)
+            p["F"], p["C"] = p["F"] - lr * g["F"], p["C"] - lr * g["C"]
     return Trajectory(
-        torch.stack(Ls), {k: torch.stack(v) for k, v in losses.items()}
+        _stack_L(Ls, keep_L), {k: torch.stack(v) for k, v in losses.items()}
     ), p
 
 

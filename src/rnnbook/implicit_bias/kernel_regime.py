@@ -19,6 +19,7 @@ from rnnbook.plotting import progress
 
 from . import gd_training as gt
 from . import linear_rnn, teacher_tasks
+from .ensembles import child_seeds, curve_intervals, interval_fields
 from .rates import LogLogFit, loglog_fit
 from .scale_factors import rho as rho_factors
 from .scale_factors import rho_max as rho_max_value
@@ -63,6 +64,18 @@ def relative_gap(a: Tensor, b: Tensor) -> Tensor:
     return (a / b - 1).abs().max(0).values
 
 
+def running_gap(a: Tensor, b: Tensor, steps: list[int]) -> np.ndarray:
+    """:func:`relative_gap` over the steps 0..l, for each l in ``steps``: (len(steps), ...)."""
+    run = torch.cummax((a / b - 1).abs(), 0).values
+    return run[list(steps)].numpy()
+
+
+def loss_ratio(traj: gt.Trajectory, name: str = "train") -> Tensor:
+    """Final / initial loss of each network of a batch: how far training took it."""
+    loss = traj.losses[name]
+    return loss[-1] / loss[0]
+
+
 @dataclass
 class Theorem41:
     """The constants of the proof of Theorem 4.1 (App. B.4, Eq. 60) for the MSE of this book.
@@ -71,7 +84,7 @@ class Theorem41:
     A~ = sqrt(2/M) A, so that B_1 = 1 / (rho_max ||A~||^2) and B_2 = ||A~^T b~|| = ||dMSE/dL at L^0||_F.
     """
 
-    B1: float
+    B1: float  # the smallest over a batch of data sets
     B2: Tensor  # one per network of a batch
     rho_max: float
     proof_matrix_norm: float  # ||I - lr A~^T A~ D||_2, which the proof asserts is <= 1
@@ -86,7 +99,8 @@ def theorem41_constants(
     B2 = gt.mse_grad(L0, train).flatten(-3).norm(dim=-1)
     D = torch.repeat_interleave(torch.as_tensor(rho, dtype=AtA.dtype), train.n_x)
     M = torch.eye(len(D), dtype=AtA.dtype) - lr * AtA * D[None, :]
-    return Theorem41(B1, B2, rho_max, float(torch.linalg.matrix_norm(M, ord=2)))
+    norm = float(torch.linalg.matrix_norm(M, ord=2).max())  # the largest over a batch
+    return Theorem41(B1, B2, rho_max, norm)
 
 
 def drift_ratio(
@@ -112,40 +126,53 @@ def _teacher_stats(
     n_test: int,
     init: dict,
     snr_db: float,
-    seed: int,
+    seeds: list[int],
 ) -> tuple[teacher_tasks.Task, gt.LagStats, gt.LagStats]:
-    task = teacher_tasks.teacher_task(
-        n_teacher=n_teacher,
-        n_x=1,
-        n_y=1,
-        T=T,
-        n_train=n_train,
-        n_test=n_test,
-        snr_db=snr_db,
-        seed=seed,
-        **init,
-    )
-    train = gt.lag_stats(task.X_train, task.Y_train)
-    return task, train, gt.lag_stats(task.X_test, task.Y_test)
+    """One teacher task per seed, as stacked statistics; returns the first task too (for figures)."""
+    tasks = [
+        teacher_tasks.teacher_task(
+            n_teacher=n_teacher,
+            n_x=1,
+            n_y=1,
+            T=T,
+            n_train=n_train,
+            n_test=n_test,
+            snr_db=snr_db,
+            seed=s,
+            **init,
+        )
+        for s in seeds
+    ]
+    train = gt.stack_stats([gt.lag_stats(t.X_train, t.Y_train) for t in tasks])
+    test = gt.stack_stats([gt.lag_stats(t.X_test, t.Y_test) for t in tasks])
+    return tasks[0], train, test
 
 
 @dataclass
 class TeacherStudent:
-    """Figs. 1 and 2: one student RNN and its scaled convolution on a teacher task."""
+    """Figs. 1 and 2: student RNNs and their scaled convolutions on teacher tasks, one teacher and
+    one student per seed, trained as one batch (leading axis = seeds)."""
 
-    task: teacher_tasks.Task
+    task: teacher_tasks.Task  # the first seed's task (for the figures)
     run: PairRun
     c41: Theorem41
-    setup: dict  # n, lr, steps
+    setup: dict  # n, lr, steps, n_seeds
 
-    def gap(self, name: str) -> float:
-        """max over steps of |loss_RNN / loss_conv - 1| on the data set ``name``."""
-        return float(
-            relative_gap(self.run.rnn.losses[name], self.run.conv.losses[name])
-        )
+    def gap(self, name: str) -> np.ndarray:
+        """Per seed, max over steps of |loss_RNN / loss_conv - 1| on the data set ``name``."""
+        return relative_gap(
+            self.run.rnn.losses[name], self.run.conv.losses[name]
+        ).numpy()
+
+    def gap_trend(self, steps: list[int]) -> tuple[np.ndarray, ...]:
+        """The claim's gap (train and test) over the steps 0..l, for l in ``steps``: mean and 95%
+        interval over seeds."""
+        r, c = self.run.rnn.losses, self.run.conv.losses
+        g = np.maximum(*(running_gap(r[k], c[k], steps) for k in ("train", "test")))
+        return curve_intervals(g)
 
     def drift(self, model: str) -> Tensor:
-        """||L_j^l - L_j^0|| / (B_2 rho_j lr l) of ``model`` ("rnn" or "conv"), (steps, T)."""
+        """||L_j^l - L_j^0|| / (B_2 rho_j lr l) of ``model`` ("rnn" or "conv"), (steps, seeds, T)."""
         traj = getattr(self.run, model)
         return drift_ratio(traj, self.run.rho, self.run.lr, self.c41.B2)
 
@@ -155,21 +182,33 @@ class TeacherStudent:
         return (
             f"Learning rate $\\eta = {self.run.lr}$; the constant of Theorem 4.1 for these "
             "data is $B_1 = 1/(\\rho_{\\max}\\|\\tilde A\\|^2) = "
-            f"{c.B1:.4f}$ ($\\rho_{{\\max}} = {c.rho_max:g}$)."
+            f"{c.B1:.4f}$ ($\\rho_{{\\max}} = {c.rho_max:g}$; smallest over the "
+            f"{self.setup['n_seeds']} teacher tasks)."
+        )
+
+    def train_ratio(self) -> float:
+        """The trained-or-not gate: the largest final / initial training loss over both models
+        and all seeds."""
+        return float(
+            max(loss_ratio(self.run.rnn).max(), loss_ratio(self.run.conv).max())
         )
 
     def summary(self) -> dict:
         final = {
             f"final_{k}": [
-                float(f"{self.run.rnn.losses[k][-1]:.4g}"),
-                float(f"{self.run.conv.losses[k][-1]:.4g}"),
+                float(f"{self.run.rnn.losses[k][-1].mean():.4g}"),
+                float(f"{self.run.conv.losses[k][-1].mean():.4g}"),
             ]
             for k in ("train", "test")
         }
+        gap_train, gap_test = self.gap("train"), self.gap("test")
         return {
-            "gap_train": self.gap("train"),
-            "gap_test": self.gap("test"),
+            **interval_fields("gap", np.maximum(gap_train, gap_test)),
+            "gap_train": float(gap_train.mean()),
+            "gap_test": float(gap_test.mean()),
+            "gap_worst": float(np.maximum(gap_train, gap_test).max()),
             **final,
+            "train_ratio": self.train_ratio(),
             "B1": self.c41.B1,
             "rho_max": self.c41.rho_max,
             **self.setup,
@@ -189,24 +228,43 @@ def teacher_student(
     nu_C: float,
     lr: float,
     steps: int,
+    seeds: int,
     seed: int,
 ) -> TeacherStudent:
-    """The teacher task (seed ``seed``), the student pair (seed ``seed + 1``) trained with train and
-    test losses recorded, and the constants of Theorem 4.1 for the training data."""
+    """``seeds`` teacher tasks (stream "teacher" of ``seed``) and student pairs (stream "student"),
+    trained as one batch with train and test losses recorded, and the constants of Theorem 4.1."""
     init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
     task, train, test = _teacher_stats(
-        n_teacher, T, n_train, n_test, init, snr_db, seed
+        n_teacher, T, n_train, n_test, init, snr_db, child_seeds(seed, seeds, "teacher")
     )
+    (student,) = child_seeds(seed, 1, "student")
     run = train_pair(
-        train, {"test": test}, n=n, lr=lr, steps=steps, seed=seed + 1, **init
+        train,
+        {"test": test},
+        n=n,
+        lr=lr,
+        steps=steps,
+        seed=student,
+        batch=seeds,
+        **init,
     )
     c41 = theorem41_constants(train, run.rnn.L[0], run.rho, nu_F, nu_C, lr)
-    return TeacherStudent(task, run, c41, dict(n=n, lr=lr, steps=steps))
+    return TeacherStudent(task, run, c41, dict(n=n, lr=lr, steps=steps, n_seeds=seeds))
+
+
+def _slopes(widths: list[int], gaps: np.ndarray) -> np.ndarray:
+    """Per seed (column of ``gaps``, shape (widths, seeds)), the least-squares slope of log gap on
+    log n."""
+    x = np.log(np.asarray(widths, float))
+    x = x - x.mean()
+    y = np.log(gaps)
+    return (x @ (y - y.mean(0))) / (x @ x)
 
 
 @dataclass
 class FiniteWidth:
-    """Fig. 4: students of several widths (``seeds`` each) against their scaled convolutions."""
+    """Fig. 4: students of several widths (``seeds`` each) against their scaled convolutions. Seed
+    ``s`` has the same teacher at every width and its own student at each width."""
 
     widths: list[int]
     runs: dict[int, PairRun]
@@ -214,19 +272,47 @@ class FiniteWidth:
     ratios: (
         np.ndarray
     )  # (widths, seeds): max over steps and lags of the RNN's drift ratio
-    fit: LogLogFit  # gap ~ n^slope
+    fit: LogLogFit  # gap ~ n^slope, pooled over seeds (descriptive)
     setup: dict  # n_seeds, lr, steps, T, n_train, snr_db
+
+    def slope_trend(self, steps: list[int]) -> tuple[np.ndarray, ...]:
+        """The per-seed slope of log gap on log n, from the gaps over the steps 0..l, for l in
+        ``steps``: mean and 95% interval over seeds."""
+        g = np.stack(
+            [
+                running_gap(r.rnn.losses["train"], r.conv.losses["train"], steps)
+                for r in self.runs.values()
+            ],
+            1,
+        )  # (steps, widths, seeds)
+        return curve_intervals([_slopes(self.widths, gs) for gs in g])
+
+    def gap_trend(self, steps: list[int]) -> dict[int, tuple[np.ndarray, ...]]:
+        """Per width, the gap over the steps 0..l: mean and 95% interval over seeds."""
+        return {
+            n: curve_intervals(
+                running_gap(r.rnn.losses["train"], r.conv.losses["train"], steps)
+            )
+            for n, r in self.runs.items()
+        }
+
+    def train_ratio(self) -> float:
+        """The trained-or-not gate: the largest final / initial training loss of the scaled
+        convolutions (the n -> infinity dynamics) over widths and seeds."""
+        return float(max(loss_ratio(r.conv).max() for r in self.runs.values()))
 
     def summary(self) -> dict:
         return {
             "widths": list(self.widths),
             "gap_mean": [round(float(v), 4) for v in self.gaps.mean(1)],
             "gap_sd": [round(float(v), 4) for v in self.gaps.std(1, ddof=1)],
-            "slope": self.fit.slope,
-            "slope_ci": self.fit.ci95,
+            **interval_fields("slope", _slopes(self.widths, self.gaps)),
+            **interval_fields("gap_last", self.gaps[-1]),
+            "pooled_slope": self.fit.slope,
+            "pooled_slope_ci": self.fit.ci95,
             "gap_first": float(self.gaps[0].mean()),
-            "gap_last": float(self.gaps[-1].mean()),
             "n_last": int(self.widths[-1]),
+            "train_ratio": self.train_ratio(),
             **self.setup,
         }
 
@@ -247,15 +333,15 @@ def finite_width(
     steps: int,
     seed: int,
 ) -> FiniteWidth:
-    """The teacher task (seed ``seed + 1``) and, per width n, ``seeds`` student pairs (seed
-    ``seed + 100 + n``) trained on it."""
+    """``seeds`` teacher tasks (stream "fig4 teacher" of ``seed``) and, per width n, ``seeds``
+    student pairs (one stream per width) trained on them as one batch."""
     init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
-    _, train, _ = _teacher_stats(n_teacher, T, n_train, n_test, init, snr_db, seed + 1)
+    teachers = child_seeds(seed, seeds, "fig4 teacher")
+    _, train, _ = _teacher_stats(n_teacher, T, n_train, n_test, init, snr_db, teachers)
+    students = child_seeds(seed, len(widths), "fig4 student")
     runs, gaps, ratios = {}, [], []
-    for n in progress(widths, desc="widths"):
-        r = train_pair(
-            train, {}, n=n, lr=lr, steps=steps, seed=seed + 100 + n, batch=seeds, **init
-        )
+    for n, st in zip(progress(widths, desc="widths"), students):
+        r = train_pair(train, {}, n=n, lr=lr, steps=steps, seed=st, batch=seeds, **init)
         runs[n] = r
         gaps.append(relative_gap(r.rnn.losses["train"], r.conv.losses["train"]).numpy())
         B2 = theorem41_constants(train, r.rnn.L[0], r.rho, nu_F, nu_C, lr).B2
@@ -268,20 +354,26 @@ def finite_width(
 
 
 def drift_summary(ts: TeacherStudent, fw: FiniteWidth) -> dict:
-    """Theorem 4.1's drift bound (25): the largest ratio of drift to bound for the scaled convolution
-    and for the wide student of Figs. 1-2, per width of Fig. 4 (mean over seeds), and the norm of
-    the matrix that the proof asserts is at most 1."""
+    """Theorem 4.1's drift bound (25): the largest ratio of drift to bound for the scaled
+    convolutions and for the wide students of Figs. 1-2 (over all seeds, lags and steps; a bound
+    is decided by its worst case), the per-seed largest RNN ratio with its 95% interval, per width
+    of Fig. 4 the mean over seeds, and the largest norm of the matrix that the proof asserts is at
+    most 1."""
+    per_seed_rnn = ts.drift("rnn").amax(dim=(0, 2)).numpy()
     return {
         "lr": ts.run.lr,
         "B1": ts.c41.B1,
         "ratio_conv": float(ts.drift("conv").max()),
-        "ratio_rnn": float(ts.drift("rnn").max()),
+        "ratio_rnn_max": float(per_seed_rnn.max()),
+        **interval_fields("ratio_rnn", per_seed_rnn),
         "n": ts.setup["n"],
         "ratio_by_width": {
             str(n): round(float(fw.ratios[a].mean()), 3)
             for a, n in enumerate(fw.widths)
         },
         "proof_norm": ts.c41.proof_matrix_norm,
+        "train_ratio": ts.train_ratio(),
+        "n_seeds": ts.setup["n_seeds"],
     }
 
 
@@ -291,6 +383,7 @@ def drift_table(ts: TeacherStudent, fw: FiniteWidth) -> str:
         "| width $n$ | max drift / bound (mean over seeds) |",
         "| --- | --- |",
         *(f"| {n} | {fw.ratios[a].mean():.3f} |" for a, n in enumerate(fw.widths)),
-        f"| {ts.setup['n']} (Fig. 1 student) | {float(ts.drift('rnn').max()):.3f} |",
+        f"| {ts.setup['n']} (Fig. 1 students) | "
+        f"{float(ts.drift('rnn').amax(dim=(0, 2)).mean()):.3f} |",
     ]
     return "\n".join(rows)

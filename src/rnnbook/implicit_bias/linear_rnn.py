@@ -36,10 +36,11 @@ def init_params(
         raise ValueError(f"batch = {batch!r}: must be a positive integer or None")
     g = torch.Generator().manual_seed(seed)
     b = () if batch is None else (batch,)
+    D = torch.float64  # drawn in float64 and cast: the same networks in every ``dtype``
     return {
-        "W": torch.randn(*b, n, n, generator=g, dtype=dtype) * nu_W**0.5,
-        "F": torch.randn(*b, n, n_x, generator=g, dtype=dtype) * nu_F**0.5,
-        "C": torch.randn(*b, n_y, n, generator=g, dtype=dtype) * nu_C**0.5,
+        "W": (torch.randn(*b, n, n, generator=g, dtype=D) * nu_W**0.5).to(dtype),
+        "F": (torch.randn(*b, n, n_x, generator=g, dtype=D) * nu_F**0.5).to(dtype),
+        "C": (torch.randn(*b, n_y, n, generator=g, dtype=D) * nu_C**0.5).to(dtype),
     }
 
 

@@ -334,9 +334,7 @@ def seed_values(runs: dict[str, list[LMResult]], unigram_ppl: float) -> dict:
 
 def ledger_values(v: dict) -> dict:
     """What the Table 1 claim passes to the ledger (the trend as text)."""
-    out = {
-        k: x for k, x in v.items() if not k.startswith("trend") and k != "n_seeds"
-    }
+    out = {k: x for k, x in v.items() if not k.startswith("trend") and k != "n_seeds"}
     out["trend"] = trend_text(v["trend_steps"], v["trend_gap"])
     return out
 

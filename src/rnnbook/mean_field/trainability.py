@@ -212,6 +212,10 @@ class GridRNN:
             # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind (see _cell_weights)
             eq = "skbm,knm->skbn" if x.dim() == 4 else "sbm,knm->skbn"
             xt_all = torch.tanh(torch.einsum(eq, x, self.params["Wx"][order])).unbind(0)
+        if (
+            not self.untied_idx
+        ):  # tied weights: the input terms of all steps in one product
+            return self._forward_tied(x, h, xt_all if self.kind == "minimal" else None)
         for t, (W, V, b) in zip(range(S), self._cell_weights()):
             e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2))
             if self.kind == "vanilla":
@@ -220,6 +224,25 @@ class GridRNN:
                 xt = xt_all[t]
                 u = torch.sigmoid(e + torch.bmm(xt, V.transpose(1, 2)))
                 h = u * h + (1 - u) * xt  # Eq. (5)
+        return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
+
+    def _forward_tied(self, x, h, xt_all) -> torch.Tensor:
+        """The same recurrence when every network has tied weights, with fewer operations per
+        step (small networks on a CPU are bound by the number of operations, not their size):
+        V x^t + b for all t in one product, then one baddbmm, one nonlinearity and (minimalRNN)
+        one lerp, h = x~ + u (h - x~), per step."""
+        W, V, b = (self.params[f"{n}_tied"] for n in "WVb")
+        Wt, Vt = W.transpose(1, 2), V.transpose(1, 2)
+        if self.kind == "vanilla":
+            x = x if x.dim() == 4 else x.unsqueeze(1)  # (S, K or 1, B, M)
+            inp = (torch.matmul(x, Vt) + b.unsqueeze(1)).unbind(0)  # (K, B, N) per step
+            for a in inp:
+                h = torch.tanh(torch.baddbmm(a, h, Wt))  # Eq. (1)
+        else:
+            inp = (torch.matmul(torch.stack(xt_all), Vt) + b.unsqueeze(1)).unbind(0)
+            for a, xt in zip(inp, xt_all):
+                u = torch.sigmoid(torch.baddbmm(a, h, Wt))
+                h = torch.lerp(xt, h, u)  # Eq. (5): u h + (1 - u) x~
         return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
 
     def parameters(self) -> list[torch.Tensor]:

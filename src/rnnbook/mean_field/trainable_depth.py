@@ -282,9 +282,7 @@ def seed_values(
 def ledger_values(v: dict) -> dict:
     """What the two Fig. 2 claims pass to the ledger: ``v`` of :func:`seed_values` with the
     trends as text ('step: mean [lo, hi]')."""
-    out = {
-        k: x for k, x in v.items() if not k.startswith("trend") and k != "n_seeds"
-    }
+    out = {k: x for k, x in v.items() if not k.startswith("trend") and k != "n_seeds"}
     st = v["trend_steps"]
     out["trend"] = {m: trend_text(st[m], v["trend_margin"][m]) for m in MODELS}
     out["trend_diff"] = trend_text(st["minimal"], v["trend_diff"]["untied"])

@@ -76,3 +76,9 @@ def test_training_figures():
         c: lm.LMResult(c, 4, 100, [(1, 50.0), (2, 40.0)], 40, 41, 0) for c in lm.CELLS
     }
     assert n_axes(figures.language_models(res)) == 1
+    ivs = [{"mean": 0.1, "lo": 0.0, "hi": 0.2, "n": 3}] * 2
+    panels = [
+        {"title": "a", "ylabel": "y", "band": 0.03, "curves": {"x": ([1, 2], ivs)}},
+        {"title": "b", "ylabel": "y", "band": None, "curves": {"x": ([1, 2], ivs)}},
+    ]
+    assert n_axes(figures.effect_trends(panels)) == 2

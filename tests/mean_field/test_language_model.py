@@ -1,5 +1,6 @@
 """The language models of Table 1 (rnnbook.mean_field.language_model) and the Austen corpus."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -45,3 +46,43 @@ def test_perplexity_values_and_table():
 def test_corpus_subset_and_bad_novel():
     with pytest.raises(ValueError, match="names"):
         datasets.austen_novels(("ulysses",))
+
+
+def _corpus():
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 12, 3000)
+    ids[ids > 8] = 0  # a skewed unigram distribution
+    return datasets.WordCorpus(
+        ids[:2000], ids[2000:2500], ids[2500:], tuple(f"w{i}" for i in range(12)), "toy"
+    )
+
+
+def test_compare_over_seeds_with_checkpoints_and_the_unigram_baseline():
+    corpus = _corpus()
+    runs = lm.compare(corpus, 6, 4, seed=0, n_seeds=2, n_checkpoints=2)
+    assert [len(r) for r in runs.values()] == [2, 2, 2]
+    assert [s for s, _ in runs["GRU"][0].test_curve] == [2, 4]
+    assert runs["GRU"][0].test_ppl != runs["GRU"][1].test_ppl  # seeds differ
+    # the unigram perplexity, counted by hand with add-one smoothing
+    counts = np.bincount(corpus.train, minlength=12) + 1.0
+    p = counts / counts.sum()
+    ref = np.exp(-np.mean(np.log(p[corpus.test])))
+    assert lm.unigram_perplexity(corpus) == pytest.approx(ref)
+    assert lm.unigram_perplexity(corpus, 100) == pytest.approx(
+        np.exp(-np.mean(np.log(p[corpus.test[:100]])))
+    )
+    v = lm.seed_values(runs, 50.0)
+    gaps = [
+        runs["minimalRNN"][s].test_ppl
+        / min(runs["GRU"][s].test_ppl, runs["LSTM"][s].test_ppl)
+        - 1
+        for s in range(2)
+    ]
+    assert v["gap"]["mean"] == pytest.approx(np.mean(gaps), abs=1e-4)
+    assert v["trend_steps"] == [2, 4] and len(v["trend_gap"]) == 2
+    assert v["trend_gap"][-1] == v["gap"]
+    lv = lm.ledger_values(v)
+    assert "n_seeds" not in lv and lv["trend"][0].startswith("2: ")
+    assert lm.seed_mean(runs)["LSTM"].test_ppl == pytest.approx(
+        np.mean([r.test_ppl for r in runs["LSTM"]])
+    )

@@ -62,3 +62,53 @@ def test_steps_to_reach():
     acc = np.array([[0.1, 0.6], [0.7, 0.8]])
     np.testing.assert_array_equal(tr.steps_to_reach([5, 10], acc, 0.65), [10, 10])
     assert np.isinf(tr.steps_to_reach([5, 10], acc, 0.9)).all()
+
+
+def _by_hand(kind, P, k, x, h):
+    """Network k of a grid with tied weights, written out step by step (Eqs. 1 and 5)."""
+    W, V, b = P["W_tied"][k], P["V_tied"][k], P["b_tied"][k]
+    for t in range(x.shape[0]):
+        if kind == "vanilla":
+            h = torch.tanh(h @ W.T + x[t] @ V.T + b)
+        else:
+            xt = torch.tanh(x[t] @ P["Wx"][k].T)
+            u = torch.sigmoid(h @ W.T + xt @ V.T + b)
+            h = u * h + (1 - u) * xt
+    return h @ P["C"][k] + P["d"][k]
+
+
+def test_tied_ensemble_with_one_data_stream_per_seed():
+    gen = torch.Generator().manual_seed(3)
+    specs, groups = tr.replicate(
+        [tr.InitSpec(1.5, 1.0, 0.5, 0.0, h0_var=0.2), tr.InitSpec(0.8, 0.7)], 3
+    )
+    assert groups == [0, 0, 1, 1, 2, 2] and specs[2] is specs[0]
+    x = torch.randn(5, 3, 4, 6, generator=gen)  # (steps, seeds, batch, inputs)
+    y = torch.randint(0, 10, (3, 4), generator=gen)
+    for kind in ("vanilla", "minimal"):
+        net = tr.GridRNN(kind, specs, N=7, M=6, steps=5, seed=1, groups=groups)
+        logits = net.forward(x)
+        for k, g in enumerate(groups):  # network k reads the stream of its seed g
+            h = net.h0[k].expand(4, 7)
+            torch.testing.assert_close(
+                logits[k], _by_hand(kind, net.params, k, x[:, g], h)
+            )
+        shared = net.forward(
+            x[:, 0]
+        )  # one stream for all: every network reads seed 0's
+        h = net.h0[3].expand(4, 7)
+        torch.testing.assert_close(shared[3], _by_hand(kind, net.params, 3, x[:, 0], h))
+        loss, acc = tr.losses_and_accuracy(logits, net.labels(y))
+        ref = torch.nn.functional.cross_entropy(logits[5], y[2])
+        torch.testing.assert_close(loss[5], ref)
+        assert acc.shape == (6,)
+
+
+def test_checkpoints_and_interval():
+    assert tr.checkpoints(150, 4) == [38, 75, 112, 150]
+    assert tr.checkpoints(3, 8) == [1, 2, 3]
+    iv = tr.interval([0.1, 0.2, 0.3])
+    half = 4.302652729911275 * 0.1 / np.sqrt(3)  # t_{0.975, 2} x s / sqrt(n)
+    assert iv["n"] == 3 and abs(iv["mean"] - 0.2) < 1e-12
+    assert abs(iv["hi"] - (0.2 + half)) < 1e-4 and abs(iv["lo"] - (0.2 - half)) < 1e-4
+    assert tr.trend_text([5], [iv])[0].startswith("5: 0.200 [")

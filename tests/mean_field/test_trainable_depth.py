@@ -29,9 +29,19 @@ def test_run_splits_the_batched_grid_by_sweep_and_weights():
         torch.randn(32, 16, generator=gen),
         torch.randint(0, 10, (32,), generator=gen),
     )
-    acc = td.run(sweeps, [1, 2], X, Y, 4, 8, {"vanilla": 1, "minimal": 1}, 1e-3, 0, 1.0)
-    assert set(acc) == {(n, w) for n in sweeps for w in td.WEIGHTS}
-    assert acc[("v", "tied")].shape == (2, 2) and acc[("m", "untied")].shape == (2, 1)
+    steps = {"vanilla": 2, "minimal": 1}
+    r = td.run(
+        sweeps, [1, 2], X, Y, 4, 8, steps, 1e-3, 0, 1.0, n_seeds=3, n_checkpoints=2
+    )
+    assert set(r.acc) == {(n, w) for n in sweeps for w in td.WEIGHTS}
+    # (checkpoints, depths, seeds, networks of the sweep)
+    assert r.acc[("v", "tied")].shape == (2, 2, 3, 2)
+    assert r.acc[("m", "untied")].shape == (1, 2, 3, 1)  # one step: one checkpoint
+    assert r.steps == {"vanilla": [1, 2], "minimal": [1]}
+    assert r.final_mean()[("v", "tied")].shape == (2, 2)
+    # seeds differ (own weights and minibatches), so their accuracies are not all equal
+    a = r.acc[("v", "untied")][-1]
+    assert not np.allclose(a[:, 0], a[:, 1]) or not np.allclose(a[:, 1], a[:, 2])
 
 
 def test_summary_and_values_on_a_grid_that_follows_tau():
@@ -52,3 +62,33 @@ def test_summary_and_values_on_a_grid_that_follows_tau():
     assert v["vanilla_tau"] == 1.0 and v["minimal_untied"] == round(1 / 3, 3)
     assert "vanilla,untied" in v["results"]
     assert td.table(res, 16).count("\n") == 1 + 4
+
+
+def test_seed_values_on_seeds_that_follow_tau_or_not():
+    sweeps = {
+        "v": td.Sweep("vanilla", [(1, 0, 0)] * 3, [1, 2, 3], "x"),
+        "m": td.Sweep("minimal", [(1, 0, 0)] * 3, [1, 2, 3], "x"),
+    }
+    Ts = [2, 4, 8, 16]
+    tau = {"v": np.array([1.0, 3.0, 9.0]), "m": np.array([2.0, 5.0, 20.0])}
+    acc = {}
+    for n in (
+        sweeps
+    ):  # 2 checkpoints x 3 seeds: the minimalRNN follows tau, vanilla never trains
+        ok = np.array(Ts)[:, None] <= tau[n][None, :]
+        grid = np.where(ok, 0.9, 0.1) if n == "m" else np.full(ok.shape, 0.1)
+        a = np.broadcast_to(grid[None, :, None, :], (2, 4, 3, 3)).copy()
+        acc[(n, "untied")] = acc[(n, "tied")] = a
+    r = td.Fig2Run(acc, {"vanilla": [5, 10], "minimal": [3, 6]})
+    v = td.seed_values(r, tau, sweeps, Ts, 0.5)
+    assert v["n_seeds"] == 3 and v["best_acc"] == {"vanilla": 0.1, "minimal": 0.9}
+    assert v["agree"]["minimal"]["mean"] == 1.0
+    # nothing trains: 'never' (T0 = 0) is right everywhere, the smallest k tau rule is not
+    m = v["margin"]["vanilla"]
+    assert m["lo"] == m["hi"] == m["mean"] == -0.083 and m["n"] == 3
+    assert v["margin"]["minimal"]["lo"] > 0  # identical seeds: a zero-width interval
+    assert v["diff"]["untied"]["mean"] == 0.333  # fractions are rounded to 3 digits
+    lv = td.ledger_values(v)
+    assert "n_seeds" not in lv and lv["trend"]["vanilla"][1].startswith("10: -0.083")
+    panels = td.trend_panels(v)
+    assert len(panels) == 2 and panels[0]["curves"]["minimal"][0] == [3, 6]

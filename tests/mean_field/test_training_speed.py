@@ -25,15 +25,44 @@ def test_initializations_are_critical_and_off_critical():
     assert setup.chi1_off["vanilla"] < 1 and "Algorithm 1" in setup.describe()
 
 
-def test_run_trains_both_models():
+def test_run_trains_seeds_as_one_ensemble():
     X, Y = _data(40, 1)
-    setup = ts.initializations(X, T=8, width=8, input_scale2=1.0, seed=0)
-    curves = ts.run(setup, (X, Y), _data(20, 2), 8, 2, 1e-3, 4, 0, 1.0)
+    setups = ts.seed_setups(X, T=8, width=8, input_scale2=1.0, seed=0, n_seeds=3)
+    assert len({round(s.R, 6) for s in setups}) == 3  # each seed its own input map
+    curves = ts.run(setups, (X, Y), _data(20, 2), 8, 3, 1e-3, 4, 0, 1.0, n_evals=2)
     assert set(curves) == {"vanilla", "minimal"}
-    assert curves["minimal"].accuracy.shape == (2, 4)
+    assert curves["minimal"].accuracy.shape == (2, 12) and curves["minimal"].steps == [
+        2,
+        3,
+    ]
+    assert ts.by_seed(curves)["vanilla"].shape == (2, 3, 4)
+    assert ts.mean_curves(curves)["vanilla"].accuracy.shape == (2, 4)
 
 
-def test_speed_and_orthogonal_effect():
+def test_seed_values_of_the_two_fig3_claims():
+    # 2 evaluations x 2 seeds x 4 initializations
+    a = np.array(
+        [
+            [[0.5, 0.4, 0.1, 0.2], [0.6, 0.4, 0.2, 0.1]],
+            [[0.9, 0.6, 0.2, 0.1], [0.8, 0.7, 0.1, 0.2]],
+        ]
+    )
+    r = TrainResult([5, 10], a.reshape(2, 8), a.reshape(2, 8))
+    v = ts.seed_values({"vanilla": r, "minimal": r})
+    auc = (a[0] + a[1]) / 2  # (seeds, 4): mean accuracy over the two evaluations
+    crit = auc[:, :2].mean(1) - auc[:, 2:].mean(1)
+    assert v["d_crit"]["vanilla"]["mean"] == pytest.approx(crit.mean(), abs=1e-4)
+    half = 12.706204736 * crit.std(ddof=1) / np.sqrt(2)
+    assert v["d_crit"]["vanilla"]["hi"] == pytest.approx(crit.mean() + half, abs=1e-4)
+    orth0 = a[0, :, 0] - a[0, :, 1]  # after the first evaluation only
+    assert v["trend_orth"]["minimal"][0]["mean"] == pytest.approx(orth0.mean())
+    assert v["best_acc"]["vanilla"] == 0.85 and v["n_seeds"] == 2
+    lv = ts.ledger_values(v, "orthogonal")
+    assert lv["d"] is v["d_orth"] and lv["trend"]["vanilla"][0].startswith("5: ")
+    assert len(ts.trend_panels(v)) == 2
+
+
+def test_speed_table():
     acc = np.array([[0.5, 0.4, 0.1, 0.2], [0.9, 0.6, 0.2, 0.1]], dtype=np.float32)
     curves = {
         "vanilla": TrainResult([1, 2], acc, acc),
@@ -43,11 +72,3 @@ def test_speed_and_orthogonal_effect():
     assert s["auc"]["vanilla"] == pytest.approx([0.7, 0.5, 0.15, 0.15], abs=1e-6)
     assert s["reach"]["minimal"] == [2, 2, None, None]
     assert s["threshold"] == 0.55 and "not reached" in ts.speed_table(s)
-    e = ts.orthogonal_effect(s["auc"], n_test=300)
-    se2 = 2 * np.sqrt((0.7 * 0.3 + 0.5 * 0.5) / 300)
-    assert e["d"]["vanilla"] == pytest.approx(0.2) and e["se2"][
-        "vanilla"
-    ] == pytest.approx(se2)
-    assert not e[
-        "consistent"
-    ]  # the minimalRNN difference is as large as the vanilla one

@@ -405,3 +405,26 @@ def language_models(results: dict) -> plt.Figure:
     )
     ax.legend(fontsize=8)
     return fig
+
+
+def effect_trends(panels: list[dict]) -> plt.Figure:
+    """Each training claim's effect against training steps: the seed mean with its 95% interval
+    (shaded), the 'no effect' line at 0 and the declared band (dashed). A panel is a dict with
+    'title', 'ylabel', 'band' (or None) and 'curves': label -> (steps, list of interval dicts)."""
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False
+    )
+    for ax, p in zip(axes[0], panels):
+        for (label, (steps, ivs)), col in zip(p["curves"].items(), COLORS):
+            m, lo, hi = (np.array([iv[k] for iv in ivs]) for k in ("mean", "lo", "hi"))
+            ax.plot(steps, m, "-o", ms=3, color=col, label=label)
+            ax.fill_between(steps, lo, hi, color=col, alpha=0.2, lw=0)
+        ax.axhline(0, color="grey", lw=1)
+        if p.get("band") is not None:
+            for b in (p["band"], -p["band"]):
+                ax.axhline(b, color="grey", lw=1, ls="--")
+        ax.set(xlabel="training step", ylabel=p["ylabel"])
+        ax.set_title(p["title"], fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

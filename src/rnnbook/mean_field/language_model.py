@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .trainability import flush_denormals
+from .trainability import checkpoints, flush_denormals, interval, trend_text
 
 CELLS = ("minimalRNN", "GRU", "LSTM")
 
@@ -125,6 +125,9 @@ class LMResult:
     valid_ppl: float
     test_ppl: float
     seconds: float
+    test_curve: list[
+        tuple[int, float]
+    ] = ()  # (step, test perplexity) at the checkpoints
 
 
 def evaluate(model: LanguageModel, data: torch.Tensor, bptt: int) -> float:
@@ -158,9 +161,12 @@ def train_language_model(
     clip: float = 5.0,
     eval_tokens: int | None = None,
     log_every: int = 50,
+    n_checkpoints: int = 1,
 ) -> LMResult:
     """Adam with gradient-norm clipping for ``steps`` truncated-BPTT updates; the training stream wraps
-    around. Validation and test perplexity on (the first ``eval_tokens`` tokens of) the held-out splits."""
+    around and starts at an offset drawn from ``seed``. Validation and test perplexity on (the first
+    ``eval_tokens`` tokens of) the held-out splits; the test perplexity also at ``n_checkpoints``
+    evenly spaced steps."""
     import time
 
     torch.manual_seed(seed)
@@ -173,8 +179,10 @@ def train_language_model(
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     state = model.init_state(batch)
     t0 = time.perf_counter()
-    curve, run, n_run = [], 0.0, 0
-    pos = 0
+    curve, run, n_run, test_curve = [], 0.0, 0, []
+    at = set(checkpoints(steps, n_checkpoints)) - {steps}
+    gen = torch.Generator().manual_seed(seed)
+    pos = int(torch.randint(0, max(train.shape[0] - bptt - 1, 1), (1,), generator=gen))
     with flush_denormals():
         for step in range(steps):
             if pos + bptt + 1 > train.shape[0]:
@@ -192,11 +200,13 @@ def train_language_model(
             if (step + 1) % log_every == 0 or step + 1 == steps:
                 curve.append((step + 1, math.exp(run / n_run)))
                 run, n_run = 0.0, 0
+            if step + 1 in at:
+                test_curve.append((step + 1, evaluate(model, test, bptt)))
         valid_ppl, test_ppl = evaluate(model, valid, bptt), evaluate(model, test, bptt)
     n_params = sum(p.numel() for p in model.parameters())
-    return LMResult(
-        cell, N, n_params, curve, valid_ppl, test_ppl, time.perf_counter() - t0
-    )
+    test_curve.append((steps, test_ppl))
+    seconds = time.perf_counter() - t0
+    return LMResult(cell, N, n_params, curve, valid_ppl, test_ppl, seconds, test_curve)
 
 
 PAPER_PERPLEXITY = {
@@ -212,29 +222,61 @@ def compare(
     steps: int,
     seed: int,
     eval_tokens: int | None = None,
+    n_seeds: int = 1,
+    n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
-) -> dict[str, LMResult]:
+) -> dict[str, list[LMResult]]:
     """Table 1 in miniature: the three cells with an embedding of size ``hidden_lstm``, the LSTM's
-    hidden size set and the others matched to its parameter count; each trained for ``steps`` Adam
-    steps of 20 x 35 tokens (lr 2e-3)."""
+    hidden size set and the others matched to its parameter count; each trained ``n_seeds`` times
+    (seed ``seed + 100 s``: initial weights and the stream's starting point) for ``steps`` Adam
+    steps of 20 x 35 tokens (lr 2e-3). Returns cell -> one LMResult per seed."""
     d = hidden_lstm
     target = total_parameters("LSTM", corpus.vocab_size, d, hidden_lstm)
-    out = {}
-    for cell in progress(CELLS, desc="language models"):
+    out = {c: [] for c in CELLS}
+    jobs = [(c, s) for s in range(n_seeds) for c in CELLS]
+    for cell, s in progress(jobs, desc="language models"):
         N = matched_hidden_size(cell, corpus.vocab_size, d, target)
-        out[cell] = train_language_model(
-            cell,
-            corpus,
-            d,
-            N,
-            steps,
-            batch=20,
-            bptt=35,
-            lr=2e-3,
-            seed=seed,
-            eval_tokens=eval_tokens,
+        out[cell].append(
+            train_language_model(
+                cell,
+                corpus,
+                d,
+                N,
+                steps,
+                batch=20,
+                bptt=35,
+                lr=2e-3,
+                seed=seed + 100 * s,
+                eval_tokens=eval_tokens,
+                n_checkpoints=n_checkpoints,
+            )
         )
     return out
+
+
+def unigram_perplexity(corpus, eval_tokens: int | None = None) -> float:
+    """Perplexity on (the first ``eval_tokens`` of) the test split of the unigram model fitted to
+    the training split (add-one smoothing): the baseline a trained language model must beat."""
+    V = corpus.vocab_size
+    p = (np.bincount(corpus.train, minlength=V) + 1.0) / (len(corpus.train) + V)
+    test = corpus.test[:eval_tokens] if eval_tokens else corpus.test
+    return float(np.exp(-np.log(p[test]).mean()))
+
+
+def seed_mean(runs: dict[str, list[LMResult]]) -> dict[str, LMResult]:
+    """One LMResult per cell with the seed-mean perplexities (for the table)."""
+    return {
+        c: LMResult(
+            c,
+            rs[0].hidden,
+            rs[0].parameters,
+            rs[0].train_curve,
+            float(np.mean([r.valid_ppl for r in rs])),
+            float(np.mean([r.test_ppl for r in rs])),
+            float(np.sum([r.seconds for r in rs])),
+        )
+        for c, rs in runs.items()
+    }
 
 
 def table(results: dict[str, LMResult]) -> str:
@@ -260,3 +302,50 @@ def perplexity_values(results: dict[str, LMResult]) -> dict:
         "gap_best": ppl["minimalRNN"] / min(ppl["GRU"], ppl["LSTM"]) - 1,
         "parameters": {c: r.parameters for c, r in results.items()},
     }
+
+
+def seed_values(runs: dict[str, list[LMResult]], unigram_ppl: float) -> dict:
+    """The measured values of the Table 1 claim over seeds: seed-mean test perplexities and
+    their ranking; per seed the gap of the minimalRNN to the better of GRU and LSTM and the
+    differences LSTM - GRU and GRU - minimalRNN, as 95% intervals; the gap at every checkpoint
+    ('trend_gap'); and the unigram baseline of the gate."""
+    ppl = {c: np.array([r.test_ppl for r in rs]) for c, rs in runs.items()}
+    curve = {
+        c: np.array([[p for _, p in r.test_curve] for r in rs])
+        for c, rs in runs.items()
+    }
+    gaps = (
+        curve["minimalRNN"] / np.minimum(curve["GRU"], curve["LSTM"]) - 1
+    )  # (seeds, ck)
+    mean = {c: round(float(v.mean()), 1) for c, v in ppl.items()}
+    return {
+        "n_seeds": len(ppl["LSTM"]),
+        "test_ppl": mean,
+        "ranking": sorted(mean, key=mean.get),
+        "gap": interval(ppl["minimalRNN"] / np.minimum(ppl["GRU"], ppl["LSTM"]) - 1),
+        "lstm_gru": interval(ppl["LSTM"] - ppl["GRU"], 2),
+        "gru_min": interval(ppl["GRU"] - ppl["minimalRNN"], 2),
+        "unigram_ppl": round(unigram_ppl, 2),
+        "parameters": {c: rs[0].parameters for c, rs in runs.items()},
+        "trend_steps": [s for s, _ in runs["LSTM"][0].test_curve],
+        "trend_gap": [interval(g) for g in gaps.T],
+    }
+
+
+def ledger_values(v: dict) -> dict:
+    """What the Table 1 claim passes to the ledger (the trend as text)."""
+    out = {k: x for k, x in v.items() if not k.startswith("trend") and k != "n_seeds"}
+    out["trend"] = trend_text(v["trend_steps"], v["trend_gap"])
+    return out
+
+
+def trend_panels(v: dict) -> list[dict]:
+    """The Table 1 gap over training, for :func:`rnnbook.mean_field.figures.effect_trends`."""
+    return [
+        {
+            "title": "Table 1: minimalRNN / best(GRU, LSTM) - 1",
+            "ylabel": "relative test-perplexity gap",
+            "band": None,
+            "curves": {"minimalRNN": (v["trend_steps"], v["trend_gap"])},
+        }
+    ]

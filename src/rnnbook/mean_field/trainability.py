@@ -9,6 +9,12 @@ The minimalRNN reads its inputs through Phi(x) = tanh(W_x x) (footnote 2), share
 readout of the last hidden state gives the class logits. Adam updates each entry independently, so one
 optimizer over the stacked parameters is K independent trainings.
 
+Seeds are one more axis of the ensemble: with ``groups`` (network k -> data stream g), the input may be
+(steps, G, B, M) and the labels (G, B), so that the networks of each seed see their own minibatches
+(:func:`replicate` repeats a list of specs once per seed). One forward/backward pass then trains
+seeds x initializations x variants at once; ``benchmarks/ensemble_training.py`` measures the gain over
+a loop of single networks.
+
 Tasks: :func:`mnist_then_noise` (Sec. 4.1: the image, then T Gaussian noise inputs) and
 :func:`sequential_mnist` (Sec. 4.2: the pixels in T chunks of 784/T).
 """
@@ -22,6 +28,7 @@ import numpy as np
 import torch
 
 from rnnbook import datasets
+from rnnbook.stats import seed_interval
 
 
 # ---------------------------------------------------------------------------------------------------- data
@@ -104,6 +111,9 @@ class GridRNN:
     n_classes: int = 10
     seed: int = 0
     input_scale2: float = 1.0  # minimalRNN: W_x ~ N(0, input_scale2/M)
+    groups: list[int] | None = (
+        None  # data stream (seed) of each network; None: one stream
+    )
     params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -117,6 +127,12 @@ class GridRNN:
         # the order in which the forward pass stacks the networks -> position of network k
         order = self.tied_idx + self.untied_idx
         self.perm = torch.tensor([order.index(k) for k in range(len(self.specs))])
+        groups = self.groups if self.groups is not None else [0] * len(self.specs)
+        if len(groups) != len(self.specs):
+            raise ValueError(
+                f"groups has {len(groups)} entries for {len(self.specs)} networks"
+            )
+        self.group = torch.tensor(groups, dtype=torch.long)
 
         def cell_params(s: InitSpec, n_copies: int):
             W = torch.stack(
@@ -183,17 +199,23 @@ class GridRNN:
                 yield tuple(torch.cat([a, u[t]], 0) for a, u in zip(tied, untied))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: (steps, B, M), shared by all networks. Returns the logits (K, B, n_classes) of the last hidden state."""
-        S, B, _ = x.shape
+        """x: (steps, B, M) shared by all networks, or (steps, G, B, M) with one stream per group.
+        Returns the logits (K, B, n_classes) of the last hidden state."""
+        S, B = x.shape[0], x.shape[-2]
         if S > self.steps:
             raise ValueError(f"sequence of {S} steps, networks built for {self.steps}")
         order = self.tied_idx + self.untied_idx
         h = self.h0[order].unsqueeze(1).expand(self.K, B, self.N)
+        if x.dim() == 4:  # each network reads the stream of its group: (steps, K, B, M)
+            x = x[:, self.group[order]]
         if self.kind == "minimal":
             # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind (see _cell_weights)
-            xt_all = torch.tanh(
-                torch.einsum("sbm,knm->skbn", x, self.params["Wx"][order])
-            ).unbind(0)
+            eq = "skbm,knm->skbn" if x.dim() == 4 else "sbm,knm->skbn"
+            xt_all = torch.tanh(torch.einsum(eq, x, self.params["Wx"][order])).unbind(0)
+        if (
+            not self.untied_idx
+        ):  # tied weights: the input terms of all steps in one product
+            return self._forward_tied(x, h, xt_all if self.kind == "minimal" else None)
         for t, (W, V, b) in zip(range(S), self._cell_weights()):
             e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2))
             if self.kind == "vanilla":
@@ -204,8 +226,38 @@ class GridRNN:
                 h = u * h + (1 - u) * xt  # Eq. (5)
         return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
 
+    def _forward_tied(self, x, h, xt_all) -> torch.Tensor:
+        """The same recurrence when every network has tied weights, with fewer operations per
+        step (small networks on a CPU are bound by the number of operations, not their size):
+        V x^t + b for all t in one product, then one baddbmm, one nonlinearity and (minimalRNN)
+        one lerp, h = x~ + u (h - x~), per step."""
+        W, V, b = (self.params[f"{n}_tied"] for n in "WVb")
+        Wt, Vt = W.transpose(1, 2), V.transpose(1, 2)
+        if self.kind == "vanilla":
+            x = x if x.dim() == 4 else x.unsqueeze(1)  # (S, K or 1, B, M)
+            inp = (torch.matmul(x, Vt) + b.unsqueeze(1)).unbind(0)  # (K, B, N) per step
+            for a in inp:
+                h = torch.tanh(torch.baddbmm(a, h, Wt))  # Eq. (1)
+        else:
+            inp = (torch.matmul(torch.stack(xt_all), Vt) + b.unsqueeze(1)).unbind(0)
+            for a, xt in zip(inp, xt_all):
+                u = torch.sigmoid(torch.baddbmm(a, h, Wt))
+                h = torch.lerp(xt, h, u)  # Eq. (5): u h + (1 - u) x~
+        return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
+
     def parameters(self) -> list[torch.Tensor]:
         return list(self.params.values())
+
+    def labels(self, y: torch.Tensor) -> torch.Tensor:
+        """Labels (B,) shared, or (G, B) per group -> what :func:`losses_and_accuracy` takes."""
+        return y[self.group] if y.dim() == 2 else y
+
+
+def replicate(specs: list[InitSpec], n_seeds: int) -> tuple[list[InitSpec], list[int]]:
+    """The specs repeated once per seed (seed-major) and the group (seed) of each network."""
+    return [s for _ in range(n_seeds) for s in specs], [
+        g for g in range(n_seeds) for _ in specs
+    ]
 
 
 @contextmanager
@@ -222,10 +274,11 @@ def flush_denormals():
 def losses_and_accuracy(
     logits: torch.Tensor, y: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-network cross-entropy (K,) and accuracy (K,) for logits (K, B, C), labels (B,)."""
+    """Per-network cross-entropy (K,) and accuracy (K,) for logits (K, B, C), labels (B,) or (K, B)."""
     K, B, C = logits.shape
+    y = y.expand(K, B)
     ce = torch.nn.functional.cross_entropy(
-        logits.reshape(K * B, C), y.repeat(K), reduction="none"
+        logits.reshape(K * B, C), y.reshape(K * B), reduction="none"
     ).reshape(K, B)
     return ce.mean(1), (logits.argmax(-1) == y).float().mean(1)
 
@@ -237,32 +290,62 @@ class TrainResult:
     loss: np.ndarray  # (n_evals, K)
 
 
+def checkpoints(n_steps: int, n: int) -> list[int]:
+    """``n`` evaluation steps evenly spaced over a run of ``n_steps``, the last one at its end."""
+    return sorted({max(round(n_steps * (j + 1) / n), 1) for j in range(n)})
+
+
 def train(
-    net: GridRNN, make_batch, n_steps: int, lr: float, eval_fn=None, eval_every: int = 0
+    net: GridRNN,
+    make_batch,
+    n_steps: int,
+    lr: float,
+    eval_fn=None,
+    eval_every: int = 0,
+    eval_at=(),
 ) -> TrainResult:
     """Adam on the sum of the K networks' losses (equivalent to K independent Adam runs). ``make_batch(step)``
-    returns (x, y); ``eval_fn(net)`` returns (loss (K,), accuracy (K,)) at the steps ``eval_every`` apart
-    and at the end."""
+    returns (x, y); ``eval_fn(net)`` returns (loss (K,), accuracy (K,)) at the steps ``eval_every`` apart,
+    at the steps ``eval_at`` and at the end."""
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     evals, accs, losses = [], [], []
     with flush_denormals():
         for step in range(n_steps):
             x, y = make_batch(step)
-            loss, _ = losses_and_accuracy(net.forward(x), y)
+            loss, _ = losses_and_accuracy(net.forward(x), net.labels(y))
             opt.zero_grad(set_to_none=True)
             loss.sum().backward()
             for p in net.parameters():  # a diverged network must not stop the others
                 p.grad.nan_to_num_(0.0, posinf=0.0, neginf=0.0)
             opt.step()
-            if eval_fn is not None and (
-                (eval_every and (step + 1) % eval_every == 0) or step + 1 == n_steps
-            ):
+            due = (eval_every and (step + 1) % eval_every == 0) or step + 1 in eval_at
+            if eval_fn is not None and (due or step + 1 == n_steps):
                 with torch.no_grad():
                     l_, a_ = eval_fn(net)
                 evals.append(step + 1)
                 accs.append(a_.numpy())
                 losses.append(l_.numpy())
     return TrainResult(evals, np.array(accs), np.array(losses))
+
+
+def interval(samples, digits: int = 4) -> dict:
+    """Mean of a statistic over seeds with its 95% Student-t interval, as the ledger's rules read
+    it: {'mean', 'lo', 'hi', 'n'} (rnnbook.stats.seed_interval)."""
+    iv = seed_interval(np.asarray(samples, float))
+    return {
+        "mean": round(iv.mean, digits),
+        "lo": round(iv.lo, digits),
+        "hi": round(iv.hi, digits),
+        "n": iv.n,
+    }
+
+
+def trend_text(steps, intervals: list[dict]) -> list[str]:
+    """A statistic over training as text for the ledger: 'step: mean [lo, hi]' per checkpoint."""
+    return [
+        f"{s}: {iv['mean']:.3f} [{iv['lo']:.3f}, {iv['hi']:.3f}]"
+        for s, iv in zip(steps, intervals)
+    ]
 
 
 def steps_to_reach(steps: list[int], acc: np.ndarray, threshold: float) -> np.ndarray:
@@ -290,26 +373,33 @@ def trainability_grid(
     sigma_x: float = 1.0,
     input_scale2: float = 1.0,
     n_eval: int = 512,
+    n_seeds: int = 1,
+    n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
-) -> np.ndarray:
-    """Train the K networks of ``specs`` on the MNIST-then-noise task for every depth T in ``Ts`` (one batched
-    run per T) and return the final training accuracy, shape (len(Ts), K), measured on ``n_eval`` training
-    images with fresh noise."""
+) -> tuple[list[int], np.ndarray]:
+    """Train the K networks of ``specs``, ``n_seeds`` times over (each seed its own initial weights
+    and minibatches), on the MNIST-then-noise task for every depth T in ``Ts``: one batched run of
+    n_seeds x K networks per T. Returns the evaluation steps (``n_checkpoints`` evenly spaced, the
+    last one at ``steps``) and the training accuracy there, shape (n_checkpoints, len(Ts), n_seeds,
+    K), measured on ``n_eval`` training images with fresh noise."""
+    all_specs, groups = replicate(specs, n_seeds)
+    at = checkpoints(steps, n_checkpoints)
     out = []
     for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
         gen = torch.Generator().manual_seed(seed + 1000 * i)
         net = GridRNN(
             kind,
-            specs,
+            all_specs,
             N,
             X.shape[1],
             T + 1,
             seed=seed + 1000 * i + 1,
             input_scale2=input_scale2,
+            groups=groups,
         )
 
         def make_batch(step: int, T=T, gen=gen):
-            idx = torch.randint(0, len(X), (batch,), generator=gen)
+            idx = torch.randint(0, len(X), (n_seeds, batch), generator=gen)
             return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
 
         Xe, Ye = X[:n_eval], Y[:n_eval]
@@ -322,9 +412,10 @@ def trainability_grid(
             eval_fn=lambda net, T=T: losses_and_accuracy(
                 net.forward(mnist_then_noise(Xe, T, sigma_x, eval_gen)), Ye
             ),
+            eval_at=set(at),
         )
-        out.append(res.accuracy[-1])
-    return np.array(out)
+        out.append(res.accuracy.reshape(len(at), n_seeds, len(specs)))
+    return at, np.stack(out, 1)
 
 
 def depth_boundary(acc: np.ndarray, Ts: list[int], threshold: float) -> np.ndarray:

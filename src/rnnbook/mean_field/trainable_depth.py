@@ -20,7 +20,9 @@ from .trainability import (
     InitSpec,
     constant_rule_agreement,
     depth_boundary,
+    interval,
     spearman,
+    trend_text,
     tau_rule_agreement,
     trainability_grid,
 )
@@ -74,6 +76,23 @@ def timescales(sweeps: dict[str, Sweep], R_minimal: float) -> dict[str, np.ndarr
     return out
 
 
+@dataclass
+class Fig2Run:
+    """The trainability grids of every sweep: ``acc[(sweep, 'untied' | 'tied')]`` has shape
+    (checkpoints, len(Ts), seeds, len(xs)), the training accuracy at the evaluation ``steps[kind]``."""
+
+    acc: dict
+    steps: dict
+
+    def final_mean(self) -> dict:
+        """Seed-mean accuracy after the last step: (sweep, weights) -> (len(Ts), len(xs))."""
+        return {k: a[-1].mean(1) for k, a in self.acc.items()}
+
+    def at(self, c: int, s: int) -> dict:
+        """Checkpoint ``c`` of seed ``s``: (sweep, weights) -> (len(Ts), len(xs))."""
+        return {k: a[c, :, s] for k, a in self.acc.items()}
+
+
 def run(
     sweeps: dict[str, Sweep],
     Ts: list[int],
@@ -85,11 +104,13 @@ def run(
     lr: float,
     seed: int,
     input_scale2: float,
+    n_seeds: int = 1,
+    n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
-) -> dict[tuple[str, str], np.ndarray]:
-    """Train every network of every sweep, untied and tied, at every depth: one batched grid per model
-    (``steps[kind]`` Adam steps). Returns (sweep, 'untied' | 'tied') -> accuracy (len(Ts), len(xs))."""
-    acc = {}
+) -> Fig2Run:
+    """Train every network of every sweep, untied and tied, at every depth, ``n_seeds`` times: one
+    batched grid (seeds x networks) per model and depth (``steps[kind]`` Adam steps)."""
+    acc, eval_steps = {}, {}
     for kind in MODELS:
         names = [n for n, s in sweeps.items() if s.kind == kind]
         specs = [
@@ -98,7 +119,7 @@ def run(
             for n in names
             for sw, sv, mu in sweeps[n].hps
         ]
-        A = trainability_grid(
+        eval_steps[kind], A = trainability_grid(
             kind,
             specs,
             Ts,
@@ -110,15 +131,17 @@ def run(
             lr,
             seed=seed,
             input_scale2=input_scale2,
+            n_seeds=n_seeds,
+            n_checkpoints=n_checkpoints,
             progress=progress,
         )
         half, pos = len(specs) // 2, 0
         for n in names:
             k = len(sweeps[n].hps)
-            acc[(n, "untied")] = A[:, pos : pos + k]
-            acc[(n, "tied")] = A[:, half + pos : half + pos + k]
+            acc[(n, "untied")] = A[..., pos : pos + k]
+            acc[(n, "tied")] = A[..., half + pos : half + pos + k]
             pos += k
-    return acc
+    return Fig2Run(acc, eval_steps)
 
 
 def summary(
@@ -178,3 +201,109 @@ def values(res: dict) -> dict:
         for w in WEIGHTS:
             out[f"{m}_{w}"] = res[(m, w)]["fraction_trainable_at_T_max"]
     return out
+
+
+def seed_values(
+    r: Fig2Run, tau: dict, sweeps: dict[str, Sweep], Ts: list[int], threshold: float
+) -> dict:
+    """The measured values of the two Fig. 2 claims over seeds: per model (untied) the tau-rule
+    agreement and its margin over the tau-free rule, per weights the minimalRNN-minus-vanilla
+    fraction trainable at the largest depth, each as a 95% interval over seeds, with the margin
+    and the untied difference at every checkpoint ('trend'), and the gate (``best_acc``: the best
+    network's seed-mean accuracy at the smallest depth, per model)."""
+    n_ck = len(next(iter(r.steps.values())))
+    n_seeds = next(iter(r.acc.values())).shape[2]
+    per = [
+        [summary(r.at(c, s), tau, sweeps, Ts, threshold) for s in range(n_seeds)]
+        for c in range(n_ck)
+    ]
+
+    def stat(c, f):
+        return interval([f(per[c][s]) for s in range(n_seeds)])
+
+    def margin(m):
+        return lambda d: (
+            d[(m, "untied")]["agreement_tau_rule"]
+            - d[(m, "untied")]["agreement_constant_rule"]
+        )
+
+    def diff(w):
+        return lambda d: (
+            d[("minimal", w)]["fraction_trainable_at_T_max"]
+            - d[("vanilla", w)]["fraction_trainable_at_T_max"]
+        )
+
+    mean = r.final_mean()
+    last = n_ck - 1
+    fr = {
+        f"{m},{w}": round(
+            float(
+                np.mean(
+                    [
+                        per[last][s][(m, w)]["fraction_trainable_at_T_max"]
+                        for s in range(n_seeds)
+                    ]
+                )
+            ),
+            3,
+        )
+        for m in MODELS
+        for w in WEIGHTS
+    }
+    return {
+        "n_seeds": n_seeds,
+        "agree": {
+            m: stat(last, lambda d, m=m: d[(m, "untied")]["agreement_tau_rule"])
+            for m in MODELS
+        },
+        "margin": {m: stat(last, margin(m)) for m in MODELS},
+        "diff": {w: stat(last, diff(w)) for w in WEIGHTS},
+        "fractions": fr,
+        "best_acc": {
+            m: round(
+                float(
+                    max(
+                        mean[(n, w)][0].max()
+                        for n, s in sweeps.items()
+                        if s.kind == m
+                        for w in WEIGHTS
+                    )
+                ),
+                3,
+            )
+            for m in MODELS
+        },
+        "trend_margin": {m: [stat(c, margin(m)) for c in range(n_ck)] for m in MODELS},
+        "trend_diff": {w: [stat(c, diff(w)) for c in range(n_ck)] for w in WEIGHTS},
+        "trend_steps": dict(r.steps),
+    }
+
+
+def ledger_values(v: dict) -> dict:
+    """What the two Fig. 2 claims pass to the ledger: ``v`` of :func:`seed_values` with the
+    trends as text ('step: mean [lo, hi]')."""
+    out = {k: x for k, x in v.items() if not k.startswith("trend") and k != "n_seeds"}
+    st = v["trend_steps"]
+    out["trend"] = {m: trend_text(st[m], v["trend_margin"][m]) for m in MODELS}
+    out["trend_diff"] = trend_text(st["minimal"], v["trend_diff"]["untied"])
+    return out
+
+
+def trend_panels(v: dict) -> list[dict]:
+    """The two Fig. 2 effects over training, for :func:`rnnbook.mean_field.figures.effect_trends`
+    (the difference pairs the c-th checkpoint of each model; drawn at the minimalRNN's steps)."""
+    st = v["trend_steps"]
+    return [
+        {
+            "title": "Fig. 2: tau rule over tau-free rule (untied)",
+            "ylabel": "margin in cells classified",
+            "band": 0.02,
+            "curves": {m: (st[m], v["trend_margin"][m]) for m in MODELS},
+        },
+        {
+            "title": "Fig. 2: minimalRNN - vanilla, trainable at T_max",
+            "ylabel": "difference in fraction of grid",
+            "band": 0.05,
+            "curves": {w: (st["minimal"], v["trend_diff"][w]) for w in WEIGHTS},
+        },
+    ]

@@ -21,10 +21,15 @@ from .theory import HP, algorithm1, gauss1, minimal_chi1, vanilla_chi1, vanilla_
 from .trainability import (
     GridRNN,
     InitSpec,
+    checkpoints,
+    interval,
     losses_and_accuracy,
+    replicate,
     sequential_mnist,
     steps_to_reach,
+    TrainResult,
     train,
+    trend_text,
 )
 
 LABELS = (
@@ -94,8 +99,19 @@ def initializations(
     return Setup(T, Wx, R, (sw2_v, sv2_v), alg, specs, chi1_off)
 
 
+def seed_setups(
+    X: torch.Tensor, T: int, width: int, input_scale2: float, seed: int, n_seeds: int
+) -> list[Setup]:
+    """One :class:`Setup` per seed (seed ``seed + 100 s``): each seed draws its own input map W_x of
+    the minimalRNN, so its R and Algorithm 1's critical point are its own."""
+    return [
+        initializations(X, T, width, input_scale2, seed + 100 * s)
+        for s in range(n_seeds)
+    ]
+
+
 def run(
-    setup: Setup,
+    setups: list[Setup],
     train_data: tuple[torch.Tensor, torch.Tensor],
     test_data: tuple[torch.Tensor, torch.Tensor],
     width: int,
@@ -104,28 +120,37 @@ def run(
     batch: int,
     seed: int,
     input_scale2: float,
+    n_evals: int = 8,
 ) -> dict:
-    """Train the four networks of each model together (networks seeded ``seed + 31``, batches
-    ``seed + 32``), evaluating the test accuracy 8 times. Returns model -> TrainResult."""
+    """Train the four networks of each model for every seed (one Setup each) as one batched
+    ensemble of 4 x seeds networks (weights seeded ``seed + 31``; each seed its own minibatches,
+    from ``seed + 32``), evaluating the test accuracy ``n_evals`` times. Returns model ->
+    TrainResult with accuracy (n_evals, seeds x 4), seed-major."""
     (Xtr, Ytr), (Xte, Yte) = train_data, test_data
-    T, curves = setup.T, {}
+    T, G, curves = setups[0].T, len(setups), {}
     for kind in ("vanilla", "minimal"):
+        specs, groups = replicate(setups[0].specs[kind], G)
+        specs = [sp for st in setups for sp in st.specs[kind]]
         net = GridRNN(
             kind,
-            setup.specs[kind],
+            specs,
             width,
-            setup.M,
+            setups[0].M,
             T,
             seed=seed + 31,
             input_scale2=input_scale2,
+            groups=groups,
         )
         if kind == "minimal":  # the same input map as the one R was measured with
-            net.params["Wx"].data[:] = setup.Wx
+            for k, g in enumerate(groups):
+                net.params["Wx"].data[k] = setups[g].Wx
         gen = torch.Generator().manual_seed(seed + 32)
 
         def make_batch(step, gen=gen):
-            idx = torch.randint(0, len(Xtr), (batch,), generator=gen)
-            return sequential_mnist(Xtr[idx], T), Ytr[idx]
+            idx = torch.randint(0, len(Xtr), (G, batch), generator=gen)
+            return sequential_mnist(Xtr[idx].reshape(G * batch, -1), T).reshape(
+                T, G, batch, -1
+            ), Ytr[idx]
 
         curves[kind] = train(
             net,
@@ -135,9 +160,54 @@ def run(
             eval_fn=lambda net: losses_and_accuracy(
                 net.forward(sequential_mnist(Xte, T)), Yte
             ),
-            eval_every=max(steps // 8, 1),
+            eval_at=set(checkpoints(steps, n_evals)),
         )
     return curves
+
+
+def by_seed(curves: dict) -> dict:
+    """model -> accuracy (n_evals, seeds, 4 initializations in the order of LABELS)."""
+    return {
+        k: r.accuracy.reshape(len(r.steps), -1, len(LABELS)) for k, r in curves.items()
+    }
+
+
+def seed_values(curves: dict) -> dict:
+    """The measured values of the two Fig. 3 claims over seeds. Per seed and model the area under
+    the learning curve so far (mean test accuracy over the evaluations up to a step); the effects
+    critical minus off-critical (mean of the two of each) and critical orthogonal minus Gaussian
+    as 95% intervals over seeds, at the end and at every evaluation ('trend_*'); the seed-mean
+    areas; and the gate ``best_acc``: the best initialization's seed-mean final accuracy."""
+    acc = by_seed(curves)
+    out = {"d_crit": {}, "d_orth": {}, "auc": {}, "best_acc": {}}
+    out |= {"trend_crit": {}, "trend_orth": {}}
+    for kind, a in acc.items():
+        n = np.arange(1, a.shape[0] + 1)[:, None, None]
+        auc = np.cumsum(a, 0) / n  # (n_evals, seeds, 4)
+        crit = auc[..., :2].mean(-1) - auc[..., 2:].mean(-1)
+        orth = auc[..., 0] - auc[..., 1]
+        out["trend_crit"][kind] = [interval(c) for c in crit]
+        out["trend_orth"][kind] = [interval(c) for c in orth]
+        out["d_crit"][kind] = out["trend_crit"][kind][-1]
+        out["d_orth"][kind] = out["trend_orth"][kind][-1]
+        out["auc"][kind] = np.round(auc[-1].mean(0), 3).tolist()
+        out["best_acc"][kind] = round(float(a[-1].mean(0).max()), 3)
+    out["n_seeds"] = acc["vanilla"].shape[1]
+    out["trend_steps"] = next(iter(curves.values())).steps
+    return out
+
+
+def ledger_values(v: dict, claim: str) -> dict:
+    """What claim 'critical' or 'orthogonal' passes to the ledger (trends as text)."""
+    key = {"critical": "crit", "orthogonal": "orth"}[claim]
+    return {
+        "d": v[f"d_{key}"],
+        "trend": {
+            k: trend_text(v["trend_steps"], t) for k, t in v[f"trend_{key}"].items()
+        },
+        "auc": v["auc"],
+        "best_acc": v["best_acc"],
+    }
 
 
 def speed(curves: dict, threshold: float) -> dict:
@@ -165,13 +235,26 @@ def speed_table(s: dict) -> str:
     )
 
 
-def orthogonal_effect(auc: dict, n_test: int) -> dict:
-    """Critical orthogonal minus Gaussian mean accuracy per model, and 2 binomial standard errors of
-    a difference of two accuracies on ``n_test`` images (at the measured accuracies)."""
-    d = {kind: a[0] - a[1] for kind, a in auc.items()}
-    se2 = {
-        kind: 2 * float(np.sqrt(sum(p * (1 - p) for p in (a[0], a[1])) / n_test))
-        for kind, a in auc.items()
+def mean_curves(curves: dict) -> dict:
+    """The seed-mean learning curve of each initialization: model -> TrainResult (n_evals, 4)."""
+    return {
+        k: TrainResult(r.steps, a.mean(1), a.mean(1))
+        for (k, a), r in zip(by_seed(curves).items(), curves.values())
     }
-    consistent = d["vanilla"] > se2["vanilla"] and abs(d["minimal"]) <= se2["minimal"]
-    return {"d": d, "se2": se2, "consistent": consistent}
+
+
+def trend_panels(v: dict) -> list[dict]:
+    """The two Fig. 3 effects over training, for :func:`rnnbook.mean_field.figures.effect_trends`."""
+    st = v["trend_steps"]
+    return [
+        {
+            "title": title,
+            "ylabel": "difference in mean test accuracy so far",
+            "band": 0.03,
+            "curves": {k: (st, t) for k, t in v[key].items()},
+        }
+        for title, key in (
+            ("Fig. 3: critical - off-critical", "trend_crit"),
+            ("Fig. 3: orthogonal - Gaussian (critical)", "trend_orth"),
+        )
+    ]

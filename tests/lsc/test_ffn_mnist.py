@@ -104,7 +104,11 @@ def test_ensemble_trains_like_single_networks():
 
 def test_members_stop_on_their_own():
     data = fake_data()
-    for part in ("tr", "va", "te"):  # learnable labels: the brightest of the first ten pixels
+    for part in (
+        "tr",
+        "va",
+        "te",
+    ):  # learnable labels: the brightest of the first ten pixels
         x = getattr(data, "x" + part)
         setattr(data, "y" + part, x[:, :10].argmax(1))
     models = [FFN(784, 8, 2, seed=s) for s in (0, 1)]

@@ -84,7 +84,9 @@ SPEC = {
     "delays": Param(list, *DELAYS, at_least(0), "increasing from 0, < T", item=int),
     "seeds": Param(int, 3, 8, 10, at_least(3), ">= 3 (an interval over seeds)"),
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
-    "steps": Param(int, 40, 500, 2000, at_least(1), ">= 1 gradient steps"),
+    "steps": Param(
+        int, 40, 500, 2000, at_least(1), ">= 1 gradient steps", training=True
+    ),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("implicit_bias/delay", SPEC, globals())

@@ -84,7 +84,9 @@ SPEC = {
     "nu_F": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "nu_C": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
-    "steps": Param(int, 50, 2000, 5000, at_least(1), ">= 1 gradient steps"),
+    "steps": Param(
+        int, 50, 2000, 5000, at_least(1), ">= 1 gradient steps", training=True
+    ),
     "seeds": Param(int, 3, 4, 10, at_least(3), ">= 3 initializations per fold"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

@@ -59,3 +59,15 @@ def test_describe_lists_every_resolved_parameter():
         and "`seeds=3`" in text
         and "`widths=[8]`" in text
     )
+
+
+def test_dry_run_caps_training_lengths_within_their_rule(monkeypatch):
+    spec = {
+        "steps": Param(int, 40, 500, 2000, at_least(1), ">= 1", training=True),
+        "gd": Param(int, 60, 1000, 5000, at_least(10), ">= 10", training=True),
+        "width": Param(int, 8, 16, 512, at_least(1), ">= 1"),
+    }
+    monkeypatch.setenv("RNNBOOK_DRY_RUN", "2")
+    p = resolve(spec, "paper")
+    assert (p.steps, p.gd, p.width) == (2, 16, 512)  # sizes stay the paper's
+    assert resolve(spec, "paper", steps=7).steps == 7  # given values are not capped

@@ -100,6 +100,8 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
         value = given.get(name)
         if value is None and cap is not None and p.training:
             value = min(p.preset(profile), cap)
+            while p.check is not None and not p.check(value):  # e.g. at_least(10)
+                value = min(p.preset(profile), 2 * value)
         out[name] = validate(name, p.preset(profile) if value is None else value, p)
     return SimpleNamespace(**out)
 

@@ -109,7 +109,7 @@ SPEC = {
     "shd_rates": Param(list, [160], [130, 170, 210], RATES, at_least(80), ">= 80", int),
     "shd_pitches": Param(list, [50], [40, 60], [35, 50, 65], PITCH, "0..99", int),
     "T_ptb": Param(int, 5, 10, 100, at_least(2), ">= 2; words per sequence"),
-    "vocab": Param(int, 500, 2000, 10000, at_least(10), ">= 10; words of the stand-in"),
+    "vocab": Param(int, 500, 1000, 10000, at_least(10), ">= 10; words of the stand-in"),
     "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10 sequences per task"),
     "n_val": Param(int, 32, 128, 5000, at_least(10), ">= 10"),
     "n_test": Param(int, 50, 256, 10000, at_least(10), ">= 10"),
@@ -125,7 +125,6 @@ SPEC = {
 }
 P, ledger = start("lsc/deep_rnns", SPEC, globals())
 grid = deep_rnns.Grid.of(P)  # also checks that lr_diff and lr_alif have 3 values
-experiments.use_one_thread()
 
 # %% [markdown]
 # ## The grid
@@ -137,6 +136,7 @@ experiments.use_one_thread()
 # only sets 1 for the spiking networks; their convergence at 0.5 is checked in the pre-training chapter).
 
 # %%
+experiments.use_one_thread()
 runs = deep_rnns.run_grid(grid, grid.build_tasks())  # patience: 2, 10 at paper
 
 # %% tags=["hide-input"]
@@ -166,8 +166,9 @@ ledger.check("lsc.fig3.alif-deeper", seeds=P.seeds, **fig3)
 
 # %% tags=["hide-input"]
 iv, steps = runs.intervals(), grid.checkpoints()
-for name, label in zip(deep_rnns.RATES, ["ρ=0.5 beats ρ=1", "ρ=0.5 beats none",
-                                         "ALIF: ρ=1 beats none"]):
+for name, label in zip(
+    deep_rnns.RATES, ["ρ=0.5 beats ρ=1", "ρ=0.5 beats none", "ALIF: ρ=1 beats none"]
+):
     curves = {f"depth {d}": iv[(name, d)] for d in grid.depths}
     training_figures.effect_vs_steps(steps, curves, 0.5, "fraction of pairs", label)
 plt.show()

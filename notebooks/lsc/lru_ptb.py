@@ -123,9 +123,15 @@ ledger.check("lsc.fig4.half-beats-one", seeds=P.seeds, **table1)
 
 # %% tags=["hide-input"]
 iv, steps = runs.intervals(), grid.checkpoints()
-for name, what in [("half-one", "ρ=0.5 minus ρ=1"), ("one-worst", "ρ=1 minus worst other")]:
-    curves = {f"L={d}{' clip' if cl else ''}": iv[(name, d, cl)]
-              for d in grid.depths for cl in (False, True)}
+for name, what in [
+    ("half-one", "ρ=0.5 minus ρ=1"),
+    ("one-worst", "ρ=1 minus worst other"),
+]:
+    curves = {
+        f"L={d}{' clip' if cl else ''}": iv[(name, d, cl)]
+        for d in grid.depths
+        for cl in (False, True)
+    }
     training_figures.effect_vs_steps(steps, curves, 0.0, "Δ log test perplexity", what)
 plt.show()
 

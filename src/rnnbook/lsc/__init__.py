@@ -11,7 +11,8 @@ Corollary 1's classical initializations in :mod:`~rnnbook.lsc.initializations`; 
 App. D in :mod:`~rnnbook.lsc.antinorms` and the decaying covariance of App. I in
 :mod:`~rnnbook.lsc.decaying_covariance`. Sec. II-D-H: the networks (:mod:`~rnnbook.lsc.models`),
 pre-training to a target radius (:mod:`~rnnbook.lsc.pretrain`), the tasks (:mod:`~rnnbook.lsc.tasks`)
-and the training loop and run cache of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`).
+and the training loop and run cache of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`), with
+the batched ensemble trainer of Figs. 3-4 (:mod:`~rnnbook.lsc.ensemble`).
 
 The experiments of the chapters: the update bounds measured on networks
 (:mod:`~rnnbook.lsc.bounds_experiment`), pre-training the six RNNs to the LSC
@@ -33,6 +34,7 @@ _SUBMODULES = (
     "convergence",
     "decaying_covariance",
     "deep_rnns",
+    "ensemble",
     "experiments",
     "ffn_mnist",
     "gradient_paths",

@@ -171,13 +171,9 @@ def test_whole_book_builds_at_smoke_profile(smoke_book):
             recorded[cid]["chapter"] == d.chapter
             and recorded[cid]["rule"] == d.rule_text()
         )
-        if (
-            d.trained is not None
-        ):  # a training claim: its gate and its seeds are on record
+        if d.trained is not None:  # a training claim: its gate and its seeds are on record
             gate = recorded[cid]["trained"]
-            assert (
-                set(gate) == {"rule", "value", "passed"} and gate["rule"] == d.trained
-            )
+            assert set(gate) == {"rule", "value", "passed"} and gate["rule"] == d.trained
             assert isinstance(recorded[cid]["seeds"], int), cid
             if not gate["passed"]:
                 assert recorded[cid]["verdict"] == "inconclusive", cid

@@ -6,11 +6,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import torch
 
 from rnnbook.lsc import deep_rnns, tasks
 
 BASE = dict(
     profile="smoke",
+    seed=0,
     seeds=1,
     tasks=["sl-mnist"],
     kinds=["relu_rnn", "alif_plus"],
@@ -52,49 +54,90 @@ def test_grid_checks_and_derived_values():
     assert len(g.runs()) == 2 * (3 + 2)  # depths x (conditions of relu_rnn + of alif)
 
 
-def made_up(grid, perf):
-    return {
-        key: {"test": {"acc": perf[key[1:4]]}, "pretrain": {"converged": key[3] == 0.5}}
-        for key in grid.runs()
-    }
+def made_up(grid, perf, spread=0.0):
+    """Made-up runs: seed s scores ``perf + spread * s`` at every checkpoint."""
+    out = {}
+    for key in grid.runs():
+        v = perf[key[1:4]] + spread * key[4]
+        out[key] = {
+            "test": {"acc": v},
+            "best_test_at": [(c, v) for c in grid.checkpoints()],
+            "pretrain": {"converged": key[3] == 0.5, "mean_dev": 0.06 * key[4]},
+        }
+    return out
+
+
+PERF = {
+    ("relu_rnn", 1, "none"): 0.5,
+    ("relu_rnn", 1, 0.5): 0.4,
+    ("relu_rnn", 1, 1.0): 0.3,
+    ("relu_rnn", 2, "none"): 0.5,
+    ("relu_rnn", 2, 0.5): 0.6,
+    ("relu_rnn", 2, 1.0): 0.7,
+    ("alif_plus", 1, "none"): 0.5,
+    ("alif_plus", 1, 1.0): 0.4,
+    ("alif_plus", 2, "none"): 0.5,
+    ("alif_plus", 2, 1.0): 0.6,
+}
 
 
 def test_rates_by_hand():
-    g = deep_rnns.Grid(**BASE)
-    perf = {
-        ("relu_rnn", 1, "none"): 0.5,
-        ("relu_rnn", 1, 0.5): 0.4,
-        ("relu_rnn", 1, 1.0): 0.3,
-        ("relu_rnn", 2, "none"): 0.5,
-        ("relu_rnn", 2, 0.5): 0.6,
-        ("relu_rnn", 2, 1.0): 0.7,
-        ("alif_plus", 1, "none"): 0.5,
-        ("alif_plus", 1, 1.0): 0.4,
-        ("alif_plus", 2, "none"): 0.5,
-        ("alif_plus", 2, 1.0): 0.6,
-    }
-    runs = deep_rnns.Runs(g, {"sl-mnist": "classify"}, made_up(g, perf))
-    v = runs.comparisons()
-    assert v["half_one"] == [1.0, 0.0] and v["half_one_pooled"] == 0.5
-    assert (v["half_none_shallow"], v["half_none_deep"]) == (0.0, 1.0)
-    assert (v["alif_shallow"], v["alif_deep"]) == (0.0, 1.0)
-    assert v["half_one_by_depth"] == "depth 1: 100% of 1; depth 2: 0% of 1"
-    assert (v["conv_diff"], v["n_conv_diff"], v["conv_alif"], v["n_conv_alif"]) == (
-        2,
-        4,
-        0,
-        2,
+    g = deep_rnns.Grid(**{**BASE, "seeds": 3})
+    runs = deep_rnns.Runs(
+        g, {"sl-mnist": "classify"}, made_up(g, PERF), {"sl-mnist": 0.35}
     )
-    assert v["n_seeds"] == 1 and v["width_gru"] == 2
-    assert runs.table().count("\n") == 5 and "| 1/2 |" in runs.table()
-    assert "| 2 | 0% | 100% | 100% |" in runs.rates_table()
+    assert g.checkpoints() == [0, 1, 2] and g.member_seed(2) == 2
+    v = runs.comparisons()
+    # every seed agrees: the intervals collapse onto the rates
+    assert v["half_one_mean"] == [1.0, 0.0] and v["half_one_lo"] == [1.0, 0.0]
+    assert v["half_none_mean"] == [0.0, 1.0] and v["half_none_gap_lo"] == 1.0
+    assert v["alif_mean"] == [0.0, 1.0] and v["alif_gap"] == 1.0
+    assert v["half_one_text"].startswith("depth 1: 100% [100%, 100%]")
+    assert (v["conv_diff"], v["n_conv_diff"], v["conv_alif"], v["n_conv_alif"]) == (
+        6,
+        12,
+        0,
+        6,
+    )
+    # arms above the bar 0.35: relu all but (1, 1.0); alif all
+    assert v["trained_diff"] == 5 / 6 and v["trained_alif"] == 1.0
+    assert v["pre_diff_ok"] == pytest.approx(2 / 3)  # mean_dev 0, 0.06, 0.12
+    assert v["n_seeds"] == 3 and "seeds" not in v and v["width_gru"] == 2
+    assert runs.table().count("\n") == 5 and "| 3/6 |" in runs.table()
+    assert "| 2 | 0% [0%, 0%] | 100% [100%, 100%] |" in runs.rates_table()
+
+
+def test_intervals_over_seeds():
+    """Seeds that disagree give the Student-t interval of the per-seed rates."""
+    g = deep_rnns.Grid(**{**BASE, "seeds": 3, "kinds": ["relu_rnn"]})
+    res = made_up(g, PERF)
+    res[("sl-mnist", "relu_rnn", 1, 0.5, 2)]["best_test_at"] = [(0, 0.1), (2, 0.4)]
+    runs = deep_rnns.Runs(g, {"sl-mnist": "classify"}, res, {"sl-mnist": 0.0})
+    m, lo, hi = runs.intervals()[("half>one", 1)]
+    assert np.allclose(m, [2 / 3, 2 / 3, 1.0])  # checkpoint 1 carries step 0 forward
+    half = 4.302652729749464 * np.std([1, 1, 0], ddof=1) / np.sqrt(3)
+    assert np.isclose(hi[0] - m[0], half) and np.isclose(lo[2], 1.0)
 
 
 def test_no_alif_gives_nan_rates():
     g = deep_rnns.Grid(**{**BASE, "kinds": ["gru"]})
     perf = {("gru", d, c): 0.5 for d in (1, 2) for c in deep_rnns.CONDITIONS}
-    v = deep_rnns.Runs(g, {"sl-mnist": "classify"}, made_up(g, perf)).comparisons()
-    assert v["n_alif_pairs"] == 0 and np.isnan(v["alif_deep"])
+    runs = deep_rnns.Runs(
+        g, {"sl-mnist": "classify"}, made_up(g, perf), {"sl-mnist": 0}
+    )
+    v = runs.comparisons()
+    assert v["n_alif_pairs"] == 0 and np.isnan(v["alif_mean"][-1])
+    assert np.isnan(v["trained_alif"]) and np.isnan(v["pre_alif_ok"])
+
+
+def test_unigram_perplexity_by_hand():
+    w = torch.tensor(
+        [[0, 0, 1], [0, 0, 1]]
+    )  # train targets: 0 1 0 1 ... counts 2,2 (+1)
+    task = tasks.SeqTask("ptb-standin", "lm", 3, 3, w, w, w, 2)
+    # p = (3, 3, 1)/7 over targets [0, 1, 0, 1]
+    assert deep_rnns.unigram_perplexity(task) == pytest.approx(7 / 3)
+    assert deep_rnns.trained_bar(task) == pytest.approx(-7 / 3)
 
 
 def toy_task():
@@ -108,19 +151,34 @@ def toy_task():
 
 def test_tiny_grid_runs_and_is_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("RNNBOOK_BUILD_DIR", str(tmp_path))
-    g = deep_rnns.Grid(**{**BASE, "depths": [2]})
+    g = deep_rnns.Grid(**{**BASE, "depths": [2], "seeds": 2})
     runs = deep_rnns.run_grid(g, {"sl-mnist": toy_task()})
     assert set(runs.results) == set(g.runs())
     assert runs.results[("sl-mnist", "relu_rnn", 2, "none", 0)]["pretrain"] is None
-    assert runs.results[("sl-mnist", "alif_plus", 2, 1.0, 0)]["pretrain"]["steps"] == 1
-    assert len(list(tmp_path.glob("lsc_runs/rnn-*.json"))) == len(g.runs())
+    assert runs.results[("sl-mnist", "alif_plus", 2, 1.0, 1)]["pretrain"]["steps"] == 1
+    assert len(list(tmp_path.glob("lsc_runs/rnn-ensemble-*.json"))) == len(g.groups())
+    assert runs.scores_at("sl-mnist", "relu_rnn", 2, 0.5).shape == (2, 3)
 
     def fail(*a, **k):
         raise AssertionError("should have been read from the cache")
 
-    monkeypatch.setattr(deep_rnns, "train_one", fail)
+    monkeypatch.setenv("RNNBOOK_BUILD_DIR", str(tmp_path / "fresh"))
+    fresh = deep_rnns.run_grid(g, {"sl-mnist": toy_task()})  # deterministic re-run
+    assert same(timeless(fresh.results), timeless(runs.results))
+    monkeypatch.setattr(deep_rnns, "train_group", fail)
     again = deep_rnns.run_grid(g, {"sl-mnist": toy_task()})
-    assert same(again.results, runs.results)
+    assert same(again.results, fresh.results)
+    other = deep_rnns.Grid(**{**BASE, "depths": [2], "seeds": 2, "seed": 1})
+    with pytest.raises(AssertionError, match="cache"):  # another master seed: new runs
+        deep_rnns.run_grid(other, {"sl-mnist": toy_task()})
+
+
+def timeless(results: dict) -> dict:
+    """The results without the pre-trainings' wall-clock seconds."""
+    return {
+        k: {**r, "pretrain": r["pretrain"] and {**r["pretrain"], "seconds": 0}}
+        for k, r in results.items()
+    }
 
 
 def same(a: dict, b: dict) -> bool:

@@ -4,6 +4,7 @@ linear networks, where it is exact, and the fitted bounds and growth factors by 
 import math
 
 import numpy as np
+import pytest
 import torch
 
 from rnnbook.lsc import gru_gradient
@@ -31,12 +32,21 @@ def test_gradient_of_a_linear_stack_counts_its_paths():
 
 def test_bounds_and_growth_by_hand():
     paths = gru_gradient.path_counts(8, 2)  # 1..8
-    curves = {0.5: 2.0 ** -np.arange(8), 1.0: 3 * paths}
-    reports = {t: type("R", (), {"converged": t == 0.5})() for t in curves}
-    res = gru_gradient.GradientCurves(2, 4, 3, curves, reports, paths)
-    assert res.c1 == 3.0 and res.c2 == 1.0
+    runs = {0.5: [2.0 ** -np.arange(8)] * 2, 1.0: [3 * paths, 12 * paths]}
+    reports = {
+        t: [
+            type("R", (), {"converged": t == 0.5, "mean_dev": d})()
+            for d in (0.01, -0.2)
+        ]
+        for t in runs
+    }
+    res = gru_gradient.GradientCurves(2, 4, 3, runs, reports, paths)
+    assert np.allclose(res.curves[1.0], 6 * paths)  # geometric mean of 3 and 12
+    assert res.c1 == pytest.approx(6.0) and res.c2 == pytest.approx(1.0)
     g = res.growth()  # quarters of 2 steps
-    assert np.isclose(g[1.0], (7 + 8) / (1 + 2)) and np.isclose(g[0.5], 2.0**-6)
+    assert np.allclose(g[1.0], (7 + 8) / (1 + 2)) and np.allclose(g[0.5], 2.0**-6)
     v = res.values()
-    assert v["T_grad"] == 8 and v["bin_ms"] == 125.0 and v["conv_half"] is True
-    assert v["growth_one"] == g[1.0] and v["gru_width"] == 4
+    assert v["T_grad"] == 8 and v["bin_ms"] == 125.0 and v["conv_half"] == 2
+    assert v["growth_one"] == pytest.approx(5.0) and v["gru_width"] == 4
+    assert v["growth_one_lo"] == pytest.approx(5.0)  # identical seeds: no spread
+    assert v["max_dev"] == 0.2 and v["n_seeds"] == 2

@@ -14,6 +14,7 @@ torch.set_num_threads(1)  # tiny models: one thread is the fastest
 
 BASE = dict(
     profile="smoke",
+    seed=0,
     seeds=1,
     depths=[1, 2],
     width=4,
@@ -32,30 +33,50 @@ BASE = dict(
 )
 
 
-def made_up(grid, ppl):
-    return {
-        (d, s, c, cl): {"test": {"ppl": ppl[(d, c, cl)] + s}}
-        for d in grid.depths
-        for s in range(grid.seeds)
-        for c in lru_ptb.CONDS
-        for cl in (False, True)
-    }
+def made_up(grid, ppl, spread=0.0):
+    """Seed s has perplexity ``ppl * (1 + spread * s)`` at every checkpoint."""
+    out = {}
+    for d in grid.depths:
+        for s in range(grid.seeds):
+            for c in lru_ptb.CONDS:
+                for cl in (False, True):
+                    v = ppl[(d, c, cl)] * (1 + spread * s)
+                    at = [(k, v) for k in grid.checkpoints()]
+                    out[(d, s, c, cl)] = {"test": {"ppl": v}, "best_test_at": at}
+    return out
 
 
 def test_comparisons_by_hand():
-    g = lru_ptb.Grid(**{**BASE, "seeds": 2})
+    g = lru_ptb.Grid(**{**BASE, "seeds": 3})
     base = {"default": 100.0, "rho=1": 200.0, "rho=0.5": 90.0, "rhobar=0.5": 95.0}
     ppl = {
         (d, c, cl): v for d in (1, 2) for c, v in base.items() for cl in (False, True)
     }
     ppl[(2, "rho=1", True)] = 50.0  # rho=1 best at depth 2 with clipping
     ppl[(1, "default", True)] = 120.0  # clipping changes the default by 20%
-    v = lru_ptb.Runs(g, made_up(g, ppl), {}).comparisons()
-    assert (v["n_settings"], v["n_one_worst"], v["n_half_beats_one"]) == (4, 3, 3)
-    assert v["n_best_half"] == 3 and v["patience"] == 2 and v["n_seeds"] == 2
-    assert v["clip_changes"] == pytest.approx([120.5 / 100.5 - 1, 0, 0, 0])
-    assert v["clip_text"].startswith("L=1 default: 19.9%")
-    assert "L=2 clip: default 100, rho=1 50" in v["mean_ppl"]
+    v = lru_ptb.Runs(g, made_up(g, ppl, spread=0.01), 150.0).comparisons()
+    # a common factor per seed cancels in every log-ratio: the intervals are points
+    assert (v["n_settings"], v["n_one_worst"], v["n_one_not_worst"]) == (4, 3, 1)
+    assert (v["n_half_beats_one"], v["n_one_beats_half"]) == (3, 1)
+    assert (v["n_best_half"], v["n_best_other"]) == (3, 1)
+    assert (v["n_clip"], v["n_clip_within"], v["n_clip_outside"]) == (4, 3, 1)
+    assert v["ppl_default_max"] == pytest.approx(120 * 1.01)
+    assert v["unigram"] == 150.0 and v["n_seeds"] == 3 and "seeds" not in v
+    assert v["clip_text"].startswith("L=1 default: +20.0% [+20.0%, +20.0%]")
+    assert "L=2 clip: default 101, rho=1 50" in v["mean_ppl"]
+
+
+def test_noisy_seeds_are_undecided():
+    g = lru_ptb.Grid(**{**BASE, "seeds": 3, "depths": [1]})
+    ppl = {(1, c, cl): 100.0 for c in lru_ptb.CONDS for cl in (False, True)}
+    res = made_up(g, ppl)
+    for s, f in enumerate((0.9, 1.1, 1.0)):  # rho=1 better, worse, equal
+        for cl in (False, True):
+            res[(1, s, "rho=1", cl)]["best_test_at"] = [(0, 100 * f), (2, 100 * f)]
+    v = lru_ptb.Runs(g, res, 150.0).comparisons()
+    assert v["n_half_beats_one"] == v["n_one_beats_half"] == 0
+    m, lo, hi = lru_ptb.Runs(g, res, 150.0).intervals()[("half-one", 1, False)]
+    assert lo[-1] < 0 < hi[-1] and m.shape == (3,)
 
 
 def word_task(n=12, T=4, vocab=20):
@@ -65,21 +86,21 @@ def word_task(n=12, T=4, vocab=20):
 
 def test_tiny_grid_runs_and_is_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("RNNBOOK_BUILD_DIR", str(tmp_path))
-    g = lru_ptb.Grid(**{**BASE, "depths": [1]})
+    g = lru_ptb.Grid(**{**BASE, "depths": [1], "seeds": 2})
     runs = lru_ptb.run_grid(g, word_task())
-    assert len(runs.results) == 8 and set(runs.pre) == {
-        (1, 0, c) for c in ("rho=1", "rho=0.5", "rhobar=0.5")
-    }
-    r = runs.results[(1, 0, "rho=0.5", True)]
+    assert len(runs.results) == 16 and len(g.members()) == 16
+    r = runs.results[(1, 1, "rho=0.5", True)]
     assert r["pretrain"]["steps"] == 1 and set(r["radii"]) == {"l1/time", "l1/depth"}
-    assert runs.table().count("\n") == 10 and "converged" in runs.pretrain_summary()
+    # the clipped and unclipped runs start from the same pre-trained network
+    assert r["radii"] == runs.results[(1, 1, "rho=0.5", False)]["radii"]
+    assert runs.table().count("\n") == 10 and "criteria" in runs.pretrain_summary()
+    assert runs.unigram > 1 and len(list(tmp_path.glob("lsc_runs/lru-*.json"))) == 1
 
     def fail(*a, **k):
         raise AssertionError("should have been read from the cache")
 
     monkeypatch.setattr(lru_ptb, "make_lru", fail)
     again = lru_ptb.run_grid(g, word_task())
-    assert again.pre == {} and "cache" in again.pretrain_summary()
     assert all(
         json.dumps(again.results[k]) == json.dumps(runs.results[k], default=float)
         for k in runs.results

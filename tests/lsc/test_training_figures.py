@@ -65,15 +65,16 @@ def test_ffn_figures():
 def test_deep_rnn_figure():
     g = deep_rnns.Grid(**{**RNN_BASE, "tasks": ["sl-mnist", "ptb-standin"]})
     res = {k: {"test": {"acc": 0.5, "ppl": 100.0}} for k in g.runs()}
-    runs = deep_rnns.Runs(g, {"sl-mnist": "classify", "ptb-standin": "lm"}, res)
+    kinds = {"sl-mnist": "classify", "ptb-standin": "lm"}
+    runs = deep_rnns.Runs(g, kinds, res, {})
     fig = training_figures.deep_rnn_scores(runs)
     assert len(fig.axes) == 2 and fig.axes[1].get_yscale() == "log"
 
 
 def test_gradient_figure():
     paths = gru_gradient.path_counts(6, 3)
-    curves = {0.5: 0.5 ** np.arange(6), 1.0: paths.copy()}
-    rep = {t: SimpleNamespace(converged=True) for t in curves}
+    curves = {0.5: [0.5 ** np.arange(6)] * 2, 1.0: [paths.copy(), 2 * paths]}
+    rep = {t: [SimpleNamespace(converged=True)] * 2 for t in curves}
     res = gru_gradient.GradientCurves(3, 4, 2, curves, rep, paths)
     assert labelled(training_figures.gradient_through_time(res), 2)
 
@@ -86,4 +87,11 @@ def test_lru_figure():
         for c in lru_ptb.CONDS
         for cl in (False, True)
     }
-    assert labelled(training_figures.lru_validation(lru_ptb.Runs(g, res, {})), 2)
+    assert labelled(training_figures.lru_validation(lru_ptb.Runs(g, res, 50.0)), 2)
+
+
+def test_effect_figure():
+    steps = [0, 10, 20]
+    iv = (np.array([0.5, 0.6, 0.7]), np.array([0.2, 0.3, 0.4]), np.array([0.8, 0.9, 1]))
+    fig = training_figures.effect_vs_steps(steps, {"a": iv, "b": iv}, 0.5, "rate", "t")
+    assert labelled(fig, 1) and len(fig.axes[0].get_legend().texts) == 3

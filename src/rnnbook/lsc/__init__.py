@@ -12,7 +12,8 @@ App. D in :mod:`~rnnbook.lsc.antinorms`, the lower LSC of Theorem 5 in :mod:`~rn
 and the decaying covariance of App. I in :mod:`~rnnbook.lsc.decaying_covariance` (after pre-training
 with the induced 2-norm, Fig. S3: :mod:`~rnnbook.lsc.induced_norm`). Sec. II-D-H: the networks (:mod:`~rnnbook.lsc.models`),
 pre-training to a target radius (:mod:`~rnnbook.lsc.pretrain`), the tasks (:mod:`~rnnbook.lsc.tasks`)
-and the training loop and run cache of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`).
+and the training loop and run cache of Figs. 1c-4 and Table I (:mod:`~rnnbook.lsc.experiments`), with
+the batched ensemble trainer of Figs. 3-4 (:mod:`~rnnbook.lsc.ensemble`).
 
 The experiments of the chapters: the update bounds measured on networks
 (:mod:`~rnnbook.lsc.bounds_experiment`), pre-training the six RNNs to the LSC
@@ -34,6 +35,7 @@ _SUBMODULES = (
     "convergence",
     "decaying_covariance",
     "deep_rnns",
+    "ensemble",
     "experiments",
     "ffn_mnist",
     "gradient_paths",

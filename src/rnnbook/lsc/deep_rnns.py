@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from rnnbook import plotting
+from rnnbook.stats import seed_interval
 
-from . import experiments, tasks
+from . import ensemble, experiments, tasks
 from .models import DIFFERENTIABLE, RNN_LABELS, make_rnn
 
 CONDITIONS = ("none", 0.5, 1.0)
@@ -29,6 +30,7 @@ class Grid:
     """The scale of the runs: the chapter's parameters of the same names."""
 
     profile: str
+    seed: int
     seeds: int
     tasks: list
     kinds: list
@@ -83,7 +85,23 @@ class Grid:
 
     def build_tasks(self) -> dict[str, tasks.SeqTask]:
         n = (self.n_train, self.n_val, self.n_test)
-        return {t: tasks.build_task(t, *n, **self.task_args(t)) for t in self.tasks}
+        return {
+            t: tasks.build_task(t, *n, seed=self.seed, **self.task_args(t))
+            for t in self.tasks
+        }
+
+    def member_seed(self, s: int) -> int:
+        """The seed of run ``s`` (0 .. seeds-1), derived from the chapter's ``seed``."""
+        return 1000 * self.seed + s
+
+    def groups(self) -> list[tuple]:
+        """The (task, kind, depth) of the grid: each is trained as one ensemble."""
+        return [(t, k, d) for t in self.tasks for k in self.kinds for d in self.depths]
+
+    def checkpoints(self) -> list[int]:
+        """The training steps at which every run's test score is recorded."""
+        steps = list(range(0, self.steps, self.eval_every)) + [self.steps]
+        return sorted(set(steps))
 
     def net_width(self, kind: str) -> int:
         """Tab. S1's ratios (comparable parameter counts): GRU 53/128, LSTM 42/128 of ``width``."""
@@ -105,16 +123,15 @@ class Grid:
             for s in range(self.seeds)
         ]
 
-    def key(self, t: str, k: str, d: int, c, s: int) -> dict:
-        """The cache key of one run (its parameters)."""
+    def key(self, t: str, k: str, d: int) -> dict:
+        """The cache key of one ensemble (its parameters and the ensemble trainer's source)."""
         return dict(
             task=t,
             task_args=self.task_args(t),
             n=(self.n_train, self.n_val, self.n_test),
             kind=k,
             depth=d,
-            cond=c,
-            seed=s,
+            seeds=[self.member_seed(s) for s in range(self.seeds)],
             width=self.net_width(k),
             emb=self.width,
             lr=self.lr(t, k),
@@ -123,6 +140,7 @@ class Grid:
             patience=self.patience,
             pre_steps=self.pre_steps,
             pre_batch=self.pre_batch,
+            trainer=ensemble.source_hash(),
         )
 
 
@@ -147,52 +165,85 @@ def build(grid: Grid, kind: str, depth: int, task: tasks.SeqTask, seed: int):
     return make_rnn(kind, depth, task.n_in, grid.net_width(kind), task.n_out, seed)
 
 
-def train_one(grid: Grid, task: tasks.SeqTask, k: str, d: int, c, s: int) -> dict:
-    """One run of Fig. 3: build, pre-train to ``c`` (unless ``none``), train."""
-    model = build(grid, k, d, task, s)
-    rep = None
-    if c != "none":
-        rep = experiments.pretrain_seq(
-            model, task, float(c), False, grid.pre_steps, grid.pre_batch, 2, s
-        )
-    cfg = experiments.TrainConfig(
+def train_group(grid: Grid, task: tasks.SeqTask, k: str, d: int) -> list[dict]:
+    """The runs of one (task, network, depth): every condition x seed is built from its seed,
+    pre-trained to its condition (unless ``none``), and all are trained together as one
+    ensemble (runs of one seed see the same batches, whatever their condition)."""
+    members = [(c, s) for c in conditions(k) for s in range(grid.seeds)]
+    models, pre = [], []
+    for c, s in members:
+        ms = grid.member_seed(s)
+        model = build(grid, k, d, task, ms)
+        rep = None
+        if c != "none":
+            rep = experiments.pretrain_seq(
+                model, task, float(c), False, grid.pre_steps, grid.pre_batch, 2, ms
+            )
+        models.append(model)
+        pre.append(experiments.report_summary(rep))
+    cfg = ensemble.EnsembleConfig(
         lr=grid.lr(task.name, k),
         batch=32,
         max_steps=grid.steps,
         eval_every=grid.eval_every,
         patience=grid.patience,
-        seed=s,
+        data_seeds=tuple(grid.member_seed(s) for _, s in members),
     )
-    res = experiments.train_seq(model, task, cfg)
-    res["pretrain"] = experiments.report_summary(rep)
-    return res
+    out = ensemble.train(models, task, cfg)
+    return [
+        dict(r, cond=c, seed=s, pretrain=p) for (c, s), r, p in zip(members, out, pre)
+    ]
 
 
 def run_grid(grid: Grid, task_data: dict[str, tasks.SeqTask]) -> "Runs":
-    """Every run of the grid, from the run cache where it is there."""
+    """Every run of the grid, one ensemble per (task, network, depth), from the run cache where
+    it is there."""
     code, results = sys.modules[__name__], {}
-    for t, k, d, c, s in plotting.progress(grid.runs(), desc="Fig. 3 runs"):
-        results[(t, k, d, c, s)] = experiments.cached(
-            "rnn",
-            grid.key(t, k, d, c, s),
-            lambda: train_one(grid, task_data[t], k, d, c, s),
+    for t, k, d in plotting.progress(grid.groups(), desc="Fig. 3 ensembles"):
+        runs = experiments.cached(
+            "rnn-ensemble",
+            grid.key(t, k, d),
+            lambda: train_group(grid, task_data[t], k, d),
             code=code,
         )
-    return Runs(grid, {t: task_data[t].kind for t in grid.tasks}, results)
+        for r in runs:
+            c = r["cond"] if r["cond"] == "none" else float(r["cond"])
+            results[(t, k, d, c, r["seed"])] = r
+    bars = {t: trained_bar(task_data[t]) for t in grid.tasks}
+    return Runs(grid, {t: task_data[t].kind for t in grid.tasks}, results, bars)
 
 
-def _rate(flags: list) -> float:
-    return np.mean(flags) if flags else float("nan")
+def trained_bar(task: tasks.SeqTask) -> float:
+    """The trained-or-not bar of a task, on the figure of merit (higher is better): twice
+    chance accuracy, or minus the test perplexity of the unigram model (word frequencies)."""
+    if task.kind == "classify":
+        return 2.0 / task.n_out
+    return -unigram_perplexity(task)
+
+
+def unigram_perplexity(task: tasks.SeqTask) -> float:
+    """Test perplexity of the unigram model fitted on the training targets (add-one counts)."""
+    n = task.size("train")
+    y_tr = task.batch("train", np.arange(n))[1].reshape(-1).numpy()
+    y_te = task.batch("test", np.arange(task.size("test")))[1].reshape(-1).numpy()
+    counts = np.bincount(y_tr, minlength=task.n_out) + 1.0
+    logp = np.log(counts / counts.sum())
+    return float(np.exp(-logp[y_te].mean()))
+
+
+RATES = ("half>one", "half>none", "one>none-alif")
 
 
 @dataclass
 class Runs:
-    """The raw results, keyed by (task, kind, depth, condition, seed); ``task_kinds`` says which
-    tasks are classification (``classify``) and which language modelling (``lm``)."""
+    """The raw results, keyed by (task, kind, depth, condition, seed index); ``task_kinds`` says
+    which tasks are classification (``classify``) and which language modelling (``lm``);
+    ``bars`` gives each task's trained-or-not bar on the figure of merit (:func:`trained_bar`)."""
 
     grid: Grid
     task_kinds: dict
     results: dict
+    bars: dict
 
     def scores(self, t: str, k: str, d: int, c) -> list[float]:
         """The figure of merit per seed (higher is better): test mode accuracy or minus perplexity."""
@@ -201,6 +252,22 @@ class Runs:
             experiments.score(self.results[(t, k, d, c, s)], kind)
             for s in range(self.grid.seeds)
         ]
+
+    def scores_at(self, t: str, k: str, d: int, c) -> np.ndarray:
+        """(seeds, checkpoints): the figure of merit of the best validation checkpoint had
+        training stopped at each of :meth:`Grid.checkpoints` (carried forward after a stop)."""
+        cps, sign = (
+            self.grid.checkpoints(),
+            1 if self.task_kinds[t] == "classify" else -1,
+        )
+        out = np.full((self.grid.seeds, len(cps)), np.nan)
+        for s in range(self.grid.seeds):
+            at = dict(self.results[(t, k, d, c, s)]["best_test_at"])
+            last = np.nan
+            for j, step in enumerate(cps):
+                last = at.get(step, last)
+                out[s, j] = sign * last
+        return out
 
     def perf(self, t: str, k: str, d: int, c) -> float:
         """Mean over seeds of the figure of merit."""
@@ -237,80 +304,122 @@ class Runs:
             + "\n".join(rows)
         )
 
-    def rates(self) -> dict:
-        """Per depth: the fraction of (task, network) pairs where rho_t = 0.5 beats rho_t = 1
-        (``half>one``) and no pre-training (``half>none``), over the differentiable networks, and
-        where rho_t = 1 beats no pre-training over ALIF (``one>none-alif``)."""
+    def _pairs(self, alif: bool) -> list[tuple]:
         g = self.grid
-        diff = [(t, k) for t in g.tasks for k in g.kinds if k in DIFFERENTIABLE]
-        alif = [(t, k) for t in g.tasks for k in g.kinds if k not in DIFFERENTIABLE]
-        rate = {}
+        return [
+            (t, k) for t in g.tasks for k in g.kinds if (k in DIFFERENTIABLE) != alif
+        ]
+
+    def rates(self) -> dict:
+        """Per rate and depth, an array (seeds, checkpoints): for each seed, the fraction of
+        (task, network) pairs where rho_t = 0.5 beats rho_t = 1 (``half>one``) and no
+        pre-training (``half>none``), over the differentiable networks, and where rho_t = 1
+        beats no pre-training over ALIF (``one>none-alif``). NaN where there is no pair."""
+        g, out = self.grid, {}
+        shape = (g.seeds, len(g.checkpoints()))
         for d in g.depths:
-            p = self.perf
-            rate[("half>one", d)] = _rate([p(*x, d, 0.5) > p(*x, d, 1.0) for x in diff])
-            rate[("half>none", d)] = _rate(
-                [p(*x, d, 0.5) > p(*x, d, "none") for x in diff]
-            )
-            rate[("one>none-alif", d)] = _rate(
-                [p(*x, d, 1.0) > p(*x, d, "none") for x in alif]
-            )
-        return rate
+            for name, a, b, alif in (
+                ("half>one", 0.5, 1.0, False),
+                ("half>none", 0.5, "none", False),
+                ("one>none-alif", 1.0, "none", True),
+            ):
+                pairs = self._pairs(alif)
+                wins = [
+                    self.scores_at(*x, d, a) > self.scores_at(*x, d, b) for x in pairs
+                ]
+                out[(name, d)] = np.mean(wins, 0) if wins else np.full(shape, np.nan)
+        return out
+
+    def intervals(self) -> dict:
+        """Per rate and depth, and per rate the deepest-minus-shallowest gap: (mean, lo, hi)
+        arrays over checkpoints, the 95% Student-t interval over seeds."""
+        g, r, out = self.grid, self.rates(), {}
+        for name in RATES:
+            for d in g.depths:
+                out[(name, d)] = seed_interval(r[(name, d)], axis=0)
+            gap = r[(name, g.depths[-1])] - r[(name, g.depths[0])]
+            out[(name, "gap")] = seed_interval(gap, axis=0)
+        return out
 
     def rates_table(self) -> str:
-        r = self.rates()
+        iv = self.intervals()
+
+        def cell(key):
+            m, lo, hi = (float(a[-1]) for a in iv[key])
+            return f"{m:.0%} [{lo:.0%}, {hi:.0%}]"
+
         rows = [
-            f"| {d} | {r[('half>one', d)]:.0%} | {r[('half>none', d)]:.0%} "
-            f"| {r[('one>none-alif', d)]:.0%} |"
+            f"| {d} | " + " | ".join(cell((n, d)) for n in RATES) + " |"
             for d in self.grid.depths
         ]
+        rows.append(
+            "| deepest - shallowest | "
+            + " | ".join(cell((n, "gap")) for n in RATES)
+            + " |"
+        )
         return (
             "| depth | $\\rho_t=0.5$ beats $\\rho_t=1$ | $\\rho_t=0.5$ beats none "
             "| ALIF: $\\rho_t=1$ beats none |\n|---|---|---|---|\n" + "\n".join(rows)
         )
 
-    def comparisons(self) -> dict:
-        """What the three claims of Fig. 3 measure, with the grid's scale."""
-        g, rate, res = self.grid, self.rates(), self.results
-        n_diff = len([k for k in g.kinds if k in DIFFERENTIABLE])
-        n_alif = len(g.kinds) - n_diff
-        n_pairs, n_alif_pairs = len(g.tasks) * n_diff, len(g.tasks) * n_alif
-        conv_diff = [
-            res[k]["pretrain"]["converged"]
-            for k in res
-            if k[3] != "none" and k[1] in DIFFERENTIABLE
+    def trained(self, alif: bool) -> float:
+        """The fraction of arms (task, network, depth, condition) whose mean final score over
+        seeds passes the task's bar (:func:`trained_bar`)."""
+        ok = [
+            self.perf(t, k, d, c) >= self.bars[t]
+            for t, k in self._pairs(alif)
+            for d in self.grid.depths
+            for c in conditions(k)
         ]
-        conv_alif = [
-            res[k]["pretrain"]["converged"]
-            for k in res
-            if k[3] == 1.0 and k[1] not in DIFFERENTIABLE
-        ]
-        deep, shallow = g.depths[-1], g.depths[0]
+        return float(np.mean(ok)) if ok else float("nan")
 
-        def by_depth(name: str, n: int) -> str:
-            return "; ".join(
-                f"depth {d}: {rate[(name, d)]:.0%} of {n}" for d in g.depths
+    def pre_reports(self, alif: bool) -> list[dict]:
+        return [
+            r["pretrain"]
+            for (t, k, d, c, s), r in self.results.items()
+            if c != "none" and (k in DIFFERENTIABLE) != alif
+        ]
+
+    def comparisons(self, tol: float = 0.1) -> dict:
+        """What the three claims of Fig. 3 measure, with the grid's scale: the rates' intervals
+        over seeds at the end of training, the trained fractions, and the fraction of
+        pre-trainings whose mean radius ended within ``tol`` of the target."""
+        g, iv = self.grid, self.intervals()
+        n_pairs, n_alif_pairs = len(self._pairs(False)), len(self._pairs(True))
+        out = {k: v for k, v in asdict(g).items() if k != "seeds"}
+        out.update(n_seeds=g.seeds, patience=g.patience, tol=tol)
+        out.update(width_gru=g.net_width("gru"), width_lstm=g.net_width("lstm"))
+        out.update(n_pairs=n_pairs, n_alif_pairs=n_alif_pairs)
+        for tag, alif in (("diff", False), ("alif", True)):
+            reps = self.pre_reports(alif)
+            near = [abs(p["mean_dev"]) <= tol for p in reps]
+            out[f"conv_{tag}"] = sum(p["converged"] for p in reps)
+            out[f"n_conv_{tag}"] = len(reps)
+            out[f"pre_{tag}_ok"] = float(np.mean(near)) if near else float("nan")
+            out[f"trained_{tag}"] = self.trained(alif)
+        for short, name in (
+            ("half_one", "half>one"),
+            ("half_none", "half>none"),
+            ("alif", "one>none-alif"),
+        ):
+            for d in g.depths:
+                m, lo, hi = (float(a[-1]) for a in iv[(name, d)])
+                for key, v in (("mean", m), ("lo", lo), ("hi", hi)):
+                    out.setdefault(f"{short}_{key}", []).append(v)
+            m, lo, hi = (float(a[-1]) for a in iv[(name, "gap")])
+            out.update(
+                {f"{short}_gap": m, f"{short}_gap_lo": lo, f"{short}_gap_hi": hi}
             )
-
-        half_one = [rate[("half>one", d)] for d in g.depths]
-        return dict(
-            asdict(g),
-            n_seeds=g.seeds,
-            patience=g.patience,
-            width_gru=g.net_width("gru"),
-            width_lstm=g.net_width("lstm"),
-            n_pairs=n_pairs,
-            n_alif_pairs=n_alif_pairs,
-            conv_diff=sum(conv_diff),
-            n_conv_diff=len(conv_diff),
-            conv_alif=sum(conv_alif),
-            n_conv_alif=len(conv_alif),
-            half_one=half_one,
-            half_one_pooled=float(np.mean(half_one)),
-            half_one_by_depth=by_depth("half>one", n_pairs),
-            half_none_deep=rate[("half>none", deep)],
-            half_none_shallow=rate[("half>none", shallow)],
-            half_none_by_depth=by_depth("half>none", n_pairs),
-            alif_deep=rate[("one>none-alif", deep)],
-            alif_shallow=rate[("one>none-alif", shallow)],
-            alif_by_depth=by_depth("one>none-alif", n_alif_pairs),
-        )
+            out[f"{short}_text"] = (
+                "; ".join(
+                    f"depth {d}: {m:.0%} [{lo:.0%}, {hi:.0%}]"
+                    for d, m, lo, hi in zip(
+                        g.depths,
+                        out[f"{short}_mean"],
+                        out[f"{short}_lo"],
+                        out[f"{short}_hi"],
+                    )
+                )
+                + f"; gap {out[f'{short}_gap']:+.0%} [{lo:+.0%}, {hi:+.0%}]"
+            )
+        return out

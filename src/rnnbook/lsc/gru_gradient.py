@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnnbook.stats import seed_interval
+
 from . import pretrain, tasks
 from .models import make_rnn
 
@@ -63,14 +65,20 @@ def path_counts(T: int, depth: int) -> np.ndarray:
 
 @dataclass
 class GradientCurves:
-    """G(Δt) per target, the pre-training reports, the path counts and the fitted constants."""
+    """G(Δt) per target and seed (``runs[target]``: one curve per seed), the pre-training
+    reports, the path counts; the fitted constants are those of the geometric mean over seeds."""
 
     depth: int
     width: int
     n_channels: int
-    curves: dict[float, np.ndarray]
-    reports: dict[float, pretrain.LSCReport]
+    runs: dict[float, list[np.ndarray]]
+    reports: dict[float, list[pretrain.LSCReport]]
     paths: np.ndarray
+
+    @property
+    def curves(self) -> dict[float, np.ndarray]:
+        """The geometric mean over seeds of G(Δt), per target."""
+        return {t: np.exp(np.mean(np.log(c), 0)) for t, c in self.runs.items()}
 
     @property
     def c1(self) -> float:
@@ -82,27 +90,37 @@ class GradientCurves:
         """The smallest constant bound of G(Δt) for rho_t = 0.5."""
         return float(np.max(self.curves[0.5]))
 
-    def growth(self) -> dict[float, float]:
-        """Mean of G over the last quarter of Δt divided by the mean over the first quarter."""
+    def growth(self) -> dict[float, np.ndarray]:
+        """Per seed: mean of G over the last quarter of Δt over the mean over the first quarter."""
         q = max(1, len(self.paths) // 4)
         return {
-            t: float(np.mean(c[-q:]) / np.mean(c[:q])) for t, c in self.curves.items()
+            t: np.array([np.mean(c[-q:]) / np.mean(c[:q]) for c in cs])
+            for t, cs in self.runs.items()
         }
 
-    def values(self) -> dict:
-        """What the claim of Fig. 1c measures, with the run's scale."""
+    def values(self, tol: float = 0.1) -> dict:
+        """What the claim of Fig. 1c measures, with the run's scale: the growth factors'
+        geometric means and 95% intervals over seeds (a t interval of log10 growth), and how
+        far the pre-trainings' mean radius ended from the target (the gate: within ``tol``)."""
         g, T = self.growth(), len(self.paths)
-        return dict(
+        out = dict(
             gru_depth=self.depth,
             gru_width=self.width,
             shd_channels=self.n_channels,
             T_grad=T,
             bin_ms=1000.0 / T,
-            growth_half=g[0.5],
-            growth_one=g[1.0],
-            conv_half=self.reports[0.5].converged,
-            conv_one=self.reports[1.0].converged,
+            tol=tol,
+            n_seeds=len(g[0.5]),
         )
+        for t, name in ((0.5, "half"), (1.0, "one")):
+            iv = seed_interval(np.log10(g[t]))
+            out[f"growth_{name}"] = 10**iv.mean
+            out[f"growth_{name}_lo"] = 10**iv.lo
+            out[f"growth_{name}_hi"] = 10**iv.hi
+            out[f"conv_{name}"] = sum(r.converged for r in self.reports[t])
+        devs = [abs(r.mean_dev) for rs in self.reports.values() for r in rs]
+        out["max_dev"] = float(max(devs))
+        return out
 
 
 def run(
@@ -114,9 +132,11 @@ def run(
     pitches: list[int],
     pre_steps: int,
     pre_batch: int,
+    seeds: list[int] = (0,),
 ) -> GradientCurves:
     """Pre-train a GRU of ``depth`` x ``width`` on inputs of the SHD stand-in (``T`` bins over 1 s)
-    to rho_t = 0.5 and to 1 (at least 40 steps) and measure G(Δt) on 32 test utterances."""
+    to rho_t = 0.5 and to 1 (at least 40 steps), once per seed (the network's initialization and
+    its pre-training batches), and measure G(Δt) on 32 test utterances."""
     shd = tasks.spoken_digits(
         "test",
         n_channels=n_channels,
@@ -126,13 +146,18 @@ def run(
         pitches=tuple(pitches),
     )
     x = shd.dense(np.arange(min(len(shd), 32)))
-    batches = tasks.random_batches(shd, pre_batch, seed=0)
-    curves, reports = {}, {}
-    for target in (0.5, 1.0):
-        gru = make_rnn("gru", depth, n_channels, width, 20, seed=0)
-        cfg = pretrain.LSCConfig(target=target, max_steps=max(pre_steps, 40), n_times=2)
-        reports[target] = pretrain.pretrain(gru, batches, cfg, seed=0)
-        curves[target] = gradient_through_time(gru, x, layer=1, n_probe=4)
+    runs, reports = {0.5: [], 1.0: []}, {0.5: [], 1.0: []}
+    for seed in seeds:
+        for target in (0.5, 1.0):
+            batches = tasks.random_batches(shd, pre_batch, seed=seed)
+            gru = make_rnn("gru", depth, n_channels, width, 20, seed=seed)
+            cfg = pretrain.LSCConfig(
+                target=target, max_steps=max(pre_steps, 40), n_times=2
+            )
+            reports[target].append(pretrain.pretrain(gru, batches, cfg, seed=seed))
+            runs[target].append(
+                gradient_through_time(gru, x, layer=1, n_probe=4, seed=seed)
+            )
     return GradientCurves(
-        depth, width, n_channels, curves, reports, path_counts(T, depth)
+        depth, width, n_channels, runs, reports, path_counts(T, depth)
     )

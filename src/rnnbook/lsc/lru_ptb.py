@@ -17,8 +17,9 @@ import numpy as np
 import torch
 
 from rnnbook import plotting
+from rnnbook.stats import seed_interval
 
-from . import experiments, pretrain, tasks
+from . import ensemble, experiments, pretrain, tasks
 from .models import make_lru
 
 CONDS = {
@@ -40,6 +41,7 @@ class Grid:
     """The scale of the runs: the chapter's parameters of the same names."""
 
     profile: str
+    seed: int
     seeds: int
     depths: list
     width: int
@@ -70,12 +72,25 @@ class Grid:
         n = (self.n_train, self.n_val, self.n_test)
         return tasks.build_task("ptb-standin", *n, T=self.T, vocab=self.vocab)
 
-    def key(self, d: int, s: int, c: str, clipped: bool) -> dict:
-        """The cache key of one run (its parameters)."""
+    def member_seed(self, s: int) -> int:
+        """The seed of run ``s`` (0 .. seeds-1), derived from the chapter's ``seed``."""
+        return 1000 * self.seed + s
+
+    def checkpoints(self) -> list[int]:
+        """The training steps at which every run's test perplexity is recorded."""
+        return sorted(set(list(range(0, self.steps, self.eval_every)) + [self.steps]))
+
+    def members(self) -> list[tuple]:
+        """The runs of one depth, trained as one ensemble: (seed index, condition, clipped)."""
+        return [
+            (s, c, cl) for s in range(self.seeds) for c in CONDS for cl in (False, True)
+        ]
+
+    def key(self, d: int) -> dict:
+        """The cache key of the ensemble of depth ``d`` (its parameters and the trainer's source)."""
         return dict(
             depth=d,
-            seed=s,
-            cond=c,
+            seeds=[self.member_seed(s) for s in range(self.seeds)],
             width=self.width,
             vocab=self.vocab,
             T=self.T,
@@ -87,91 +102,104 @@ class Grid:
             patience=self.patience,
             pre_steps=self.pre_steps,
             pre_batch=self.pre_batch,
-            clip=self.clip if clipped else None,
+            clip=self.clip,
+            trainer=ensemble.source_hash(),
         )
 
 
-def train_one(
-    grid: Grid,
-    task: tasks.SeqTask,
-    d: int,
-    s: int,
-    clipped: bool,
-    model0: pretrain.StackedRNN,
-    pre_report: dict | None,
-) -> dict:
-    """One run of Table I: a copy of ``model0`` (default or pre-trained), its radii at the start,
-    then training with or without clipping."""
-    model = make_lru(d, task.n_out, grid.width, seed=s)
-    model.load_state_dict(model0.state_dict())
-    rad = pretrain.measure(
-        model,
-        task.batch("val", np.arange(grid.pre_batch))[0],
-        n_times=4,
-        generator=torch.Generator().manual_seed(0),
-    )
-    cfg = experiments.TrainConfig(
+def train_depth(grid: Grid, task: tasks.SeqTask, d: int) -> list[dict]:
+    """Every run of one depth: per (seed, condition) the LRU is built from its seed and
+    pre-trained (unless ``default``), its radii measured, and it is trained with and without
+    clipping; all the runs of the depth train together as one ensemble (runs of one seed see
+    the same batches)."""
+    start, pre, radii = {}, {}, {}
+    for s in range(grid.seeds):
+        ms = grid.member_seed(s)
+        for c, goal in CONDS.items():
+            model = make_lru(d, task.n_out, grid.width, seed=ms)
+            rep = None
+            if goal is not None:
+                rep = experiments.pretrain_seq(
+                    model, task, goal[0], goal[1], grid.pre_steps, grid.pre_batch, 2, ms
+                )
+            rad = pretrain.measure(
+                model,
+                task.batch("val", np.arange(grid.pre_batch))[0],
+                n_times=4,
+                generator=torch.Generator().manual_seed(0),
+            )
+            start[(s, c)], pre[(s, c)] = model, experiments.report_summary(rep)
+            radii[(s, c)] = {f"l{l}/{k}": float(v.mean()) for (l, k), v in rad.items()}
+    members = grid.members()
+    models = []
+    for s, c, _ in members:
+        m = make_lru(d, task.n_out, grid.width, seed=grid.member_seed(s))
+        m.load_state_dict(start[(s, c)].state_dict())
+        models.append(m)
+    cfg = ensemble.EnsembleConfig(
         lr=grid.lr,
         batch=grid.batch,
         max_steps=grid.steps,
         eval_every=grid.eval_every,
         patience=grid.patience,
-        clip=grid.clip if clipped else None,
-        seed=s,
+        clips=tuple(grid.clip if cl else None for _, _, cl in members),
+        data_seeds=tuple(grid.member_seed(s) for s, _, _ in members),
     )
-    res = experiments.train_seq(model, task, cfg)
-    res["pretrain"] = pre_report
-    res["radii"] = {f"l{l}/{k}": float(v.mean()) for (l, k), v in rad.items()}
-    return res
+    out = ensemble.train(models, task, cfg)
+    return [
+        dict(r, seed=s, cond=c, clipped=cl, pretrain=pre[(s, c)], radii=radii[(s, c)])
+        for (s, c, cl), r in zip(members, out)
+    ]
 
 
 def run_grid(grid: Grid, task: tasks.SeqTask) -> "Runs":
-    """Every run of the grid, from the run cache where it is there. Per (depth, seed, condition)
-    the LRU is built and pre-trained once (only when one of its two runs is not cached)."""
-    code, results, pre = sys.modules[__name__], {}, {}
-    jobs = [(d, s, c) for d in grid.depths for s in range(grid.seeds) for c in CONDS]
-    for d, s, c in plotting.progress(jobs, desc="Table I runs"):
-        keys = {cl: grid.key(d, s, c, cl) for cl in (False, True)}
-        model0 = None
-        if not all(experiments.is_cached("lru", k, code=code) for k in keys.values()):
-            model0 = make_lru(d, task.n_out, grid.width, seed=s)
-            if CONDS[c] is not None:
-                target, unbalanced = CONDS[c]
-                rep = experiments.pretrain_seq(
-                    model0,
-                    task,
-                    target,
-                    unbalanced,
-                    grid.pre_steps,
-                    grid.pre_batch,
-                    2,
-                    s,
-                )
-                pre[(d, s, c)] = experiments.report_summary(rep)
-        for cl, key in keys.items():
-            results[(d, s, c, cl)] = experiments.cached(
-                "lru",
-                key,
-                lambda: train_one(grid, task, d, s, cl, model0, pre.get((d, s, c))),
-                code=code,
-            )
-    return Runs(grid, results, pre)
+    """Every run of the grid, one ensemble per depth, from the run cache where it is there."""
+    code, results = sys.modules[__name__], {}
+    for d in plotting.progress(grid.depths, desc="Table I ensembles"):
+        runs = experiments.cached(
+            "lru-ensemble", grid.key(d), lambda: train_depth(grid, task, d), code=code
+        )
+        for r in runs:
+            results[(d, r["seed"], r["cond"], r["clipped"])] = r
+    return Runs(grid, results, unigram_perplexity(task))
+
+
+def unigram_perplexity(task: tasks.SeqTask) -> float:
+    """Test perplexity of the unigram model fitted on the training targets (add-one counts):
+    the bar a language model must beat to have learned more than word frequencies."""
+    y_tr = task.batch("train", np.arange(task.size("train")))[1].reshape(-1).numpy()
+    y_te = task.batch("test", np.arange(task.size("test")))[1].reshape(-1).numpy()
+    counts = np.bincount(y_tr, minlength=task.n_out) + 1.0
+    logp = np.log(counts / counts.sum())
+    return float(np.exp(-logp[y_te].mean()))
 
 
 @dataclass
 class Runs:
-    """The raw results keyed by (depth, seed, condition, clipped), and the pre-training reports of
-    the runs made in this session (``pre``)."""
+    """The raw results keyed by (depth, seed index, condition, clipped), and the unigram model's
+    test perplexity (the trained-or-not bar)."""
 
     grid: Grid
     results: dict
-    pre: dict
+    unigram: float
 
     def ppl(self, d: int, c: str, cl: bool, split: str = "test") -> np.ndarray:
         """Perplexity per seed."""
         return np.array(
             [self.results[(d, s, c, cl)][split]["ppl"] for s in range(self.grid.seeds)]
         )
+
+    def ppl_at(self, d: int, c: str, cl: bool) -> np.ndarray:
+        """(seeds, checkpoints): the test perplexity of the best validation checkpoint had
+        training stopped at each of :meth:`Grid.checkpoints` (carried forward after a stop)."""
+        cps = self.grid.checkpoints()
+        out = np.full((self.grid.seeds, len(cps)), np.nan)
+        for s in range(self.grid.seeds):
+            at, last = dict(self.results[(d, s, c, cl)]["best_test_at"]), np.nan
+            for j, step in enumerate(cps):
+                last = at.get(step, last)
+                out[s, j] = last
+        return out
 
     def table(self) -> str:
         """Table I recomputed: validation and test perplexity (mean ± sd over seeds) and the mean
@@ -201,59 +229,104 @@ class Runs:
         return "| LRU | | | |\n|---|---|---|---|\n" + "\n".join(rows)
 
     def pretrain_summary(self) -> str:
-        conv = [p["converged"] for p in self.pre.values() if p]
-        if not conv:
-            return "All runs were read from the cache of the build folder."
+        conv = [
+            r["pretrain"]["converged"] for r in self.results.values() if r["pretrain"]
+        ]
         return (
-            f"LSC pre-trainings run in this session: {sum(conv)} of {len(conv)} "
-            f"converged within {self.grid.pre_steps} steps."
+            f"LSC pre-trainings (each counted once per clipping setting): {sum(conv)} of "
+            f"{len(conv)} met all three criteria within {self.grid.pre_steps} steps."
         )
 
-    def comparisons(self) -> dict:
-        """What the four claims of Table I and Fig. 4 measure, per (depth, clipping) setting."""
-        g = self.grid
-        settings = [(d, cl) for d in g.depths for cl in (False, True)]
-        mean = {
-            (d, c, cl): self.ppl(d, c, cl).mean()
+    def effects(self) -> dict:
+        """Per comparison, the per-seed effects (seeds, checkpoints) in log perplexity:
+        ``one-worst`` per (depth, clip): log ppl(rho=1) minus the largest of the others;
+        ``best-half``: the better of rho=0.5, rhobar=0.5 minus the better of default, rho=1;
+        ``half-one``: log ppl(rho=0.5) - log ppl(rho=1); ``clip`` per (depth, condition):
+        log ppl(clip) - log ppl(no clip)."""
+        g, out = self.grid, {}
+        L = {
+            (d, c, cl): np.log(self.ppl_at(d, c, cl))
             for d in g.depths
             for c in CONDS
             for cl in (False, True)
         }
-        one_worst = [
-            mean[(d, "rho=1", cl)] >= max(mean[(d, c, cl)] for c in CONDS)
-            for d, cl in settings
-        ]
-        half_beats_one = [
-            mean[(d, "rho=0.5", cl)] < mean[(d, "rho=1", cl)] for d, cl in settings
-        ]
-        best_half = [
-            min(CONDS, key=lambda c: mean[(d, c, cl)]) in ("rho=0.5", "rhobar=0.5")
-            for d, cl in settings
-        ]
-        clip_rel = {
-            (d, c): abs(mean[(d, c, True)] - mean[(d, c, False)]) / mean[(d, c, False)]
-            for d in g.depths
-            for c in ("default", "rho=0.5")
+        for d in g.depths:
+            for cl in (False, True):
+                others = np.max([L[(d, c, cl)] for c in CONDS if c != "rho=1"], 0)
+                half = np.minimum(L[(d, "rho=0.5", cl)], L[(d, "rhobar=0.5", cl)])
+                rest = np.minimum(L[(d, "default", cl)], L[(d, "rho=1", cl)])
+                out[("one-worst", d, cl)] = L[(d, "rho=1", cl)] - others
+                out[("best-half", d, cl)] = half - rest
+                out[("half-one", d, cl)] = L[(d, "rho=0.5", cl)] - L[(d, "rho=1", cl)]
+            for c in ("default", "rho=0.5"):
+                out[("clip", d, c)] = L[(d, c, True)] - L[(d, c, False)]
+        return out
+
+    def intervals(self) -> dict:
+        """The 95% t interval over seeds of each effect: (mean, lo, hi) over checkpoints."""
+        return {k: seed_interval(v, axis=0) for k, v in self.effects().items()}
+
+    def comparisons(self, clip_tol: float = 0.1) -> dict:
+        """What the four claims of Table I and Fig. 4 measure: per (depth, clip) setting whether
+        each effect's interval at the end of training lies above or below 0 (for clipping:
+        within or outside a change of ``clip_tol``)."""
+        g, iv = self.grid, self.intervals()
+        settings = [(d, cl) for d in g.depths for cl in (False, True)]
+        end = {k: tuple(float(a[-1]) for a in v) for k, v in iv.items()}
+
+        def count(name, side):
+            return sum(
+                (end[(name, d, cl)][1] > 0) if side > 0 else (end[(name, d, cl)][2] < 0)
+                for d, cl in settings
+            )
+
+        up, down = np.log(1 + clip_tol), np.log(1 - clip_tol)
+        clip = [end[("clip", d, c)] for d in g.depths for c in ("default", "rho=0.5")]
+
+        def text(name):
+            return "; ".join(
+                f"L={d}{' clip' if cl else ''}: {end[(name, d, cl)][0]:+.3f} "
+                f"[{end[(name, d, cl)][1]:+.3f}, {end[(name, d, cl)][2]:+.3f}]"
+                for d, cl in settings
+            )
+
+        mean = {
+            (d, c, cl): self.ppl(d, c, cl).mean() for d, cl in settings for c in CONDS
         }
-        ppl_text = "; ".join(
-            f"L={d}{' clip' if cl else ''}: "
-            + ", ".join(f"{c} {mean[(d, c, cl)]:.0f}" for c in CONDS)
-            for d, cl in settings
-        )
-        return dict(
-            asdict(g),
+        out = {k: v for k, v in asdict(g).items() if k != "seeds"}
+        out.update(
             n_seeds=g.seeds,
             patience=g.patience,
             n_settings=len(settings),
-            n_one_worst=int(sum(one_worst)),
-            n_half_beats_one=int(sum(half_beats_one)),
-            n_best_half=int(sum(best_half)),
-            mean_ppl=ppl_text,
-            clip_changes=[float(v) for v in clip_rel.values()],
+            unigram=self.unigram,
+            ppl_default_max=float(max(mean[(d, "default", cl)] for d, cl in settings)),
+            n_one_worst=count("one-worst", +1),
+            n_one_not_worst=count("one-worst", -1),
+            n_best_half=count("best-half", -1),
+            n_best_other=count("best-half", +1),
+            n_half_beats_one=count("half-one", -1),
+            n_one_beats_half=count("half-one", +1),
+            n_clip=len(clip),
+            n_clip_within=sum(lo > down and hi < up for _, lo, hi in clip),
+            n_clip_outside=sum(lo > up or hi < down for _, lo, hi in clip),
+            clip_tol=clip_tol,
+            one_worst_text=text("one-worst"),
+            best_half_text=text("best-half"),
+            half_one_text=text("half-one"),
+            mean_ppl="; ".join(
+                f"L={d}{' clip' if cl else ''}: "
+                + ", ".join(f"{c} {mean[(d, c, cl)]:.0f}" for c in CONDS)
+                for d, cl in settings
+            ),
             clip_text=", ".join(
-                f"L={d} {c}: {v:.1%}" for (d, c), v in clip_rel.items()
+                f"L={d} {c}: {(np.exp(end[('clip', d, c)][0]) - 1):+.1%} "
+                f"[{np.exp(end[('clip', d, c)][1]) - 1:+.1%}, "
+                f"{np.exp(end[('clip', d, c)][2]) - 1:+.1%}]"
+                for d in g.depths
+                for c in ("default", "rho=0.5")
             ),
         )
+        return out
 
 
 @dataclass

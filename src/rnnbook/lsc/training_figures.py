@@ -165,8 +165,13 @@ def gradient_through_time(res) -> Figure:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     dts = np.arange(len(res.paths))
     for ax, target in zip(axes, (0.5, 1.0)):
+        for c in res.runs[target]:
+            ax.semilogy(dts, c, color=COLORS[1], lw=0.6, alpha=0.5)
         ax.semilogy(
-            dts, res.curves[target], color=COLORS[1], label=r"$G(\Delta t)$, measured"
+            dts,
+            res.curves[target],
+            color=COLORS[1],
+            label=r"$G(\Delta t)$, geometric mean over seeds (thin: each seed)",
         )
         if target == 0.5:
             bound, label = np.full_like(dts, res.c2, dtype=float), r"bound $c_2$"
@@ -174,7 +179,8 @@ def gradient_through_time(res) -> Figure:
             bound = res.c1 * res.paths
             label = r"bound $c_1\binom{\Delta t+\Delta l}{\Delta t}$"
         ax.semilogy(dts, bound, color=COLORS[2], ls="--", label=label)
-        conv = "(converged)" if res.reports[target].converged else "(NOT converged)"
+        reps = res.reports[target]
+        conv = f"({sum(r.converged for r in reps)}/{len(reps)} converged)"
         ax.set(
             xlabel=r"steps back in time $\Delta t$",
             title=rf"GRU L={res.depth}, $\rho_t={target}$ " + conv,
@@ -207,4 +213,24 @@ def lru_validation(runs) -> Figure:
         ax.set(yscale="log", xlabel="training step", title=f"LRU depth {d} (seed 0)")
     axes[0][0].set_ylabel("validation perplexity")
     axes[0][-1].legend(fontsize=7, ncol=2)
+    return fig
+
+
+def effect_vs_steps(
+    steps, curves: dict, ref: float | None, ylabel: str, title: str
+) -> Figure:
+    """An effect along training: per label, its mean and 95% interval over seeds (``curves``:
+    label -> (mean, lo, hi) arrays over ``steps``), with the decision threshold ``ref``."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for i, (label, (m, lo, hi)) in enumerate(curves.items()):
+        color = COLORS[i % len(COLORS)]
+        ax.plot(steps, m, "o-", color=color, ms=3, label=label)
+        ax.fill_between(
+            steps, np.clip(lo, -1, 2), np.clip(hi, -1, 2), color=color, alpha=0.15
+        )
+    if ref is not None:
+        ax.axhline(ref, color="grey", ls="--", lw=1, label="decision threshold")
+    ax.set(xlabel="training steps", ylabel=ylabel, title=title)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
     return fig

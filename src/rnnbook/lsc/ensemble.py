@@ -1,0 +1,345 @@
+"""Many networks of one shape trained as one batched model (the training of Figs. 3, 4, Table I).
+
+The runs of a grid that share an architecture (seeds x pre-training conditions x clipping) are
+stacked with ``torch.func.stack_module_state`` and run with ``vmap`` of ``functional_call``: each
+time step of every cell is one batched kernel for the whole ensemble instead of one per network,
+which is what costs on a CPU with small recurrent models. Each member keeps its own protocol
+(Sec. II-G, as :func:`rnnbook.lsc.experiments.fit`): AdaBelief in Lookahead, which act entry by
+entry, so stacking does not couple the members; its own gradient-norm clip; its own training
+batches (members with the same ``data_seed`` see the same batches: a paired design); early
+stopping on its own validation loss with a patience, the network kept being the best validation
+checkpoint (the initial network included). At every validation the test metric of the current
+networks is recorded too, so the effect can be followed along training
+(:attr:`EnsembleResult.best_test_at`: the test metric had training stopped at that step).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.func import stack_module_state
+
+from . import pretrain, tasks
+
+#: above this many input numbers a split is not densified in memory, but batch by batch
+DENSE_LIMIT = 50_000_000
+
+
+@dataclass
+class EnsembleConfig:
+    lr: float
+    batch: int = 32
+    max_steps: int = 500
+    eval_every: int = 50
+    patience: int = 10
+    clips: tuple = ()  # per member: a gradient-norm clip, or None
+    data_seeds: tuple = ()  # per member: the seed of its training batches
+    eval_batch: int = 256
+
+
+def lin(x: Tensor, W: Tensor, b: Tensor | None = None) -> Tensor:
+    """Per member e: ``x[e] @ W[e].T + b[e]``; x (E, ..., m), W (E, n, m), b (E, n)."""
+    E, m = x.shape[0], x.shape[-1]
+    y = torch.bmm(x.reshape(E, -1, m), W.transpose(1, 2))
+    if b is not None:
+        y = y + b[:, None, :]
+    return y.reshape(*x.shape[:-1], W.shape[1])
+
+
+def _per(v: Tensor, x: Tensor) -> Tensor:
+    """A per-member vector v (E, n) shaped to broadcast against x (E, ..., n)."""
+    return v.reshape(v.shape[0], *[1] * (x.dim() - 2), v.shape[-1])
+
+
+def _gru(p: dict, cell, U: Tensor) -> Tensor:
+    """Eq. (48) for the whole ensemble (as :class:`rnnbook.lsc.models.GRUCell`)."""
+    n, W, Um = cell.n, p["W"], p["U"]
+    A = lin(U, W, p["b"])
+    Uz, Ur, Uh = Um[:, :n], Um[:, n : 2 * n], Um[:, 2 * n :]
+    h, hs = torch.zeros(U.shape[0], U.shape[1], n), []
+    for t in range(U.shape[2]):
+        a = A[:, :, t]
+        z = torch.sigmoid(a[..., :n] + lin(h, Uz))
+        r = torch.sigmoid(a[..., n : 2 * n] + lin(h, Ur))
+        h = (1 - z) * h + z * torch.tanh(a[..., 2 * n :] + lin(r * h, Uh))
+        hs.append(h)
+    return torch.stack(hs, 2)
+
+
+def _lstm(p: dict, cell, U: Tensor) -> Tensor:
+    """Eq. (47) for the whole ensemble; returns the h passed up."""
+    n = cell.n
+    A = lin(U, p["W"], p["b"])
+    c = h = torch.zeros(U.shape[0], U.shape[1], n)
+    hs = []
+    for t in range(U.shape[2]):
+        a = A[:, :, t] + lin(h, p["U"])
+        i, f, o = (torch.sigmoid(a[..., k * n : (k + 1) * n]) for k in range(3))
+        c = f * c + i * torch.tanh(a[..., 3 * n :])
+        h = o * torch.tanh(c)
+        hs.append(h)
+    return torch.stack(hs, 2)
+
+
+def _simple(p: dict, cell, U: Tensor) -> Tensor:
+    """h = a(W_rec h + W_in u + b) for the whole ensemble."""
+    act = cell.ACTS[cell.act_name]
+    A = lin(U, p["W_in"], p["b"])
+    h, hs = torch.zeros(U.shape[0], U.shape[1], cell.state_size), []
+    for t in range(U.shape[2]):
+        h = act(lin(h, p["W_rec"]) + A[:, :, t])
+        hs.append(h)
+    return torch.stack(hs, 2)
+
+
+def _alif(p: dict, cell, U: Tensor) -> Tensor:
+    """Eq. (49) for the whole ensemble; returns the spikes passed up."""
+    from .models import spike
+
+    A = lin(U, p["W_in"])
+    A = A + _per(p["b_y"], A)
+    E, B, n = U.shape[0], U.shape[1], cell.n
+    a_y = torch.exp(-1 / p["tau_y"].clamp_min(1e-3))[:, None]
+    a_th = torch.exp(-1 / p["tau_th"].clamp_min(1e-3))[:, None]
+    b_th, beta = p["b_th"][:, None], p["beta"][:, None]
+    y, th, xs = torch.zeros(E, B, n), torch.zeros(E, B, n), []
+    for t in range(U.shape[2]):
+        x = spike(y - th, cell.gamma, cell.omega)
+        y, th = (
+            a_y * y + lin(x, p["W_rec"]) + A[:, :, t] - th * x,
+            a_th * th + b_th + beta * x,
+        )
+        xs.append(spike(y - th, cell.gamma, cell.omega))
+    return torch.stack(xs, 2)
+
+
+def _lru(p: dict, cell, S: Tensor, training: bool) -> Tensor:
+    """The LRU block (Eqs. 50-51) for the whole ensemble; returns the residual stream."""
+    nh = cell.n_h
+    s_in = F.dropout(S, cell.ext.p, training)
+    u = F.layer_norm(s_in, (cell.n,), eps=cell.norm.eps)
+    u = u * _per(p["norm.weight"], u) + _per(p["norm.bias"], u)
+    r = torch.exp(-torch.exp(p["nu_log"]))
+    lr, li = (r * torch.cos(p["theta"]))[:, None], (r * torch.sin(p["theta"]))[:, None]
+    gam = _per(torch.exp(p["gamma_log"]), u)
+    bu_r, bu_i = gam * lin(u, p["B_re"]), gam * lin(u, p["B_im"])
+    xr = xi = torch.zeros(S.shape[0], S.shape[1], nh)
+    hr, hi = [], []
+    for t in range(S.shape[2]):
+        xr, xi = lr * xr - li * xi + bu_r[:, :, t], li * xr + lr * xi + bu_i[:, :, t]
+        hr.append(xr)
+        hi.append(xi)
+    Hr, Hi = torch.stack(hr, 2), torch.stack(hi, 2)
+    y = lin(Hr, p["C_re"]) - lin(Hi, p["C_im"]) + _per(p["D"], u) * u
+    z = F.dropout(F.gelu(y), cell.drop.p, training)
+    z = F.glu(lin(z, p["glu.weight"], p["glu.bias"]), -1)
+    return s_in + F.dropout(z, cell.drop.p, training)
+
+
+class Ensemble:
+    """``models`` (one architecture: a :class:`rnnbook.lsc.pretrain.StackedRNN` of the cells of
+    :mod:`rnnbook.lsc.models`) as stacked parameters (leading dimension E, one per member).
+    ``forward(x)`` maps (E, B, ...) inputs, or (B, ...) inputs shared by all members with
+    ``shared=True``, to (E, B, T, n_out) outputs, equal to each member's own forward."""
+
+    def __init__(self, models: list[nn.Module]) -> None:
+        from . import models as M
+
+        self.n, self.model = len(models), models[0]
+        self.params, self.buffers = stack_module_state(models)
+        self.training = True
+        self.kinds = []
+        for cell in self.model.cells:
+            kind = {
+                M.GRUCell: _gru,
+                M.LSTMCell: _lstm,
+                M.SimpleRNNCell: _simple,
+                M.ALIFCell: _alif,
+                M.LRUCell: _lru,
+            }.get(type(cell))
+            if kind is None:
+                raise TypeError(f"no stacked form for {type(cell).__name__}")
+            self.kinds.append(kind)
+
+    def _sub(self, prefix: str) -> dict:
+        both = {**self.params, **self.buffers}
+        return {k[len(prefix) :]: v for k, v in both.items() if k.startswith(prefix)}
+
+    def forward(self, x: Tensor, shared: bool = False) -> Tensor:
+        if shared:
+            x = x[None].expand(self.n, *x.shape)
+        m = self.model
+        emb = self.params.get("encoder.weight")  # tied: named after the readout
+        emb = self.params.get("readout.embedding.weight", emb)
+        if m.encoder is not None:  # an embedding per member
+            x = emb[torch.arange(self.n).reshape(-1, 1, 1), x]
+        for l, (cell, f) in enumerate(zip(m.cells, self.kinds)):
+            p = self._sub(f"cells.{l}.")
+            x = f(p, cell, x, self.training) if f is _lru else f(p, cell, x)
+        if m.encoder is not None:  # tied output (App. G)
+            return lin(x, emb)
+        return lin(x, self.params["readout.weight"], self.params.get("readout.bias"))
+
+    def train(self, mode: bool = True) -> None:
+        self.training = mode
+
+
+def member_loss(logits: Tensor, y: Tensor, kind: str) -> Tensor:
+    """Per member: the cross-entropy at every time step (the label of the sequence, or the next
+    word), as :func:`rnnbook.lsc.experiments.seq_loss`. ``logits`` (E, B, T, C), ``y`` (E, B[, T])."""
+    E, B, T, C = logits.shape
+    if kind == "classify":
+        y = y[:, :, None].expand(-1, -1, T)
+    ce = F.cross_entropy(logits.reshape(-1, C), y.reshape(-1), reduction="none")
+    return ce.reshape(E, -1).mean(1)
+
+
+class _Split:
+    """One split of a task, densified once when small enough."""
+
+    def __init__(self, task: tasks.SeqTask, split: str) -> None:
+        self.task, self.split, self.n = task, split, task.size(split)
+        x0, _ = task.batch(split, np.arange(1))
+        self.dense = None
+        if self.n * x0.numel() <= DENSE_LIMIT:
+            self.dense = task.batch(split, np.arange(self.n))
+
+    def get(self, idx: np.ndarray) -> tuple[Tensor, Tensor]:
+        if self.dense is not None:
+            i = torch.as_tensor(idx)
+            return self.dense[0][i], self.dense[1][i]
+        return self.task.batch(self.split, idx)
+
+
+def evaluate(ens: Ensemble, split: _Split, kind: str, batch: int = 256) -> dict:
+    """Per member: mean loss and test mode accuracy (classification) or perplexity (words)."""
+    E = ens.n
+    tot, count = torch.zeros(E, dtype=torch.float64), 0
+    correct = torch.zeros(E, dtype=torch.float64)
+    ens.train(False)
+    with torch.no_grad():
+        probe = ens.forward(split.get(np.arange(1))[0], shared=True)
+        per = max(1, probe[0].numel())
+        step = max(1, min(batch, int(4e6 // (E * per))))
+        for i in range(0, split.n, step):
+            idx = np.arange(i, min(split.n, i + step))
+            x, y = split.get(idx)
+            logits = ens.forward(x, shared=True)
+            yy = y[None].expand(E, *y.shape)
+            tot += member_loss(logits, yy, kind).double() * yy[0].numel()
+            count += yy[0].numel()
+            if kind == "classify":
+                pred = torch.mode(logits.argmax(-1), dim=2).values  # (E, B)
+                correct += (pred == y[None]).double().sum(1)
+    loss = (tot / count).numpy()
+    out = {"loss": loss}
+    if kind == "classify":
+        out["acc"] = (correct / split.n).numpy()
+    else:
+        out["ppl"] = np.exp(np.minimum(loss, 50.0))
+    return out
+
+
+def _clip_(grads: list[Tensor], clips: Tensor) -> None:
+    """Scale each member's gradient so its norm over all parameters is at most its clip."""
+    sq = sum(g.reshape(g.shape[0], -1).pow(2).sum(1) for g in grads)
+    factor = (clips / (sq.sqrt() + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(factor.reshape(-1, *[1] * (g.dim() - 1)))
+
+
+def train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) -> list:
+    """Train ``models`` together on ``task`` (see the module's docstring); returns one
+    JSON-able dict per member, like :func:`rnnbook.lsc.experiments.train_seq`."""
+    E, kind = len(models), task.kind
+    ens = Ensemble(models)
+    params = list(ens.params.values())
+    opt = pretrain.make_optimizer(params, cfg.lr)
+    clips = torch.tensor(
+        [math.inf if c is None else float(c) for c in (cfg.clips or [None] * E)]
+    )
+    data_seeds = list(cfg.data_seeds or range(E))
+    gens = {
+        s: torch.Generator().manual_seed(s + 12345) for s in dict.fromkeys(data_seeds)
+    }
+    tr, va, te = (_Split(task, s) for s in ("train", "val", "test"))
+    metric = "acc" if kind == "classify" else "ppl"
+    best = np.full(E, np.inf)
+    bad, stopped, diverged = np.zeros(E, int), np.zeros(E, bool), np.zeros(E, bool)
+    stop_step = np.zeros(E, int)
+    best_val, best_test = [None] * E, [None] * E
+    hist, best_at = [[] for _ in range(E)], [[] for _ in range(E)]
+    last_loss = np.full(E, np.nan)
+
+    def validate(step: int) -> None:
+        v, t = (
+            evaluate(ens, va, kind, cfg.eval_batch),
+            evaluate(ens, te, kind, cfg.eval_batch),
+        )
+        for e in np.flatnonzero(~stopped):
+            hist[e].append((step, float(last_loss[e]), float(v["loss"][e])))
+            if math.isfinite(v["loss"][e]) and v["loss"][e] < best[e]:
+                best[e], bad[e] = v["loss"][e], 0
+                best_val[e] = {k: float(x[e]) for k, x in v.items()}
+                best_test[e] = {k: float(x[e]) for k, x in t.items()}
+            elif step > 0:
+                bad[e] += 1
+                if bad[e] >= cfg.patience:
+                    stopped[e], stop_step[e] = True, step
+        for e in range(E):
+            at = best_test[e][metric] if best_test[e] else float("nan")
+            best_at[e].append((step, at))
+
+    validate(0)
+    step = 0
+    for step in range(1, cfg.max_steps + 1):
+        if stopped.all():
+            break
+        ens.train(True)
+        batches = {}
+        for s, g in gens.items():
+            batches[s] = tr.get(torch.randint(tr.n, (cfg.batch,), generator=g).numpy())
+        x = torch.stack([batches[s][0] for s in data_seeds])
+        y = torch.stack([batches[s][1] for s in data_seeds])
+        losses = member_loss(ens.forward(x), y, kind)
+        finite = torch.isfinite(losses.detach())
+        newly = (~finite.numpy()) & ~stopped
+        diverged |= newly
+        stop_step[newly], stopped[newly] = step, True
+        last_loss = losses.detach().numpy().copy()
+        opt.zero_grad(set_to_none=True)
+        torch.where(finite, losses, torch.zeros_like(losses)).sum().backward()
+        grads = [p.grad for p in params if p.grad is not None]
+        for gr in grads:
+            torch.nan_to_num_(gr, nan=0.0, posinf=0.0, neginf=0.0)
+        if torch.isfinite(clips).any():
+            _clip_(grads, clips)
+        opt.step()
+        if step % cfg.eval_every == 0 or step == cfg.max_steps:
+            validate(step)
+    stop_step[~stopped] = step
+    return [
+        {
+            "history": hist[e],
+            "best_test_at": best_at[e],
+            "steps": int(stop_step[e]),
+            "best_val": float(best[e]),
+            "diverged": bool(diverged[e]),
+            "val": best_val[e],
+            "test": best_test[e],
+        }
+        for e in range(E)
+    ]
+
+
+def source_hash() -> str:
+    """sha256 of this module's source: a run cache key that holds it is invalidated by any edit
+    of the ensemble trainer."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]

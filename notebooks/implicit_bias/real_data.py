@@ -69,7 +69,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, in_open_unit, positive
+from rnnbook.book.params import Param, at_least, in_open_unit, positive, Steps
 import torch
 
 from rnnbook.implicit_bias import decoding, ensembles, figures, fmri_standin
@@ -84,9 +84,7 @@ SPEC = {
     "nu_F": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "nu_C": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
-    "steps": Param(
-        int, 50, 2000, 5000, at_least(1), ">= 1 gradient steps", training=True
-    ),
+    "steps": Steps(50, 2000, 5000, "gradient steps"),
     "seeds": Param(int, 3, 4, 10, at_least(3), ">= 3 initializations per fold"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

@@ -70,7 +70,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, in_open_unit, positive
+from rnnbook.book.params import Param, at_least, in_open_unit, positive, Steps
 from rnnbook.implicit_bias import ensembles, figures, kernel_regime
 
 FIG4_N = [10, 40], [10, 40, 200], [10, 40, 200]  # presets (smoke, book, paper)
@@ -85,9 +85,7 @@ SPEC = {
     "teacher_hidden": Param(int, 4, 4, 4, at_least(1), ">= 1"),
     "n_student": Param(int, 64, 1000, 1000, at_least(2), ">= 2 hidden units"),
     "lr": Param(float, 0.02, 0.02, 0.02, positive, "> 0 (below B_1 for Theorem 4.1)"),
-    "steps": Param(
-        int, 60, 1000, 5000, at_least(10), ">= 10 gradient steps", training=True
-    ),
+    "steps": Steps(60, 1000, 5000, "gradient steps", 10),
     "seeds": Param(int, 3, 4, 10, at_least(3), ">= 3 teacher/student pairs (Fig. 1)"),
     "fig4_teacher_hidden": Param(int, 20, 20, 20, at_least(1), ">= 1"),
     "fig4_widths": Param(list, *FIG4_N, at_least(2), ">= 2, increasing", item=int),

@@ -74,7 +74,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Param, at_least, positive, Steps
 from rnnbook.infinite_width import convergence, deep_linear, figures, limit
 from rnnbook.infinite_width import mup_symbolic, regression, step_size
 from rnnbook.infinite_width import truncation, weight_law
@@ -89,15 +89,7 @@ SPEC = {
     "n": Param(int, 5, 5, 5, at_least(1), ">= 1; training samples (n < d)"),
     "tau": Param(float, 0.2, 0.2, 0.2, positive, "> 0; GD step (the paper: 0.2)"),
     "inputs": Param(str, "scaled", "scaled", "scaled", inputs_ok, "'scaled' or 'unit'"),
-    "steps": Param(
-        int,
-        100,
-        1000,
-        1000,
-        at_least(1),
-        ">= 1; the large k of Fig. 2.1B",
-        training=True,
-    ),
+    "steps": Steps(100, 1000, 1000, "the large k of Fig. 2.1B"),
     "widths": Param(list, [16, 64], W[:5], W, at_least(2), ">= 2", item=int),
     "reps": Param(int, 3, 20, 50, at_least(2), ">= 2; repetitions per width"),
     "path_widths": Param(list, [10, 50], PW, PW, at_least(1), ">= 1", item=int),

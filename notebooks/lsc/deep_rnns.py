@@ -87,7 +87,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Param, at_least, positive, Steps
 from rnnbook.lsc import deep_rnns, experiments, gru_gradient, models, training_figures
 
 K, TASKS = list(models.RNN_KINDS), list(deep_rnns.TASKS)
@@ -113,11 +113,11 @@ SPEC = {
     "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10 sequences per task"),
     "n_val": Param(int, 32, 128, 5000, at_least(10), ">= 10"),
     "n_test": Param(int, 50, 256, 10000, at_least(10), ">= 10"),
-    "steps": Param(int, 6, 100, 20000, at_least(1), ">= 1; training steps (batch 32)"),
-    "eval_every": Param(int, 3, 25, 500, at_least(1), ">= 1; steps per validation"),
+    "steps": Steps(6, 100, 20000, "training steps (batch 32)"),
+    "eval_every": Steps(3, 25, 500, "steps per validation"),
     "lr_diff": Param(list, LR, LR, LR_PAPER, positive, "3 > 0 (per task)", float),
     "lr_alif": Param(list, LR_ALIF, LR_ALIF, [1e-3] * 3, positive, "3 > 0", float),
-    "pre_steps": Param(int, 3, 15, 1000, at_least(1), ">= 1; LSC pre-training budget"),
+    "pre_steps": Steps(3, 15, 1000, "LSC pre-training budget"),
     "pre_batch": Param(int, 4, 8, 32, at_least(1), ">= 1"),
     "gru_depth": Param(int, 3, 7, 7, at_least(2), ">= 2; depth of the GRU of Fig. 1c"),
     "gru_width": Param(int, 8, 32, 117, at_least(2), ">= 2"),

@@ -62,7 +62,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Param, at_least, positive, Steps
 from rnnbook.lsc import experiments, ffn_mnist, training_figures
 
 A, LRS = list(ffn_mnist.ACTS), ffn_mnist.PAPER_LRS
@@ -77,22 +77,10 @@ SPEC = {
     "n_train": Param(int, 1000, 10000, 50000, at_least(10), ">= 10 training images"),
     "n_val": Param(int, 200, 500, 10000, at_least(10), ">= 10 validation images"),
     "n_test": Param(int, 500, 2000, 10000, lambda v: 10 <= v <= 10000, "10..10000"),
-    "steps": Param(
-        int,
-        60,
-        300,
-        20000,
-        at_least(1),
-        ">= 1; training steps (batch 32)",
-        training=True,
-    ),
-    "eval_every": Param(
-        int, 20, 50, 500, at_least(1), ">= 1; steps per validation", training=True
-    ),
+    "steps": Steps(60, 300, 20000, "training steps (batch 32)"),
+    "eval_every": Steps(20, 50, 500, "steps per validation"),
     "patience": Param(int, 2, 4, 10, at_least(1), ">= 1; validations without progress"),
-    "pre_steps": Param(
-        int, 5, 30, 1000, at_least(1), ">= 1; LSC pre-training budget", training=True
-    ),
+    "pre_steps": Steps(5, 30, 1000, "LSC pre-training budget"),
     "pre_batch": Param(int, 2, 4, 32, at_least(1), ">= 1; images per pre-training"),
     "checkpoints": Param(int, 2, 4, 6, at_least(1), ">= 1; budgets recorded"),
 }

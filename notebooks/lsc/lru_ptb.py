@@ -67,7 +67,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Param, at_least, positive, Steps
 from rnnbook.lsc import experiments, lru_ptb, training_figures
 
 SPEC = {
@@ -81,11 +81,11 @@ SPEC = {
     "n_train": Param(int, 200, 4000, 9000, at_least(10), ">= 10 training windows"),
     "n_val": Param(int, 32, 300, 700, at_least(10), ">= 10 validation windows"),
     "n_test": Param(int, 32, 400, 800, at_least(10), ">= 10 test windows"),
-    "steps": Param(int, 6, 200, 20000, at_least(1), ">= 1; maximal training steps"),
-    "eval_every": Param(int, 3, 40, 500, at_least(1), ">= 1; steps per validation"),
+    "steps": Steps(6, 200, 20000, "maximal training steps"),
+    "eval_every": Steps(3, 40, 500, "steps per validation"),
     "lr": Param(float, 1e-2, 1e-2, 1e-2, positive, "> 0"),
     "clip": Param(float, 1.0, 1.0, 1.0, positive, "> 0; gradient-norm clip ('+ clip')"),
-    "pre_steps": Param(int, 3, 25, 1000, at_least(1), ">= 1; LSC pre-training budget"),
+    "pre_steps": Steps(3, 25, 1000, "LSC pre-training budget"),
     "pre_batch": Param(int, 4, 4, 32, at_least(1), ">= 1"),
 }
 P, ledger = start("lsc/lru_ptb", SPEC, globals())

@@ -76,7 +76,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least
+from rnnbook.book.params import Param, at_least, Steps
 from rnnbook.lsc import convergence, experiments, lru_ptb, models, pretrain, tasks
 from rnnbook.lsc import training_figures
 
@@ -89,9 +89,7 @@ SPEC = {
     "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),
     "batch": Param(int, 4, 16, 32, at_least(1), ">= 1; sequences per batch"),
     "n_times": Param(int, 2, 4, 8, at_least(1), ">= 1; sampled steps per sequence"),
-    "max_steps": Param(
-        int, 6, 60, 500, at_least(1), ">= 1; pre-training step budget", training=True
-    ),
+    "max_steps": Steps(6, 60, 500, "pre-training step budget"),
     "kinds": Param(list, ["relu_rnn", "alif_plus"], K, K, K.__contains__, "RNNs", str),
     "lru_width": Param(int, 16, 128, 256, at_least(2), ">= 2; LRU width (Fig. 4: 128)"),
     "lru_depths": Param(list, [3], [3, 6], [3, 6], at_least(1), "depths >= 1", int),

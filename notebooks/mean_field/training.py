@@ -76,7 +76,7 @@ from myst_nb import glue
 
 from rnnbook import datasets, plotting
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Param, at_least, positive, Steps
 from rnnbook.mean_field import figures, language_model, minimal_rnn, trainability
 from rnnbook.mean_field import trainable_depth, training_speed
 
@@ -86,24 +86,16 @@ SPEC = {
     "pool": Param(int, 4, 2, 1, lambda v: v in (1, 2, 4, 7), "1, 2, 4 or 7 (pooling)"),
     "n_images": Param(int, 5000, 60000, 60000, lambda n: 100 <= n <= 6e4, "100-60000"),
     "Ts_fig2": Param(list, *TS, at_least(1), "depths T >= 1, increasing", item=int),
-    "steps_vanilla": Param(
-        int, 10, 150, 1000, at_least(1), ">= 1; vanilla, Fig. 2", training=True
-    ),
-    "steps_minimal": Param(
-        int, 10, 100, 100, at_least(1), ">= 1; minimalRNN, Fig. 2", training=True
-    ),
+    "steps_vanilla": Steps(10, 150, 1000, "vanilla, Fig. 2"),
+    "steps_minimal": Steps(10, 100, 100, "minimalRNN, Fig. 2"),
     "width": Param(int, 16, 32, 256, at_least(2), ">= 2; hidden units (Fig. 2)"),
     "batch": Param(int, 16, 32, 128, at_least(1), ">= 1"),
     "lr": Param(float, 3e-3, 3e-3, 1e-3, positive, "> 0; Adam's learning rate"),
-    "steps_fig3": Param(
-        int, 6, 600, 20000, at_least(1), ">= 1; Adam steps (Fig. 3)", training=True
-    ),
+    "steps_fig3": Steps(6, 600, 20000, "Adam steps (Fig. 3)"),
     "width_fig3": Param(int, 16, 32, 256, at_least(2), ">= 2; hidden units (Fig. 3)"),
     "T_fig3": Param(int, 49, 196, 784, lambda v: 784 % v == 0, "a divisor of 784"),
     "vocab": Param(int, 500, 1000, 10000, at_least(3), ">= 3; with <unk>, <eos>"),
-    "lm_steps": Param(
-        int, 5, 300, 13000, at_least(1), ">= 1; LM steps per model", training=True
-    ),
+    "lm_steps": Steps(5, 300, 13000, "LM steps per model"),
     "lm_hidden_lstm": Param(int, 32, 96, 650, at_least(2), ">= 2; LSTM hidden size"),
     "lm_novels": Param(int, 1, 6, 6, lambda v: 1 <= v <= 6, "1 to 6 Austen novels"),
     "n_seeds": Param(int, 2, 3, 3, at_least(2), ">= 2; seeds per arm"),

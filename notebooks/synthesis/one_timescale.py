@@ -64,7 +64,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Param, at_least, positive, Steps
 from rnnbook.synthesis import figures, frobenius_moments, linear_diagnostics
 from rnnbook.synthesis import nonlinear_diagnostics, summaries, timescale, two_biases
 
@@ -88,7 +88,7 @@ SPEC = {
         list, [16, 64], [32, 128, 512], [64, 256, 1024], at_least(2), ">= 2", item=int
     ),
     "kernel_seeds": Param(int, 2, 3, 10, at_least(2), ">= 2"),
-    "gd_steps": Param(int, 1000, 1000, 3000, at_least(1), ">= 1", training=True),
+    "gd_steps": Steps(1000, 1000, 3000, "gd_steps"),
     "kernel_nu_W": Param(float, 0.8, 0.8, 0.8, positive, "> 0"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

@@ -106,6 +106,20 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
     return SimpleNamespace(**out)
 
 
+def Steps(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
+    """A training length (steps, epochs, pre-training budget): an ``int >= minimum`` that
+    ``--dry-run`` caps, so the paper profile's shapes run in minutes."""
+    return Param(
+        int,
+        smoke,
+        book,
+        paper,
+        at_least(minimum),
+        f">= {minimum}; {what}",
+        training=True,
+    )
+
+
 def dry_run_cap() -> int | None:
     """Under ``python -m rnnbook build --dry-run`` (``RNNBOOK_DRY_RUN=<steps>``): the number of
     steps every training-length parameter is capped at; otherwise None."""

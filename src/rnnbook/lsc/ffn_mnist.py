@@ -149,7 +149,7 @@ class FFNEnsemble:
         return self.params[0].shape[0]
 
     def member(self, i: int, params: list[Tensor] | None = None) -> FFN:
-        """Member ``i`` as a single :class:`FFN` (of ``params``, default the current weights)."""
+        """Member ``i`` as a single ``FFN`` (of ``params``, default the current weights)."""
         ps = params if params is not None else self.params
         n_in, width = ps[0].shape[1], ps[0].shape[2]
         m = FFN(n_in, width, len(ps) // 2 - 1, ps[-1].shape[1], act=self.act)
@@ -385,7 +385,7 @@ class Runs:
         return list(self.results[self.grid.acts[0]]["checkpoints"])
 
     def accuracy(self, checkpoint: int = -1) -> np.ndarray:
-        """Test accuracies at one budget (index into :attr:`steps`), shape
+        """Test accuracies at one budget (index into ``steps``), shape
         (activation, initialization, learning rate, seed)."""
         g = self.grid
         shape = (len(INITS), len(g.lrs), g.seeds)
@@ -450,7 +450,7 @@ class Runs:
         return {**out, **compare(self.accuracy(checkpoint), g.acts, g.lrs)}
 
     def trend(self) -> dict[str, np.ndarray]:
-        """Each claim's statistic with its interval at every budget: arrays over :attr:`steps`."""
+        """Each claim's statistic with its interval at every budget: arrays over ``steps``."""
         keys = ("best", "gl", "he_diff")
         rows = [self.comparisons(k) for k in range(len(self.steps))]
         out = {"steps": np.array(self.steps)}

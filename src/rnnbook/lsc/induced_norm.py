@@ -37,7 +37,7 @@ class NormTransition(Transition):
 
 
 class InducedNormLSC(nn.Module):
-    """A :class:`StackedRNN` seen through its spectral norms: :func:`pretrain` on this wrapper
+    """A ``StackedRNN`` seen through its spectral norms: ``pretrain`` on this wrapper
     pre-trains the network to E ||M_k||_2 = target (the LSC of Theorem 2 with q = 1, p = 2)."""
 
     def __init__(self, net: StackedRNN) -> None:
@@ -66,7 +66,7 @@ def time_transition_norms(
     net: StackedRNN, x: Tensor, chunk: int = 50
 ) -> list[np.ndarray]:
     """a_{t,l} = ||dh_{t,l}/dh_{t-1,l}||_2 at every sample and step: [(B, T)] per layer (batched
-    Jacobians of :meth:`StackedRNN.lsc_jacobians`, ``chunk`` samples at a time)."""
+    Jacobians of ``StackedRNN.lsc_jacobians``, ``chunk`` samples at a time)."""
     out: list[list[np.ndarray]] = [[] for _ in net.cells]
     B, T = x.shape[:2]
     for b0 in range(0, B, chunk):

@@ -10,7 +10,7 @@ batches (members with the same ``data_seed`` see the same batches: a paired desi
 stopping on its own validation loss with a patience, the network kept being the best validation
 checkpoint (the initial network included). At every validation the test metric of the current
 networks is recorded too, so the effect can be followed along training
-(:attr:`EnsembleResult.best_test_at`: the test metric had training stopped at that step).
+(``EnsembleResult.best_test_at``: the test metric had training stopped at that step).
 """
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def _clip_(grads: list[Tensor], clips: Tensor) -> None:
 
 def train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) -> list:
     """Train ``models`` together on ``task`` (see the module's docstring); returns one
-    JSON-able dict per member, like :func:`rnnbook.lsc.experiments.train_seq`."""
+    JSON-able dict per member, like ``rnnbook.lsc.experiments.train_seq``."""
     E, kind = len(models), task.kind
     ens = Ensemble(models)
     params = list(ens.params.values())

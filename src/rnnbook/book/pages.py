@@ -178,8 +178,8 @@ def _git_commit(root: Path) -> str:
 
 def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> str:
     rows = [
-        "| chapter | execution time (s) | peak memory (MB) | this build |",
-        "|---|---|---|---|",
+        "| chapter | execution time (s) | CPU time (s) | peak memory (MB) | this build |",
+        "|---|---|---|---|---|",
     ]
     for ch in chapters:
         t = timings["chapters"].get(ch.name, {})
@@ -192,10 +192,11 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
             else "ran"
         )
         mb = f"{t['peak_mb']:.0f}" if t.get("peak_mb") else "—"
+        cpu = f"{t['cpu_seconds']:.1f}" if t.get("cpu_seconds") else "—"
         rows.append(
-            f"| {{doc}}`/{ch.name}` | {secs:.1f} | {mb} | {_cell(how, 160)} |"
+            f"| {{doc}}`/{ch.name}` | {secs:.1f} | {cpu} | {mb} | {_cell(how, 160)} |"
             if secs is not None
-            else f"| {ch.name} | — | — | — |"
+            else f"| {ch.name} | — | — | — | — |"
         )
     total = sum(v["seconds"] for v in timings["chapters"].values())
     import torch

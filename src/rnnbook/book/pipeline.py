@@ -176,11 +176,14 @@ def _execute(job: dict) -> dict:
         }
     if out.exists():
         hide_parameter_cells(out)
+    # the kernel is this worker's only child (one chapter per worker process): its peak memory
+    # and CPU time (which, unlike the wall time, does not grow with the load of the machine)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "chapter": job["chapter"],
         "seconds": time.perf_counter() - t0,
-        # the kernel is this worker's only child (one chapter per worker process): its peak memory
-        "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024,
         "error": error,
     }
 
@@ -262,9 +265,11 @@ def execute_chapters(
     executor: Any = None,
     build_dir: Path | None = None,
     env: dict[str, str] | None = None,
+    keep_going: bool = False,
 ) -> list[dict]:
     """Run the chapters of ``_toc.yml`` at ``profile`` whose inputs changed since their cached run
-    (all of them with ``force``); reuse the others. Raises BuildError naming each failed chapter.
+    (all of them with ``force``); reuse the others. Raises BuildError naming each failed chapter
+    (``keep_going``: returns the failures among the results instead).
 
     ``executor``: ``None`` runs the chapters in a local process pool; a Dask scheduler address, client
     or cluster runs each chapter as a task of that cluster (:mod:`rnnbook.book.distributed`)."""
@@ -347,7 +352,7 @@ def execute_chapters(
             for fut in as_completed(futures):
                 done(fut.result())
     failed = [r for r in results if r["error"] is not None]
-    if failed:
+    if failed and not keep_going:
         raise BuildError(
             "".join(_report_failure(r, profile) for r in failed)
             + f"\n{len(failed)} chapter(s) failed: "
@@ -438,6 +443,7 @@ def build(
                 "seconds": r["seconds"],
                 "reused": r.get("reused"),
                 "reason": r.get("reason"),
+                "cpu_seconds": r.get("cpu_seconds"),
                 "peak_mb": r.get("peak_mb"),
             }
             for r in results
@@ -477,18 +483,33 @@ def dry_run(
         force=True,
         build_dir=build,
         env={"RNNBOOK_DRY_RUN": str(steps)},
+        keep_going=True,
     )
     report = {
         r["chapter"]: {
             "seconds": round(r["seconds"], 1),
+            "cpu_seconds": round(r.get("cpu_seconds") or 0.0, 1),
             "peak_mb": round(r.get("peak_mb") or 0.0),
+            "error": None
+            if r["error"] is None
+            else f"{r['error']['ename']}: {r['error']['evalue']}"[:300],
         }
         for r in results
     }
     (build / "report.json").write_text(json.dumps(report, indent=1))
     log(f"dry run of profile '{profile}' (training capped at {steps} steps):")
     for name, r in sorted(report.items()):
-        log(f"  {name:45s} {r['seconds']:8.1f} s  {r['peak_mb']:7.0f} MB peak")
+        log(
+            f"  {name:45s} {r['seconds']:8.1f} s wall {r['cpu_seconds']:8.1f} s CPU"
+            f" {r['peak_mb']:7.0f} MB peak"
+            + (f"  FAILED {r['error']}" if r["error"] else "")
+        )
+    failed = [r for r in results if r["error"] is not None]
+    if failed:
+        raise BuildError(
+            "".join(_report_failure(r, profile) for r in failed)
+            + f"\n{len(failed)} chapter(s) failed the dry run (report: {build / 'report.json'})"
+        )
     return report
 
 

@@ -71,7 +71,8 @@ def scorecard(claims: list[dict]) -> str:
         p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS
     }
     lines = [
-        "| paper | " + " | ".join(VERDICTS) + " | total |",
+        # spaces, not hyphens, in the header: the columns wrap and fit a laptop or phone
+        "| paper | " + " | ".join(v.replace("-", " ") for v in VERDICTS) + " | total |",
         "|---" * (len(VERDICTS) + 2) + "|",
     ]
     papers = [p for p in PAPERS if p != "synthesis" or counts[p]]

@@ -137,3 +137,19 @@ def test_proof_certificate_refutes_every_nonzero_candidate():
     assert v["cases"] > 0 and v["certified"] == v["cases"]
     assert {n for _, n, _, _, _ in c.rows} == {2, 3}  # n = 1 has no K
     assert c.table().count("\n") == 1 + 12 and "\\|det\\|" in c.table()
+
+
+def test_combination_search_in_chunks_counts_the_same():
+    A, B = an.test_matrices(1, 50, torch.Generator().manual_seed(1))
+    Z = torch.zeros(
+        5, 1, 1, dtype=torch.float64
+    )  # f(0) = 0 for every candidate: all pass
+    for X, Y, expect in ((A, B, None), (Z, Z, 300)):
+        counts = [
+            an.random_combination_search(
+                1, 300, X, Y, torch.Generator().manual_seed(2), chunk=k
+            )
+            for k in (7, 300)
+        ]
+        assert counts[0] == counts[1]
+        assert expect is None or counts[0][0] == expect

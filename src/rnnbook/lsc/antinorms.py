@@ -107,7 +107,12 @@ def check_properties(
 
 
 def random_combination_search(
-    n: int, draws: int, A: torch.Tensor, B: torch.Tensor, g: torch.Generator
+    n: int,
+    draws: int,
+    A: torch.Tensor,
+    B: torch.Tensor,
+    g: torch.Generator,
+    chunk: int = 1000,
 ) -> tuple[int, int]:
     """f_c(A) = sum_i c_i phi_i(A) over the candidates phi_i, with c uniform on the unit sphere: how many of
     ``draws`` combinations pass both properties on every pair? Returns (passed, draws)."""
@@ -118,10 +123,13 @@ def random_combination_search(
     }
     c = torch.randn(draws, len(feats), dtype=torch.float64, generator=g)
     c = c / c.norm(dim=-1, keepdim=True)
-    fA, fB, fS, fP = (phi[k] @ c.T for k in "ABSP")  # (pairs, draws)
-    scale = 1 + fA.abs() + fB.abs() + fS.abs() + fP.abs()
-    ok = ((fS >= fA + fB - 1e-9 * scale) & (fP >= fA * fB - 1e-9 * scale)).all(0)
-    return int(ok.sum()), draws
+    passed = 0
+    for cc in c.split(chunk):  # (pairs, chunk) at a time: pairs x draws would not fit
+        fA, fB, fS, fP = (phi[k] @ cc.T for k in "ABSP")
+        scale = 1 + fA.abs() + fB.abs() + fS.abs() + fP.abs()
+        ok = (fS >= fA + fB - 1e-9 * scale) & (fP >= fA * fB - 1e-9 * scale)
+        passed += int(ok.all(0).sum())
+    return passed, draws
 
 
 def square_root_of_minus_identity(n: int) -> torch.Tensor:

@@ -73,7 +73,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, in_open_unit, positive
+from rnnbook.book.params import Repeats, Param, at_least, in_open_unit, positive
 from rnnbook.implicit_bias import conv_models, figures, init_statistics, ntk, stability
 
 # presets (smoke, book, paper) of the list parameters
@@ -88,11 +88,11 @@ SPEC = {
     "n_y": Param(int, 2, 2, 2, at_least(1), ">= 1"),
     "radius_widths": Param(list, *RADIUS_N, at_least(4), ">= 4, increasing", item=int),
     "radius_nu_Ws": Param(list, NU_WS, NU_WS, NU_WS, positive, "> 0", item=float),
-    "radius_seeds": Param(int, 2, 3, 10, at_least(2), ">= 2"),
+    "radius_seeds": Repeats(2, 3, 10, "networks per radius", 2),
     "T_max": Param(int, 16, 40, 40, at_least(4), ">= 4 (longest filter, Prop. 2.1(b))"),
     "T_ntk": Param(int, 4, 8, 10, at_least(2), ">= 2"),
     "mc_widths": Param(list, *MC_N, at_least(2), ">= 2, increasing", item=int),
-    "mc_draws": Param(int, 200, 1000, 5000, at_least(50), ">= 50 networks per width"),
+    "mc_draws": Repeats(200, 1000, 5000, "networks per width", 50),
     "mc_lags": Param(int, 4, 6, 8, at_least(2), ">= 2"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

@@ -53,7 +53,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, in_open_unit, positive
+from rnnbook.book.params import Repeats, Param, at_least, in_open_unit, positive
 from rnnbook.implicit_bias import figures, ntk, scale_factors
 
 # presets (smoke, book, paper) of the widths
@@ -67,7 +67,7 @@ SPEC = {
     "n_y": Param(int, 2, 2, 2, at_least(1), ">= 1"),
     "n_inputs": Param(int, 2, 3, 4, at_least(1), ">= 1; the first is an impulse"),
     "widths": Param(list, *WIDTHS, at_least(2), ">= 2", item=int),
-    "seeds": Param(int, 2, 5, 20, at_least(2), ">= 2 (an error bar needs two)"),
+    "seeds": Repeats(2, 5, 20, "networks (an error bar needs two)", 2),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("implicit_bias/rho_j", SPEC, globals())

@@ -56,7 +56,7 @@ import sympy as sp
 from IPython.display import Markdown, Math, display
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive, Steps
+from rnnbook.book.params import Repeats, Param, at_least, positive, Steps
 from rnnbook.infinite_width import figures, multilayer, multilayer_limit, regression
 
 W = [16, 32, 64, 128, 256, 512]
@@ -66,10 +66,10 @@ SPEC = {
     "tau": Param(float, 0.2, 0.2, 0.2, positive, "> 0; GD step (Fig. 2.1: 0.2)"),
     "steps": Steps(100, 1000, 1000, "GD steps K"),
     "widths": Param(list, [16, 64], W, W + [1024], at_least(2), ">= 2", item=int),
-    "reps": Param(int, 3, 10, 50, at_least(2), ">= 2; networks per width"),
+    "reps": Repeats(3, 10, 50, "networks per width", 2),
     "max_len": Param(int, 8, 8, 10, at_least(2), ">= 2; longest path of the bases"),
     "flow_steps": Steps(400, 1000, 3000, "steps, min-norm"),
-    "draws": Param(int, 2, 5, 20, at_least(1), ">= 1; data sets, min-norm"),
+    "draws": Repeats(2, 5, 20, "data sets, min-norm"),
     "data_seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the data set"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the networks"),
 }

@@ -54,7 +54,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, ParameterError, at_least, positive
+from rnnbook.book.params import Repeats, Param, ParameterError, at_least, positive
 from rnnbook.infinite_width import figures, min_norm, predictor_scale, regression
 
 inputs_ok = {"scaled", "unit"}.__contains__
@@ -67,7 +67,7 @@ SPEC = {
     "t_end": Param(float, 10.0, 10.0, 20.0, positive, "> 0; first horizon of the flow"),
     "trunc": Param(int, 40, 50, 80, at_least(12), ">= 12; truncation N of the limit"),
     "gd_check_time": Param(float, 0.5, 3.0, 10.0, positive, "> 0; GD vs flow time"),
-    "draws": Param(int, 1, 5, 20, at_least(1), ">= 1; data sets for Theorem 2.3"),
+    "draws": Repeats(1, 5, 20, "data sets for Theorem 2.3"),
     "data_seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the first data set"),
 }
 P, ledger = start("infinite_width/limit_flow", SPEC, globals())

@@ -74,7 +74,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive, Steps
+from rnnbook.book.params import Repeats, Param, at_least, positive, Steps
 from rnnbook.infinite_width import convergence, deep_linear, figures, limit
 from rnnbook.infinite_width import mup_symbolic, regression, step_size
 from rnnbook.infinite_width import truncation, weight_law
@@ -91,16 +91,16 @@ SPEC = {
     "inputs": Param(str, "scaled", "scaled", "scaled", inputs_ok, "'scaled' or 'unit'"),
     "steps": Steps(100, 1000, 1000, "the large k of Fig. 2.1B"),
     "widths": Param(list, [16, 64], W[:5], W, at_least(2), ">= 2", item=int),
-    "reps": Param(int, 3, 20, 50, at_least(2), ">= 2; repetitions per width"),
+    "reps": Repeats(3, 20, 50, "repetitions per width", 2),
     "path_widths": Param(list, [10, 50], PW, PW, at_least(1), ">= 1", item=int),
-    "path_reps": Param(int, 2, 3, 10, at_least(1), ">= 1; repetitions in Fig. 2.1A"),
-    "check_draws": Param(int, 3, 10, 50, at_least(1), ">= 1; draws of the step check"),
+    "path_reps": Repeats(2, 3, 10, "repetitions in Fig. 2.1A"),
+    "check_draws": Repeats(3, 10, 50, "draws of the step check"),
     "trunc": Param(int, 60, 80, 120, at_least(12), ">= 12; truncation of the limit"),
     "sym_m": Param(int, 2, 3, 3, at_least(1), ">= 1; width of the check of (2.5)"),
     "ng_init": Param(str, "uniform", "uniform", "uniform", ng_ok, "uniform|rademacher"),
     "ng_width": Param(int, 400, 3000, 10000, at_least(2), ">= 2; width in Fig. 2.3A"),
     "ng_step": Param(int, 20, 20, 20, at_least(0), ">= 0; the step k of Fig. 2.3A"),
-    "ng_reps": Param(int, 3, 10, 50, at_least(2), ">= 2; repetitions in Fig. 2.3B"),
+    "ng_reps": Repeats(3, 10, 50, "repetitions in Fig. 2.3B", 2),
     "data_seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the data set"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the networks"),
 }

@@ -60,22 +60,22 @@ import torch
 from IPython.display import Markdown, display
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive
+from rnnbook.book.params import Repeats, Param, at_least, positive
 from rnnbook.lsc import antinorms, lower_bound, theory_figures
 
 NS = [16, 32, 64, 128, 256]
 SPEC = {
     "width": Param(int, 4, 8, 8, at_least(2), ">= 2; size of the M_k"),
-    "sequences": Param(int, 100, 400, 2000, at_least(8), ">= 8; independent chains"),
+    "sequences": Repeats(100, 400, 2000, "independent chains", 8),
     "ns": Param(
         list, [8, 16, 32, 64], NS, NS + [512], at_least(1), "lengths", item=int
     ),
     "eps": Param(float, 0.05, 0.05, 0.05, positive, "> 0; band around 0"),
     "psd_n": Param(int, 3, 3, 3, at_least(2), ">= 2; size of A, B"),
-    "psd_pairs": Param(int, 100, 500, 2000, at_least(1), ">= 1; random pairs"),
+    "psd_pairs": Repeats(100, 500, 2000, "random pairs"),
     "ab_max": Param(int, 3, 4, 5, at_least(1), ">= 1; steps in time, in depth"),
     "tanh_width": Param(int, 8, 8, 16, at_least(2), ">= 2; tanh RNN width"),
-    "tanh_sequences": Param(int, 30, 100, 400, at_least(2), ">= 2; input sequences"),
+    "tanh_sequences": Repeats(30, 100, 400, "input sequences", 2),
     "tanh_steps": Param(int, 100, 200, 1000, at_least(60), ">= 60; steps (50 burn-in)"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

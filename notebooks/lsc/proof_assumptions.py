@@ -59,15 +59,15 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least
+from rnnbook.book.params import Repeats, Param, at_least
 from rnnbook.lsc import antinorms, decaying_covariance, induced_norm, theory_figures
 
 N3, N5, D4 = [1, 2, 3], [1, 2, 3, 4, 5], [2, 3, 5, 8]
 SPEC = {
     "sizes": Param(list, N3, N5, N5 + [6, 7, 8], at_least(1), "sizes n", item=int),
-    "pairs": Param(int, 200, 1000, 20000, at_least(10), ">= 10; random pairs per size"),
-    "combo_draws": Param(int, 200, 1000, 20000, at_least(1), ">= 1; combinations"),
-    "proof_samples": Param(int, 20, 100, 1000, at_least(1), ">= 1; matrices per size"),
+    "pairs": Repeats(200, 1000, 20000, "random pairs per size", 10),
+    "combo_draws": Repeats(200, 1000, 20000, "combinations"),
+    "proof_samples": Repeats(20, 100, 1000, "matrices per size"),
     "psd_sizes": Param(list, [2, 3], D4, D4 + [16], at_least(1), "sizes", item=int),
     "samples": Param(int, 96, 400, 1797, at_least(8), ">= 8; digit images (of 1,797)"),
     "lstm_width": Param(int, 8, 16, 42, at_least(1), ">= 1; LSTM width (paper: 42)"),

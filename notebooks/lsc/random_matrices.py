@@ -64,7 +64,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, in_open_unit
+from rnnbook.book.params import Repeats, Param, at_least, in_open_unit
 from rnnbook.lsc import initializations, random_matrix, theory_figures
 from rnnbook.lsc.random_matrix import is_entries
 
@@ -72,12 +72,12 @@ N5, NS = [2, 4, 8, 16, 32], [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192
 ALL, WS = ["gaussian", "uniform", "complex"], [16, 32, 64, 128, 256]
 SPEC = {
     "ns": Param(list, N5, NS, NS + [384, 512], at_least(1), "sizes n", item=int),
-    "samples_at_32": Param(int, 60, 400, 2000, at_least(10), ">= 10; at n = 32"),
-    "min_samples": Param(int, 10, 20, 100, at_least(5), ">= 5; fewest matrices"),
+    "samples_at_32": Repeats(60, 400, 2000, "at n = 32", 10),
+    "min_samples": Repeats(10, 20, 100, "fewest matrices", 5),
     "entries": Param(list, ALL, ALL, ALL, is_entries, "entries", item=str),
     "he_widths": Param(list, [16, 32], WS, WS + [512], at_least(2), "widths", item=int),
     "he_depth": Param(int, 4, 30, 30, at_least(1), ">= 1; FFN depth (paper: 30)"),
-    "he_networks_at_32": Param(int, 8, 32, 128, at_least(1), ">= 1; at n = 32"),
+    "he_networks_at_32": Repeats(8, 32, 128, "at n = 32"),
     "paper_width": Param(int, 32, 128, 128, at_least(2), ">= 2; book's FFN width"),
     "eps": Param(float, 0.02, 0.02, 0.02, in_open_unit, "0 < eps < 1; LSC tolerance"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),

@@ -65,14 +65,14 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, in_open_unit, positive
+from rnnbook.book.params import Repeats, Param, at_least, in_open_unit, positive
 from rnnbook.lsc import bounds_experiment, theory_figures
 from rnnbook.lsc.gradient_paths import is_convention
 
 TS, BOTH = [4, 8, 16, 32, 64, 128], ["eq1", "stacked"]
 SPEC = {
     "width": Param(int, 8, 16, 32, at_least(2), ">= 2; width n of every layer"),
-    "seeds": Param(int, 6, 32, 128, at_least(2), ">= 2; networks per configuration"),
+    "seeds": Repeats(6, 32, 128, "networks per configuration", 2),
     "Ts": Param(list, [4, 8, 16], TS, TS + [256], at_least(1), "lengths T", item=int),
     "Ls": Param(list, [2, 3], [2, 4, 8], [2, 4, 8, 16], at_least(2), "L", item=int),
     "conventions": Param(list, ["eq1"], BOTH, BOTH, is_convention, "graphs", item=str),

@@ -64,7 +64,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive, Steps
+from rnnbook.book.params import Repeats, Param, at_least, positive, Steps
 from rnnbook.synthesis import figures, frobenius_moments, linear_diagnostics
 from rnnbook.synthesis import nonlinear_diagnostics, summaries, timescale, two_biases
 
@@ -74,10 +74,10 @@ WIDTHS = [16, 64], [32, 64, 128, 256], [64, 256, 1024]  # smoke, book, paper
 SPEC = {
     "nu_Ws": Param(list, [0.5, 0.9, 1.3], NU, NU, positive, "> 0", item=float),
     "widths": Param(list, *WIDTHS, at_least(2), ">= 2", item=int),
-    "seeds": Param(int, 2, 6, 20, at_least(2), ">= 2 (an interval needs two)"),
+    "seeds": Repeats(2, 6, 20, "networks (an interval needs two)", 2),
     "T": Param(int, 6, 10, 12, at_least(3), ">= 3 steps"),
     "k_max": Param(int, 3, 4, 5, at_least(2), ">= 2 Wick orders (at most 7)"),
-    "mc_samples": Param(int, 20000, 200000, 1000000, at_least(100), ">= 100"),
+    "mc_samples": Repeats(20000, 200000, 1000000, "Monte Carlo draws", 100),
     "nl_width": Param(int, 32, 128, 256, at_least(4), ">= 4"),
     "nl_T": Param(int, 6, 16, 24, at_least(4), ">= 4 steps"),
     "sigma_v2": Param(float, 0.1, 0.1, 0.1, positive, "> 0 input weight variance"),
@@ -87,7 +87,7 @@ SPEC = {
     "kernel_widths": Param(
         list, [16, 64], [32, 128, 512], [64, 256, 1024], at_least(2), ">= 2", item=int
     ),
-    "kernel_seeds": Param(int, 2, 3, 10, at_least(2), ">= 2"),
+    "kernel_seeds": Repeats(2, 3, 10, "initializations", 2),
     "gd_steps": Steps(1000, 1000, 3000, "gd_steps"),
     "kernel_nu_W": Param(float, 0.8, 0.8, 0.8, positive, "> 0"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),

@@ -132,7 +132,9 @@ def test_markdown_is_refreshed_around_kept_outputs(tmp_path):
     nb.cells[-1].outputs = [nbformat.v4.new_output("stream", text="2\n")]
     nbformat.write(nb, tmp_path / "done.ipynb")
     src.write_text(src.read_text().replace("Old words.", "New words.\n#\n# More."))
-    xc.refresh_markdown(src, tmp_path / "done.ipynb", tmp_path / "out.ipynb")
+    edited = xc.refresh_markdown(src, tmp_path / "done.ipynb", tmp_path / "out.ipynb")
+    assert edited  # the prose changed
+    assert not xc.refresh_markdown(src, tmp_path / "out.ipynb", tmp_path / "again.ipynb")
     out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert [c.cell_type for c in out.cells] == ["code", "code", "markdown", "code"]
     assert "New words." in out.cells[2].source and out.cells[1].source == "k = 2"

@@ -71,3 +71,23 @@ def test_dry_run_caps_training_lengths_within_their_rule(monkeypatch):
     p = resolve(spec, "paper")
     assert (p.steps, p.gd, p.width) == (2, 16, 512)  # sizes stay the paper's
     assert resolve(spec, "paper", steps=7).steps == 7  # given values are not capped
+
+
+def test_dry_run_caps_repetition_counts_apart_from_steps(monkeypatch):
+    from rnnbook.book.params import Repeats, Steps
+
+    spec = {
+        "steps": Steps(40, 500, 2000, "steps"),
+        "draws": Repeats(200, 1000, 20000, "draws", 50),
+        "pairs": Repeats(10, 20, 3, "pairs"),
+        "width": Param(int, 8, 16, 512, at_least(1), ">= 1"),
+    }
+    assert vars(resolve(spec, "paper"))["draws"] == 20000  # no dry run: no cap
+    monkeypatch.setenv("RNNBOOK_DRY_RUN", "2")
+    p = resolve(spec, "paper")
+    assert (p.steps, p.draws, p.width) == (2, 20000, 512)  # repeats uncapped on their own
+    monkeypatch.setenv("RNNBOOK_DRY_RUN_REPEATS", "4")
+    p = resolve(spec, "paper")
+    assert (p.steps, p.draws, p.pairs, p.width) == (2, 64, 3, 512)  # >= 50; 3 < 4 stays
+    with pytest.raises(ParameterError, match="'draws'"):
+        resolve(spec, "paper", draws=5)

@@ -233,18 +233,21 @@ class Cache:
 
     def restore(
         self, chapter: str, key: Key, source: Path, notebook: Path, claims: Path
-    ) -> None:
-        """Put the cached run in place, with the markdown of the current source."""
+    ) -> bool:
+        """Put the cached run in place, with the markdown of the current source; True when
+        that markdown differs from the cached run's (the prose was edited)."""
         d = self._dir(chapter, key.digest)
         notebook.parent.mkdir(parents=True, exist_ok=True)
-        refresh_markdown(source, d / "notebook.ipynb", notebook)
+        edited = refresh_markdown(source, d / "notebook.ipynb", notebook)
         shutil.rmtree(claims, ignore_errors=True)
         shutil.copytree(d / "claims", claims)
         (d.parent / "last.json").write_text(json.dumps(key.parts, indent=1))
+        return edited
 
 
-def refresh_markdown(source: Path, executed: Path, out: Path) -> None:
-    """The executed notebook with its markdown cells replaced by those of the current source.
+def refresh_markdown(source: Path, executed: Path, out: Path) -> bool:
+    """The executed notebook with its markdown cells replaced by those of the current source;
+    returns True when the markdown differs from the executed notebook's.
 
     The code cells are the same (the key says so); their outputs, and papermill's injected
     parameters cell, are kept. The markdown cells may have changed, appeared or gone."""
@@ -273,8 +276,14 @@ def refresh_markdown(source: Path, executed: Path, out: Path) -> None:
         cells.append(done)
         if "parameters" in cell.metadata.get("tags", []):
             cells += injected
+
+    def prose(cs):
+        return [c.source for c in cs if c.cell_type == "markdown"]
+
+    edited = prose(old.cells) != prose(cells)
     old.cells = cells
     nbformat.write(old, out)
+    return edited
 
 
 def build_id(root: Path) -> str:

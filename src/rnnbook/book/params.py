@@ -36,6 +36,9 @@ class Param:
     item: type | None = None
     help: str = ""
     training: bool = False  # a training length (steps, epochs): capped by a dry run
+    repeats: bool = (
+        False  # a repetition count (draws, networks, seeds): capped by a dry run
+    )
 
     def preset(self, profile: str) -> Any:
         return getattr(self, profile)
@@ -95,10 +98,14 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
             f"unknown parameter {unknown[0]!r}; the parameters of this chapter are: profile, {', '.join(spec)}"
         )
     out = {"profile": profile}
-    cap = dry_run_cap()
+    caps = {
+        "training": dry_run_cap(),
+        "repeats": dry_run_cap("RNNBOOK_DRY_RUN_REPEATS"),
+    }
     for name, p in spec.items():
         value = given.get(name)
-        if value is None and cap is not None and p.training:
+        cap = caps["training"] if p.training else caps["repeats"] if p.repeats else None
+        if value is None and cap is not None:
             value = min(p.preset(profile), cap)
             while p.check is not None and not p.check(value):  # e.g. at_least(10)
                 value = min(p.preset(profile), 2 * value)
@@ -120,12 +127,28 @@ def Steps(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Par
     )
 
 
-def dry_run_cap() -> int | None:
-    """Under ``python -m rnnbook build --dry-run`` (``RNNBOOK_DRY_RUN=<steps>``): the number of
-    steps every training-length parameter is capped at; otherwise None."""
+def Repeats(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
+    """A repetition count (Monte Carlo draws, random networks, independent sequences): an
+    ``int >= minimum`` that ``--dry-run`` caps, so that each draw keeps the paper profile's
+    shapes while the paper's thousands of repetitions do not turn minutes into hours."""
+    return Param(
+        int,
+        smoke,
+        book,
+        paper,
+        at_least(minimum),
+        f">= {minimum}; {what}",
+        repeats=True,
+    )
+
+
+def dry_run_cap(variable: str = "RNNBOOK_DRY_RUN") -> int | None:
+    """Under ``python -m rnnbook build --dry-run``: the cap on every training-length parameter
+    (``RNNBOOK_DRY_RUN=<steps>``) or repetition count (``RNNBOOK_DRY_RUN_REPEATS``); otherwise
+    None."""
     import os
 
-    raw = os.environ.get("RNNBOOK_DRY_RUN")
+    raw = os.environ.get(variable)
     return int(raw) if raw else None
 
 

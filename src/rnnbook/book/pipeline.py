@@ -289,8 +289,13 @@ def execute_chapters(
         claims = build / "claims" / ch.short
         hit = None if force else cache.lookup(ch.name, key)
         if hit is not None:
-            cache.restore(ch.name, key, ch.source, out, claims)
-            log(f"  reused {ch.name}: unchanged since the build of {hit['build']}")
+            edited = cache.restore(ch.name, key, ch.source, out, claims)
+            why = (
+                "code unchanged, prose edited and re-rendered"
+                if edited
+                else "unchanged"
+            )
+            log(f"  reused {ch.name}: {why} since the build of {hit['build']}")
             results.append(
                 {
                     "chapter": ch.name,
@@ -468,9 +473,11 @@ def dry_run(
     steps: int = 2,
     jobs: int | None = None,
     log=print,
+    repeats: int = 4,
 ) -> dict[str, dict]:
     """Every chapter at ``profile`` (the papers' sizes) with its training lengths capped at
-    ``steps``: shapes, memory and code paths exercised in minutes. Writes into ``_build/dry-run/``
+    ``steps`` and its repetition counts (:func:`~rnnbook.book.params.Repeats`) at ``repeats``:
+    shapes, memory and code paths exercised in minutes. Writes into ``_build/dry-run/``
     (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter."""
     root = root.resolve()
     build = root / "_build" / "dry-run"
@@ -482,7 +489,7 @@ def dry_run(
         log=log,
         force=True,
         build_dir=build,
-        env={"RNNBOOK_DRY_RUN": str(steps)},
+        env={"RNNBOOK_DRY_RUN": str(steps), "RNNBOOK_DRY_RUN_REPEATS": str(repeats)},
         keep_going=True,
     )
     report = {
@@ -497,7 +504,10 @@ def dry_run(
         for r in results
     }
     (build / "report.json").write_text(json.dumps(report, indent=1))
-    log(f"dry run of profile '{profile}' (training capped at {steps} steps):")
+    log(
+        f"dry run of profile '{profile}' (training capped at {steps} steps, repetitions"
+        f" at {repeats}):"
+    )
     for name, r in sorted(report.items()):
         log(
             f"  {name:45s} {r['seconds']:8.1f} s wall {r['cpu_seconds']:8.1f} s CPU"

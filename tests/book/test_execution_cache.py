@@ -134,7 +134,9 @@ def test_markdown_is_refreshed_around_kept_outputs(tmp_path):
     src.write_text(src.read_text().replace("Old words.", "New words.\n#\n# More."))
     edited = xc.refresh_markdown(src, tmp_path / "done.ipynb", tmp_path / "out.ipynb")
     assert edited  # the prose changed
-    assert not xc.refresh_markdown(src, tmp_path / "out.ipynb", tmp_path / "again.ipynb")
+    assert not xc.refresh_markdown(
+        src, tmp_path / "out.ipynb", tmp_path / "again.ipynb"
+    )
     out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert [c.cell_type for c in out.cells] == ["code", "code", "markdown", "code"]
     assert "New words." in out.cells[2].source and out.cells[1].source == "k = 2"

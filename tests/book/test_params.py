@@ -85,7 +85,11 @@ def test_dry_run_caps_repetition_counts_apart_from_steps(monkeypatch):
     assert vars(resolve(spec, "paper"))["draws"] == 20000  # no dry run: no cap
     monkeypatch.setenv("RNNBOOK_DRY_RUN", "2")
     p = resolve(spec, "paper")
-    assert (p.steps, p.draws, p.width) == (2, 20000, 512)  # repeats uncapped on their own
+    assert (p.steps, p.draws, p.width) == (
+        2,
+        20000,
+        512,
+    )  # repeats uncapped on their own
     monkeypatch.setenv("RNNBOOK_DRY_RUN_REPEATS", "4")
     p = resolve(spec, "paper")
     assert (p.steps, p.draws, p.pairs, p.width) == (2, 64, 3, 512)  # >= 50; 3 < 4 stays

@@ -76,14 +76,14 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, Steps
+from rnnbook.book.params import Param, Repeats, at_least, Steps
 from rnnbook.lsc import convergence, experiments, lru_ptb, models, pretrain, tasks
 from rnnbook.lsc import training_figures
 
 K = list(models.RNN_KINDS)
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
-    "seeds": Param(int, 3, 3, 4, at_least(1), ">= 1; seeds of the pre-training claims"),
+    "seeds": Repeats(3, 3, 4, "seeds of the pre-training claims"),
     "width": Param(int, 8, 32, 128, at_least(2), ">= 2; neurons per layer of the RNNs"),
     "n_steps": Param(int, 10, 25, 50, at_least(2), ">= 2; time bins of sl-MNIST"),
     "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),

@@ -59,7 +59,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Repeats, Param, at_least
+from rnnbook.book.params import Repeats, Param, Steps, at_least
 from rnnbook.lsc import antinorms, decaying_covariance, induced_norm, theory_figures
 
 N3, N5, D4 = [1, 2, 3], [1, 2, 3, 4, 5], [2, 3, 5, 8]
@@ -73,9 +73,7 @@ SPEC = {
     "lstm_width": Param(int, 8, 16, 42, at_least(1), ">= 1; LSTM width (paper: 42)"),
     "time_repeat": Param(int, 1, 2, 2, at_least(1), ">= 1; step repeats (paper: 2)"),
     "lag0": Param(int, 10, 10, 10, at_least(1), ">= 1; decay judged at lags >= lag0"),
-    "pretrain_steps": Param(
-        int, 20, 100, 400, at_least(1), ">= 1; Fig. S3 step budget"
-    ),
+    "pretrain_steps": Steps(20, 100, 400, "Fig. S3 step budget"),
     "pretrain_batch": Param(int, 32, 64, 128, at_least(2), ">= 2; Fig. S3 batch"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

@@ -473,7 +473,7 @@ def dry_run(
     steps: int = 2,
     jobs: int | None = None,
     log=print,
-    repeats: int = 4,
+    repeats: int = 2,
 ) -> dict[str, dict]:
     """Every chapter at ``profile`` (the papers' sizes) with its training lengths capped at
     ``steps`` and its repetition counts (:func:`~rnnbook.book.params.Repeats`) at ``repeats``:

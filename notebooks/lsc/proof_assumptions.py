@@ -69,7 +69,7 @@ SPEC = {
     "combo_draws": Repeats(200, 1000, 20000, "combinations"),
     "proof_samples": Repeats(20, 100, 1000, "matrices per size"),
     "psd_sizes": Param(list, [2, 3], D4, D4 + [16], at_least(1), "sizes", item=int),
-    "samples": Param(int, 96, 400, 1797, at_least(8), ">= 8; digit images (of 1,797)"),
+    "samples": Repeats(96, 400, 1797, "digit images (of 1,797)", 8),
     "lstm_width": Param(int, 8, 16, 42, at_least(1), ">= 1; LSTM width (paper: 42)"),
     "time_repeat": Param(int, 1, 2, 2, at_least(1), ">= 1; step repeats (paper: 2)"),
     "lag0": Param(int, 10, 10, 10, at_least(1), ">= 1; decay judged at lags >= lag0"),

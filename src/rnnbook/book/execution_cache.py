@@ -215,6 +215,7 @@ class Cache:
         seconds: float,
         build_id: str,
         peak_mb: float | None = None,
+        cpu_seconds: float | None = None,
     ) -> None:
         d = self._dir(chapter, key.digest)
         shutil.rmtree(d, ignore_errors=True)
@@ -227,6 +228,7 @@ class Cache:
             "seconds": seconds,
             "build": build_id,
             "peak_mb": peak_mb,
+            "cpu_seconds": cpu_seconds,
         }
         (d / "meta.json").write_text(json.dumps(meta, indent=1))
         (d.parent / "last.json").write_text(json.dumps(key.parts, indent=1))

@@ -303,6 +303,7 @@ def execute_chapters(
                     "error": None,
                     "reused": hit["build"],
                     "peak_mb": hit.get("peak_mb"),
+                    "cpu_seconds": hit.get("cpu_seconds"),
                 }
             )
             continue
@@ -338,7 +339,16 @@ def execute_chapters(
         ch, params, key, out, claims, why = by_name[r["chapter"]]
         where = f" on {r['worker']}" if r.get("worker") else ""
         if r["error"] is None:
-            cache.store(ch.name, key, out, claims, r["seconds"], bid, r.get("peak_mb"))
+            cache.store(
+                ch.name,
+                key,
+                out,
+                claims,
+                r["seconds"],
+                bid,
+                r.get("peak_mb"),
+                r.get("cpu_seconds"),
+            )
             log(f"  ran    {r['chapter']}  {r['seconds']:.1f} s{where}: {why}")
         else:
             log(f"  FAILED {r['chapter']}  {r['seconds']:.1f} s{where}")

@@ -67,7 +67,9 @@ def test_only_what_changed_runs_again(book):
     assert ran(book) == {"p/one", "p/two", "p/three"}
     assert ran(book) == set()
     timings = json.loads((book / "_build" / "timings.json").read_text())["chapters"]
-    assert all(t["cpu_seconds"] > 0 for t in timings.values())  # a reused run keeps its CPU time
+    assert all(
+        t["cpu_seconds"] > 0 for t in timings.values()
+    )  # a reused run keeps its CPU time
     # a prose edit re-renders from the source, executes nothing
     one = book / "notebooks" / "p" / "one.py"
     one.write_text(one.read_text().replace("Prose of one.", "New prose of one."))

@@ -67,22 +67,22 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least
+from rnnbook.book.params import Param, Repeats, at_least
 from rnnbook.mean_field import critical_init, derivations, figures, jacobian_spectrum
 from rnnbook.mean_field import theory
 from rnnbook.mean_field.derivations import tex
 
 SPEC = {
     "N_jac": Param(int, 96, 256, 1024, at_least(16), ">= 16; width, Jacobian products"),
-    "K_jac": Param(int, 3, 8, 32, at_least(2), ">= 2; networks per setting"),
+    "K_jac": Repeats(3, 8, 32, "networks per setting", 2),
     "T_jac": Param(int, 6, 16, 40, at_least(3), ">= 3; number of Jacobian factors"),
     "N_grad": Param(int, 64, 256, 1024, at_least(16), ">= 16; width, gradient test"),
-    "K_grad": Param(int, 2, 4, 16, at_least(2), ">= 2; tied networks per init"),
+    "K_grad": Repeats(2, 4, 16, "tied networks per init", 2),
     "T_grad": Param(int, 30, 100, 784, at_least(10), ">= 10; steps, gradient test"),
     "N_mc": Param(
         int, 1024, 4096, 16384, at_least(64), ">= 64; units, term Monte Carlo"
     ),
-    "K_mc": Param(int, 4, 8, 32, at_least(2), ">= 2; networks, term Monte Carlo"),
+    "K_mc": Repeats(4, 8, 32, "networks, term Monte Carlo", 2),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("mean_field/dynamical_isometry", SPEC, globals())

@@ -71,7 +71,7 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least
+from rnnbook.book.params import Param, Repeats, at_least
 from rnnbook.mean_field import critical_point, derivations, figures, linearisation
 from rnnbook.mean_field import minimal_rnn, monte_carlo, theory, timescale_fit
 from rnnbook.mean_field import vanilla_rnn
@@ -84,9 +84,9 @@ MU_B = (  # the bias means of the Monte Carlo at the smoke, book and paper profi
 )
 SPEC = {
     "N_untied": Param(int, 256, 1024, 8192, at_least(16), ">= 16; width, untied MC"),
-    "K_untied": Param(int, 8, 24, 1000, at_least(2), ">= 2; networks per setting"),
+    "K_untied": Repeats(8, 24, 1000, "networks per setting", 2),
     "N_tied": Param(int, 128, 384, 8192, at_least(16), ">= 16; width, tied MC"),
-    "K_tied": Param(int, 2, 6, 1000, at_least(2), ">= 2; networks per setting (tied)"),
+    "K_tied": Repeats(2, 6, 1000, "networks per setting (tied)", 2),
     "T_steps": Param(int, 30, 80, 100, at_least(12), ">= 12 (equal inputs from t=10)"),
     "mu_b_mc": Param(list, *MU_B, lambda v: -10 <= v <= 12, "in [-10, 12]", item=float),
     "n_theory": Param(int, 13, 61, 241, at_least(5), ">= 5; mu_b points in [-4, 8]"),

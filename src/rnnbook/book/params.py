@@ -113,33 +113,24 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
     return SimpleNamespace(**out)
 
 
+def _capped_count(smoke, book, paper, what, minimum, **kind) -> Param:
+    """An ``int >= minimum`` parameter that ``--dry-run`` caps (``kind``: training or repeats)."""
+    return Param(
+        int, smoke, book, paper, at_least(minimum), f">= {minimum}; {what}", **kind
+    )
+
+
 def Steps(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
     """A training length (steps, epochs, pre-training budget): an ``int >= minimum`` that
     ``--dry-run`` caps, so the paper profile's shapes run in minutes."""
-    return Param(
-        int,
-        smoke,
-        book,
-        paper,
-        at_least(minimum),
-        f">= {minimum}; {what}",
-        training=True,
-    )
+    return _capped_count(smoke, book, paper, what, minimum, training=True)
 
 
 def Repeats(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
     """A repetition count (Monte Carlo draws, random networks, independent sequences): an
     ``int >= minimum`` that ``--dry-run`` caps, so that each draw keeps the paper profile's
     shapes while the paper's thousands of repetitions do not turn minutes into hours."""
-    return Param(
-        int,
-        smoke,
-        book,
-        paper,
-        at_least(minimum),
-        f">= {minimum}; {what}",
-        repeats=True,
-    )
+    return _capped_count(smoke, book, paper, what, minimum, repeats=True)
 
 
 def dry_run_cap(variable: str = "RNNBOOK_DRY_RUN") -> int | None:

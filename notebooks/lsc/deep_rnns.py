@@ -87,7 +87,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive, Steps
+from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
 from rnnbook.lsc import deep_rnns, experiments, gru_gradient, models, training_figures
 
 K, TASKS = list(models.RNN_KINDS), list(deep_rnns.TASKS)
@@ -97,7 +97,7 @@ RATES, PITCH = [130, 160, 190, 220], range(100).__contains__  # eSpeak words/min
 # %% tags=["hide-input"]
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
-    "seeds": Param(int, 2, 3, 4, at_least(1), ">= 1; seeds per arm"),
+    "seeds": Repeats(2, 3, 4, "seeds per arm"),
     "tasks": Param(list, TASKS, TASKS, TASKS, TASKS.__contains__, "TASKS", str),
     "kinds": Param(list, ["gru", "alif_plus"], K, K, K.__contains__, "RNN_KINDS", str),
     "depths": Param(list, [2, 3], [2, 5], [2, 5], at_least(1), "depths >= 1", int),
@@ -111,8 +111,8 @@ SPEC = {
     "T_ptb": Param(int, 5, 10, 100, at_least(2), ">= 2; words per sequence"),
     "vocab": Param(int, 500, 1000, 10000, at_least(10), ">= 10; words of the stand-in"),
     "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10 sequences per task"),
-    "n_val": Param(int, 32, 128, 5000, at_least(10), ">= 10"),
-    "n_test": Param(int, 50, 256, 10000, at_least(10), ">= 10"),
+    "n_val": Samples(32, 128, 5000, "validation sequences per task", 10),
+    "n_test": Samples(50, 256, 10000, "test sequences per task", 10),
     "steps": Steps(6, 100, 20000, "training steps (batch 32)"),
     "eval_every": Steps(3, 25, 500, "steps per validation"),
     "lr_diff": Param(list, LR, LR, LR_PAPER, positive, "3 > 0 (per task)", float),

@@ -67,20 +67,20 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive, Steps
+from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
 from rnnbook.lsc import experiments, lru_ptb, training_figures
 
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
-    "seeds": Param(int, 2, 3, 4, at_least(1), ">= 1; seeds per arm"),
+    "seeds": Repeats(2, 3, 4, "seeds per arm"),
     "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", int),
     "width": Param(int, 16, 32, 128, at_least(2), ">= 2; model width = state size"),
     "vocab": Param(int, 300, 2000, 10000, at_least(10), ">= 10 words"),
     "T": Param(int, 8, 16, 100, at_least(2), ">= 2; words per training sequence"),
     "batch": Param(int, 8, 16, 32, at_least(1), ">= 1"),
     "n_train": Param(int, 200, 4000, 9000, at_least(10), ">= 10 training windows"),
-    "n_val": Param(int, 32, 300, 700, at_least(10), ">= 10 validation windows"),
-    "n_test": Param(int, 32, 400, 800, at_least(10), ">= 10 test windows"),
+    "n_val": Samples(32, 300, 700, "validation windows", 10),
+    "n_test": Samples(32, 400, 800, "test windows", 10),
     "steps": Steps(6, 200, 20000, "maximal training steps"),
     "eval_every": Steps(3, 40, 500, "steps per validation"),
     "lr": Param(float, 1e-2, 1e-2, 1e-2, positive, "> 0"),

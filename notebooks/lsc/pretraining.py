@@ -88,7 +88,7 @@ SPEC = {
     "n_steps": Param(int, 10, 25, 50, at_least(2), ">= 2; time bins of sl-MNIST"),
     "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),
     "batch": Param(int, 4, 16, 32, at_least(1), ">= 1; sequences per batch"),
-    "n_times": Param(int, 2, 4, 8, at_least(1), ">= 1; sampled steps per sequence"),
+    "n_times": Repeats(2, 4, 8, "sampled steps per sequence"),
     "max_steps": Steps(6, 60, 500, "pre-training step budget"),
     "kinds": Param(list, ["relu_rnn", "alif_plus"], K, K, K.__contains__, "RNNs", str),
     "lru_width": Param(int, 16, 128, 256, at_least(2), ">= 2; LRU width (Fig. 4: 128)"),

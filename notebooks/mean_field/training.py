@@ -76,7 +76,7 @@ from myst_nb import glue
 
 from rnnbook import datasets, plotting
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, at_least, positive, Steps
+from rnnbook.book.params import Param, Repeats, Steps, at_least, positive
 from rnnbook.mean_field import figures, language_model, minimal_rnn, trainability
 from rnnbook.mean_field import trainable_depth, training_speed
 
@@ -98,8 +98,10 @@ SPEC = {
     "lm_steps": Steps(5, 300, 13000, "LM steps per model"),
     "lm_hidden_lstm": Param(int, 32, 96, 650, at_least(2), ">= 2; LSTM hidden size"),
     "lm_novels": Param(int, 1, 6, 6, lambda v: 1 <= v <= 6, "1 to 6 Austen novels"),
-    "n_seeds": Param(int, 2, 3, 3, at_least(2), ">= 2; seeds per arm"),
-    "n_test": Param(int, 200, 500, 10000, lambda n: 10 <= n <= 1e4, "10-10000"),
+    "n_seeds": Repeats(2, 3, 3, "seeds per arm", 2),
+    "n_test": Param(
+        int, 200, 500, 10000, lambda n: 10 <= n <= 1e4, "10-10000", samples=True
+    ),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("mean_field/training", SPEC, globals())

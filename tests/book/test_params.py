@@ -95,3 +95,22 @@ def test_dry_run_caps_repetition_counts_apart_from_steps(monkeypatch):
     assert (p.steps, p.draws, p.pairs, p.width) == (2, 64, 3, 512)  # >= 50; 3 < 4 stays
     with pytest.raises(ParameterError, match="'draws'"):
         resolve(spec, "paper", draws=5)
+
+
+def test_dry_run_caps_evaluation_sets_on_their_own(monkeypatch):
+    from rnnbook.book.params import Repeats, Samples
+
+    spec = {
+        "n_test": Samples(50, 256, 10000, "test sequences", 10),
+        "seeds": Repeats(2, 3, 4, "seeds"),
+        "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10"),
+    }
+    monkeypatch.setenv("RNNBOOK_DRY_RUN_REPEATS", "2")
+    p = resolve(spec, "paper")
+    assert (p.n_test, p.seeds, p.n_train) == (10000, 2, 45000)
+    monkeypatch.setenv("RNNBOOK_DRY_RUN_SAMPLES", "5")
+    p = resolve(spec, "paper")
+    assert (p.n_test, p.seeds, p.n_train) == (10, 2, 45000)  # >= 10; data stays
+    monkeypatch.setenv("RNNBOOK_DRY_RUN_SAMPLES", "256")
+    assert resolve(spec, "paper").n_test == 256
+    assert resolve(spec, "smoke").n_test == 50  # below the cap: the preset

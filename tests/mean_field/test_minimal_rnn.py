@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from rnnbook.mean_field import minimal_rnn, theory
 
@@ -36,3 +37,28 @@ def test_input_map_scale_gives_the_second_moment():
     assert abs(float(theory.gauss1(lambda u: np.tanh(u) ** 2, 0.0, v)) - 0.46) < 1e-10
     with pytest.raises(ValueError, match="R"):
         minimal_rnn.input_map_scale(1.5)
+
+
+def test_network_chunks_cover_the_networks_within_the_budget():
+    one = 2 * 64 * 64 * 8  # W and V of one float64 network of width 64
+    for budget, size in [(10 * one, 10), (3 * one + 5, 3), (one - 1, 1)]:
+        parts = minimal_rnn.network_chunks(25, 64, torch.float64, budget)
+        assert [i for s in parts for i in range(s.start, s.stop)] == list(range(25))
+        assert max(s.stop - s.start for s in parts) == size
+    assert minimal_rnn.network_chunks(7, 64, torch.float64, 10 * one) == [slice(0, 7)]
+
+
+def test_tied_mc_run_in_chunks_has_the_law_of_one_batch(monkeypatch):
+    """The paper's widths hold the tied weights chunk by chunk: same law as one batch."""
+    hp = theory.HP(3.0, 1.0, np.array([0.0, 2.0]), 0.46)
+    Sig = np.where(np.arange(1, 9) < 5, 0.0, 1.0)
+    kw = dict(N=32, K=150, tied=True, Q0=0.3)
+    whole = minimal_rnn.simulate_pair(Sig, hp, seed=1, **kw)
+    monkeypatch.setattr(minimal_rnn, "CHUNK_BYTES", 7 * 2 * 32 * 32 * 8)
+    assert len(minimal_rnn.network_chunks(300, 32, torch.float64)) == 43
+    parts = minimal_rnn.simulate_pair(Sig, hp, seed=2, **kw)
+    for key in ("c", "q", "C"):
+        assert parts[key].shape == whole[key].shape == (2, 150, 8)
+        ma, mb = whole[key].mean(1), parts[key].mean(1)
+        se = np.sqrt(whole[key].var(1) / 150 + parts[key].var(1) / 150)
+        assert np.all(np.abs(ma - mb) <= 4.5 * se + 1e-12)

@@ -112,3 +112,31 @@ def test_checkpoints_and_interval():
     assert iv["n"] == 3 and abs(iv["mean"] - 0.2) < 1e-12
     assert abs(iv["hi"] - (0.2 + half)) < 1e-4 and abs(iv["lo"] - (0.2 - half)) < 1e-4
     assert tr.trend_text([5], [iv])[0].startswith("5: 0.200 [")
+
+
+def test_grid_chunks_keep_each_chunk_within_the_memory_budget(monkeypatch):
+    specs = [tr.InitSpec(1.0, 1.0, tied=t) for t in (True, False, False, True)] * 3
+    one = {
+        t: tr.network_bytes(tr.InitSpec(1.0, 1.0, tied=t), 8, 5, 20, 4) for t in (0, 1)
+    }
+    assert one[0] > one[1]  # an untied network holds one cell per step
+    assert tr.grid_chunks(specs, 8, 5, 20, 4) == [slice(0, 12)]  # it fits: one grid
+    monkeypatch.setattr(tr, "GRID_BYTES", one[0] + one[1])
+    parts = tr.grid_chunks(specs, 8, 5, 20, 4)
+    assert [i for p in parts for i in range(p.start, p.stop)] == list(range(12))
+    for p in parts:
+        used = sum(tr.network_bytes(s, 8, 5, 20, 4) for s in specs[p])
+        assert used <= tr.GRID_BYTES or p.stop - p.start == 1
+
+
+def test_a_grid_trained_in_chunks_is_deterministic_and_keeps_its_shape(monkeypatch):
+    gen = torch.Generator().manual_seed(0)
+    X, Y = torch.randn(64, 6, generator=gen), torch.randint(0, 10, (64,), generator=gen)
+    specs = [tr.InitSpec(1.2, 0.5, tied=t) for t in (True, False)]
+    kw = dict(N=5, batch=4, steps=3, lr=1e-2, seed=4, n_eval=16, n_seeds=2)
+    at, whole = tr.trainability_grid("vanilla", specs, [2, 3], X, Y, **kw)
+    monkeypatch.setattr(tr, "GRID_BYTES", 1)  # one network per chunk
+    at2, parts = tr.trainability_grid("vanilla", specs, [2, 3], X, Y, **kw)
+    assert at == at2 and parts.shape == whole.shape == (1, 2, 2, 2)
+    again = tr.trainability_grid("vanilla", specs, [2, 3], X, Y, **kw)[1]
+    np.testing.assert_array_equal(parts, again)

@@ -39,6 +39,7 @@ class Param:
     repeats: bool = (
         False  # a repetition count (draws, networks, seeds): capped by a dry run
     )
+    samples: bool = False  # an evaluation-set size: capped by a dry run
 
     def preset(self, profile: str) -> Any:
         return getattr(self, profile)
@@ -101,10 +102,12 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
     caps = {
         "training": dry_run_cap(),
         "repeats": dry_run_cap("RNNBOOK_DRY_RUN_REPEATS"),
+        "samples": dry_run_cap("RNNBOOK_DRY_RUN_SAMPLES"),
     }
     for name, p in spec.items():
         value = given.get(name)
-        cap = caps["training"] if p.training else caps["repeats"] if p.repeats else None
+        kind = [k for k in caps if getattr(p, k)]
+        cap = caps[kind[0]] if kind else None
         if value is None and cap is not None:
             value = min(p.preset(profile), cap)
             while p.check is not None and not p.check(value):  # e.g. at_least(10)
@@ -133,10 +136,17 @@ def Repeats(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> P
     return _capped_count(smoke, book, paper, what, minimum, repeats=True)
 
 
+def Samples(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
+    """An evaluation-set size (validation or test examples): an ``int >= minimum`` that
+    ``--dry-run`` caps, because evaluating every run of a grid on the paper's 10,000 examples is
+    hours of work that exercises no shape a few hundred examples do not."""
+    return _capped_count(smoke, book, paper, what, minimum, samples=True)
+
+
 def dry_run_cap(variable: str = "RNNBOOK_DRY_RUN") -> int | None:
     """Under ``python -m rnnbook build --dry-run``: the cap on every training-length parameter
-    (``RNNBOOK_DRY_RUN=<steps>``) or repetition count (``RNNBOOK_DRY_RUN_REPEATS``); otherwise
-    None."""
+    (``RNNBOOK_DRY_RUN=<steps>``), repetition count (``RNNBOOK_DRY_RUN_REPEATS``) or
+    evaluation-set size (``RNNBOOK_DRY_RUN_SAMPLES``); otherwise None."""
     import os
 
     raw = os.environ.get(variable)

@@ -484,9 +484,11 @@ def dry_run(
     jobs: int | None = None,
     log=print,
     repeats: int = 2,
+    samples: int = 256,
 ) -> dict[str, dict]:
     """Every chapter at ``profile`` (the papers' sizes) with its training lengths capped at
-    ``steps`` and its repetition counts (:func:`~rnnbook.book.params.Repeats`) at ``repeats``:
+    ``steps``, its repetition counts (:func:`~rnnbook.book.params.Repeats`) at ``repeats`` and its
+    evaluation-set sizes (:func:`~rnnbook.book.params.Samples`) at ``samples``:
     shapes, memory and code paths exercised in minutes. Writes into ``_build/dry-run/``
     (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter."""
     root = root.resolve()
@@ -499,7 +501,11 @@ def dry_run(
         log=log,
         force=True,
         build_dir=build,
-        env={"RNNBOOK_DRY_RUN": str(steps), "RNNBOOK_DRY_RUN_REPEATS": str(repeats)},
+        env={
+            "RNNBOOK_DRY_RUN": str(steps),
+            "RNNBOOK_DRY_RUN_REPEATS": str(repeats),
+            "RNNBOOK_DRY_RUN_SAMPLES": str(samples),
+        },
         keep_going=True,
     )
     report = {
@@ -516,7 +522,7 @@ def dry_run(
     (build / "report.json").write_text(json.dumps(report, indent=1))
     log(
         f"dry run of profile '{profile}' (training capped at {steps} steps, repetitions"
-        f" at {repeats}):"
+        f" at {repeats}, evaluation sets at {samples} examples):"
     )
     for name, r in sorted(report.items()):
         log(

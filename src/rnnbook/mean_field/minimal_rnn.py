@@ -86,8 +86,10 @@ def draw_weights(
     gen: torch.Generator,
     orthogonal: bool = False,
     dtype=torch.float64,
+    M: int | None = None,
 ) -> Weights:
-    """Draw K minimalRNNs (hyperparameters floats or arrays of length K)."""
+    """Draw K networks (hyperparameters floats or arrays of length K): W (K, N, N), V (K, N, M)
+    with M = N unless given (the vanilla RNN's input width), b (K, N); Sec. 3.2.1."""
     sw = torch.as_tensor(
         np.broadcast_to(np.asarray(sigma_w, float), (K,)).copy(), dtype=dtype
     )
@@ -99,11 +101,24 @@ def draw_weights(
         if orthogonal
         else gaussian_matrix(K, N, N, sw, gen, dtype)
     )
-    V = gaussian_matrix(K, N, N, sv, gen, dtype)
+    V = gaussian_matrix(K, N, N if M is None else M, sv, gen, dtype)
     b = _per_network(mu_b, K, dtype) + _per_network(sigma_b, K, dtype) * torch.randn(
         K, N, generator=gen, dtype=dtype
     )
     return Weights(W, V, b)
+
+
+CHUNK_BYTES = 2**31  # the most weight memory a tied Monte Carlo holds at once (2 GiB)
+
+
+def network_chunks(K: int, N: int, dtype, budget: int | None = None) -> list[slice]:
+    """Consecutive slices of K networks of width N whose (W, V) fit in ``budget`` bytes: a tied
+    Monte Carlo draws and runs them one chunk after another (a single chunk, and so the same
+    draws, whenever all fit; at the paper's width 8192 one network's weights take 0.5-1 GiB).
+    ``budget`` defaults to :data:`CHUNK_BYTES`."""
+    per_network = 2 * N * N * torch.empty((), dtype=dtype).element_size()
+    size = max(1, (CHUNK_BYTES if budget is None else budget) // per_network)
+    return [slice(i, min(i + size, K)) for i in range(0, K, size)]
 
 
 def _pair_inputs(
@@ -140,6 +155,65 @@ def _gram_sample(
     return torch.stack([a1, a2], dim=1)
 
 
+def _cosine(A: torch.Tensor) -> torch.Tensor:
+    """Cosine similarity of the two vectors A[:, 0], A[:, 1] of each network."""
+    return (A[:, 0] * A[:, 1]).sum(-1) / torch.sqrt(
+        (A[:, 0] ** 2).sum(-1) * (A[:, 1] ** 2).sum(-1)
+    )
+
+
+def run_pair(H, Sigmas, R, mu, step, gen: torch.Generator) -> dict[str, torch.Tensor]:
+    """Feed two input sequences (similarity ``Sigmas[t-1]`` at step t, per-unit second moment R)
+    through ``step(H, X) -> (H_new, e)`` from the states H (K, 2, N). Returns, of shape (K, T),
+    ``c`` (pre-activation cosine similarity centred at mu), ``q`` (pre-activation second moment
+    per unit) and ``C`` (state cosine similarity)."""
+    K, _, N = H.shape
+    out = {"c": [], "q": [], "C": []}
+    for S in Sigmas:
+        X = _pair_inputs(K, N, R, float(S), gen, H.dtype)
+        H, e = step(H, X)
+        d = e - mu.unsqueeze(1)
+        out["c"].append(_cosine(d))
+        out["q"].append(0.5 * ((d[:, 0] ** 2).mean(-1) + (d[:, 1] ** 2).mean(-1)))
+        out["C"].append(_cosine(H))
+    return {k: torch.stack(v, -1) for k, v in out.items()}
+
+
+def run_pair_tied(H, Sigmas, per: dict, draw, step, gen) -> dict[str, torch.Tensor]:
+    """:func:`run_pair` through tied networks, chunk by chunk (:func:`network_chunks`):
+    ``draw(per_chunk)`` draws one chunk's :class:`Weights` from the per-network hyperparameters
+    ``per`` (name -> array of length K) and ``step(H, X, w)`` is the cell."""
+    K, _, N = H.shape
+    parts = []
+    for s in network_chunks(K, N, H.dtype):
+        p = {k: v[s] for k, v in per.items()}
+        w = draw(p)
+        parts.append(
+            run_pair(
+                H[s],
+                Sigmas,
+                p["R"],
+                w.b.new_tensor(p["mu_b"]).reshape(-1, 1),
+                lambda h, x, w=w: step(h, x, w),
+                gen,
+            )
+        )
+    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+
+
+def _settings(hp: HP, K: int, start) -> tuple[int, dict, np.ndarray]:
+    """The G settings of ``hp`` (fields of shape (G,) allowed), each repeated for K networks:
+    (G, hyperparameter -> array of length G*K, the initial second moment per network)."""
+    f = {
+        k: np.atleast_1d(np.asarray(getattr(hp, k), float))
+        for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
+    }
+    G = int(np.broadcast(*f.values()).size)
+    per = {k: np.repeat(np.broadcast_to(v, (G,)), K) for k, v in f.items()}
+    start = np.repeat(np.broadcast_to(np.atleast_1d(np.asarray(start, float)), (G,)), K)
+    return G, per, start
+
+
 def simulate_pair(
     Sigmas,
     hp: HP,
@@ -164,79 +238,41 @@ def simulate_pair(
     (pre-activation second moment, per unit) and ``C`` (hidden-state cosine similarity).
     """
     gen = torch.Generator().manual_seed(int(seed))
-    fields_ = {
-        k: np.atleast_1d(np.asarray(getattr(hp, k), float))
-        for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
-    }
-    G = int(np.broadcast(*fields_.values()).size)
-    per = {
-        k: np.repeat(np.broadcast_to(v, (G,)), K) for k, v in fields_.items()
-    }  # (G*K,)
-    Q0 = np.repeat(np.broadcast_to(np.atleast_1d(np.asarray(Q0, float)), (G,)), K)
+    G, per, Q0 = _settings(hp, K, Q0)
     KK = G * K
     mu = _per_network(per["mu_b"], KK, dtype)
-    sw2 = torch.as_tensor(per["sigma_w"] ** 2, dtype=dtype)
-    sv2 = torch.as_tensor(per["sigma_v"] ** 2, dtype=dtype)
     # h^0: second moment Q0, cosine similarity C0
     z1, z2 = (torch.randn(KK, N, generator=gen, dtype=dtype) for _ in range(2))
     sq = torch.sqrt(torch.as_tensor(Q0, dtype=dtype)).reshape(KK, 1)
     H = torch.stack(
         [sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0**2) * z2)], dim=1
     )  # (KK, 2, N)
-    if tied or exact_untied:
-        w = draw_weights(
-            N,
-            per["sigma_w"],
-            per["sigma_v"],
-            per["mu_b"],
-            per["sigma_b"],
-            KK,
-            gen,
-            orthogonal,
-            dtype,
+    hyper = ("sigma_w", "sigma_v", "mu_b", "sigma_b")
+
+    def draw(p):
+        n = len(p["mu_b"])
+        return draw_weights(N, *(p[k] for k in hyper), n, gen, orthogonal, dtype)
+
+    if tied:
+        out = run_pair_tied(
+            H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b)[:2], gen
         )
-    cs, qs, Cs = [], [], []
-    for S in Sigmas:
-        X = _pair_inputs(KK, N, per["R"], float(S), gen, dtype)
-        if tied or exact_untied:
-            if exact_untied and not tied:
-                w = draw_weights(
-                    N,
-                    per["sigma_w"],
-                    per["sigma_v"],
-                    per["mu_b"],
-                    per["sigma_b"],
-                    KK,
-                    gen,
-                    orthogonal,
-                    dtype,
-                )
-            h_new, e, _ = cell(H, X, w.W, w.V, w.b)
-        else:
-            bias = mu + _per_network(per["sigma_b"], KK, dtype) * torch.randn(
-                KK, N, generator=gen, dtype=dtype
-            )
-            e = (
-                _gram_sample(H, sw2, gen)
-                + _gram_sample(X, sv2, gen)
-                + bias.unsqueeze(1)
-            )
-            u = torch.sigmoid(e)
-            h_new = u * H + (1 - u) * X
-        d = e - mu.unsqueeze(1)
-        q11, q22, q12 = (
-            (d[:, 0] ** 2).mean(-1),
-            (d[:, 1] ** 2).mean(-1),
-            (d[:, 0] * d[:, 1]).mean(-1),
+        return {k: v.reshape(G, K, -1).numpy() for k, v in out.items()}
+    sw2 = torch.as_tensor(per["sigma_w"] ** 2, dtype=dtype)
+    sv2 = torch.as_tensor(per["sigma_v"] ** 2, dtype=dtype)
+
+    def step(h, x):
+        if exact_untied:
+            w = draw(per)
+            return cell(h, x, w.W, w.V, w.b)[:2]
+        bias = mu + _per_network(per["sigma_b"], KK, dtype) * torch.randn(
+            KK, N, generator=gen, dtype=dtype
         )
-        cs.append(q12 / torch.sqrt(q11 * q22))
-        qs.append(0.5 * (q11 + q22))
-        H = h_new
-        Cs.append(
-            (H[:, 0] * H[:, 1]).sum(-1)
-            / torch.sqrt((H[:, 0] ** 2).sum(-1) * (H[:, 1] ** 2).sum(-1))
-        )
-    out = {"c": torch.stack(cs, -1), "q": torch.stack(qs, -1), "C": torch.stack(Cs, -1)}
+        e = _gram_sample(h, sw2, gen) + _gram_sample(x, sv2, gen) + bias.unsqueeze(1)
+        u = torch.sigmoid(e)
+        return u * h + (1 - u) * x, e
+
+    out = run_pair(H, Sigmas, per["R"], mu, step, gen)
     return {k: v.reshape(G, K, -1).numpy() for k, v in out.items()}
 
 

@@ -384,38 +384,76 @@ def trainability_grid(
     K), measured on ``n_eval`` training images with fresh noise."""
     all_specs, groups = replicate(specs, n_seeds)
     at = checkpoints(steps, n_checkpoints)
+    n_in = X.shape[1] if kind == "vanilla" else N
     out = []
     for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
-        gen = torch.Generator().manual_seed(seed + 1000 * i)
-        net = GridRNN(
-            kind,
-            all_specs,
-            N,
-            X.shape[1],
-            T + 1,
-            seed=seed + 1000 * i + 1,
-            input_scale2=input_scale2,
-            groups=groups,
-        )
+        acc = []
+        for c, part in enumerate(grid_chunks(all_specs, N, n_in, T + 1, batch)):
+            # every chunk sees the same minibatches and evaluation noise (fresh generators);
+            # the first keeps the grid's seed, so a grid that fits in one chunk is unchanged
+            gen = torch.Generator().manual_seed(seed + 1000 * i)
+            eval_gen = torch.Generator().manual_seed(seed + 999)
+            net = GridRNN(
+                kind,
+                all_specs[part],
+                N,
+                X.shape[1],
+                T + 1,
+                seed=seed + 1000 * i + 1 if c == 0 else _chunk_seed(seed, i, c),
+                input_scale2=input_scale2,
+                groups=groups[part],
+            )
 
-        def make_batch(step: int, T=T, gen=gen):
-            idx = torch.randint(0, len(X), (n_seeds, batch), generator=gen)
-            return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
+            def make_batch(step: int, T=T, gen=gen):
+                idx = torch.randint(0, len(X), (n_seeds, batch), generator=gen)
+                return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
 
-        Xe, Ye = X[:n_eval], Y[:n_eval]
-        eval_gen = torch.Generator().manual_seed(seed + 999)
-        res = train(
-            net,
-            make_batch,
-            steps,
-            lr,
-            eval_fn=lambda net, T=T: losses_and_accuracy(
-                net.forward(mnist_then_noise(Xe, T, sigma_x, eval_gen)), Ye
-            ),
-            eval_at=set(at),
-        )
-        out.append(res.accuracy.reshape(len(at), n_seeds, len(specs)))
+            Xe, Ye = X[:n_eval], Y[:n_eval]
+            res = train(
+                net,
+                make_batch,
+                steps,
+                lr,
+                eval_fn=lambda net, T=T, g=eval_gen: losses_and_accuracy(
+                    net.forward(mnist_then_noise(Xe, T, sigma_x, g)), Ye
+                ),
+                eval_at=set(at),
+            )
+            acc.append(res.accuracy)
+        out.append(np.concatenate(acc, 1).reshape(len(at), n_seeds, len(specs)))
     return at, np.stack(out, 1)
+
+
+GRID_BYTES = 4 * 2**30  # the most memory one batched training grid may take (4 GiB)
+
+
+def network_bytes(spec: InitSpec, N: int, n_in: int, steps: int, batch: int) -> int:
+    """Estimated training memory of one network of a :class:`GridRNN` (float32): its weights (one
+    cell per step when untied) with their gradients and Adam's two moments, and the activations
+    the backward pass keeps (about six (batch, N) tensors per step)."""
+    weights = (1 if spec.tied else steps) * (N * N + N * n_in + N) + N * n_in
+    return 4 * (4 * weights + 6 * steps * batch * N)
+
+
+def grid_chunks(
+    specs: list[InitSpec], N: int, n_in: int, steps: int, batch: int
+) -> list[slice]:
+    """Consecutive slices of ``specs`` that train together within :data:`GRID_BYTES` (one slice
+    whenever the grid fits; at the paper's width 256 and depth 1000 an untied network alone takes
+    about 2 GiB, and the 68 networks of a Fig. 2 grid would need about 80 GiB at once)."""
+    parts, start, used = [], 0, 0
+    for k, s in enumerate(specs):
+        b = network_bytes(s, N, n_in, steps, batch)
+        if k > start and used + b > GRID_BYTES:
+            parts.append(slice(start, k))
+            start, used = k, 0
+        used += b
+    return parts + [slice(start, len(specs))]
+
+
+def _chunk_seed(seed: int, depth_index: int, chunk: int) -> int:
+    """The initialization seed of chunk ``chunk`` > 0 of a grid, apart from every other grid's."""
+    return int(np.random.SeedSequence([seed, depth_index, chunk]).generate_state(1)[0])
 
 
 def depth_boundary(acc: np.ndarray, Ts: list[int], threshold: float) -> np.ndarray:

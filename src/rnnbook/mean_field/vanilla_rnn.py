@@ -13,14 +13,8 @@ import numpy as np
 import torch
 
 from .theory import HP
-from .minimal_rnn import (
-    Weights,
-    _gram_sample,
-    _pair_inputs,
-    _per_network,
-    gaussian_matrix,
-    orthogonal_matrix,
-)
+from . import minimal_rnn
+from .minimal_rnn import Weights, _gram_sample, _per_network, _settings
 
 
 def cell(
@@ -46,23 +40,11 @@ def draw_weights(
     orthogonal: bool = False,
     dtype=torch.float64,
 ) -> Weights:
-    """Draw K vanilla RNNs (hyperparameters floats or arrays of length K)."""
-    sw = torch.as_tensor(
-        np.broadcast_to(np.asarray(sigma_w, float), (K,)).copy(), dtype=dtype
+    """Draw K vanilla RNNs with M inputs (hyperparameters floats or arrays of length K): the law
+    of the minimalRNN's weights (:func:`rnnbook.mean_field.minimal_rnn.draw_weights`)."""
+    return minimal_rnn.draw_weights(
+        N, sigma_w, sigma_v, mu_b, sigma_b, K, gen, orthogonal, dtype, M=M
     )
-    sv = torch.as_tensor(
-        np.broadcast_to(np.asarray(sigma_v, float), (K,)).copy(), dtype=dtype
-    )
-    W = (
-        orthogonal_matrix(K, N, sw, gen, dtype)
-        if orthogonal
-        else gaussian_matrix(K, N, N, sw, gen, dtype)
-    )
-    V = gaussian_matrix(K, N, M, sv, gen, dtype)
-    b = _per_network(mu_b, K, dtype) + _per_network(sigma_b, K, dtype) * torch.randn(
-        K, N, generator=gen, dtype=dtype
-    )
-    return Weights(W, V, b)
 
 
 def simulate_pair(
@@ -80,14 +62,8 @@ def simulate_pair(
     vanilla RNNs per setting of ``hp`` (fields of shape (G,) allowed). e^0 is drawn with variance q0 and
     correlation c0, h^0 = tanh(e^0). Returns ``c`` and ``q`` of the pre-activations, shape (G, K, T)."""
     gen = torch.Generator().manual_seed(int(seed))
-    f = {
-        k: np.atleast_1d(np.asarray(getattr(hp, k), float))
-        for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
-    }
-    G = int(np.broadcast(*f.values()).size)
-    per = {k: np.repeat(np.broadcast_to(v, (G,)), K) for k, v in f.items()}
+    G, per, q0 = _settings(hp, K, q0)
     KK = G * K
-    q0 = np.repeat(np.broadcast_to(np.atleast_1d(np.asarray(q0, float)), (G,)), K)
     mu = _per_network(per["mu_b"], KK, dtype)
     z1, z2 = (torch.randn(KK, N, generator=gen, dtype=dtype) for _ in range(2))
     sq = torch.sqrt(torch.as_tensor(q0, dtype=dtype)).reshape(KK, 1)
@@ -96,44 +72,28 @@ def simulate_pair(
     ) + mu.unsqueeze(1)
     H = torch.tanh(E0)
     if tied:
-        w = draw_weights(
-            N,
-            N,
-            per["sigma_w"],
-            per["sigma_v"],
-            per["mu_b"],
-            per["sigma_b"],
-            KK,
-            gen,
-            False,
-            dtype,
+        hyper = ("sigma_w", "sigma_v", "mu_b", "sigma_b")
+
+        def draw(p):
+            n = len(p["mu_b"])
+            return draw_weights(N, N, *(p[k] for k in hyper), n, gen, False, dtype)
+
+        out = minimal_rnn.run_pair_tied(
+            H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b), gen
         )
-    sw2 = torch.as_tensor(per["sigma_w"] ** 2, dtype=dtype)
-    sv2 = torch.as_tensor(per["sigma_v"] ** 2, dtype=dtype)
-    cs, qs = [], []
-    for S in Sigmas:
-        X = _pair_inputs(KK, N, per["R"], float(S), gen, dtype)
-        if tied:
-            H, e = cell(H, X, w.W, w.V, w.b)
-        else:
-            bias = mu + _per_network(per["sigma_b"], KK, dtype) * torch.randn(
-                KK, N, generator=gen, dtype=dtype
-            )
+    else:
+        sw2 = torch.as_tensor(per["sigma_w"] ** 2, dtype=dtype)
+        sv2 = torch.as_tensor(per["sigma_v"] ** 2, dtype=dtype)
+        sb = _per_network(per["sigma_b"], KK, dtype)
+
+        def step(h, x):
+            bias = mu + sb * torch.randn(KK, N, generator=gen, dtype=dtype)
             e = (
-                _gram_sample(H, sw2, gen)
-                + _gram_sample(X, sv2, gen)
+                _gram_sample(h, sw2, gen)
+                + _gram_sample(x, sv2, gen)
                 + bias.unsqueeze(1)
             )
-            H = torch.tanh(e)
-        d = e - mu.unsqueeze(1)
-        q11, q22, q12 = (
-            (d[:, 0] ** 2).mean(-1),
-            (d[:, 1] ** 2).mean(-1),
-            (d[:, 0] * d[:, 1]).mean(-1),
-        )
-        cs.append(q12 / torch.sqrt(q11 * q22))
-        qs.append(0.5 * (q11 + q22))
-    return {
-        k: torch.stack(v, -1).reshape(G, K, -1).numpy()
-        for k, v in (("c", cs), ("q", qs))
-    }
+            return torch.tanh(e), e
+
+        out = minimal_rnn.run_pair(H, Sigmas, per["R"], mu, step, gen)
+    return {k: out[k].reshape(G, K, -1).numpy() for k in ("c", "q")}

@@ -115,7 +115,7 @@ def network_chunks(K: int, N: int, dtype, budget: int | None = None) -> list[sli
     """Consecutive slices of K networks of width N whose (W, V) fit in ``budget`` bytes: a tied
     Monte Carlo draws and runs them one chunk after another (a single chunk, and so the same
     draws, whenever all fit; at the paper's width 8192 one network's weights take 0.5-1 GiB).
-    ``budget`` defaults to :data:`CHUNK_BYTES`."""
+    ``budget`` defaults to ``CHUNK_BYTES``."""
     per_network = 2 * N * N * torch.empty((), dtype=dtype).element_size()
     size = max(1, (CHUNK_BYTES if budget is None else budget) // per_network)
     return [slice(i, min(i + size, K)) for i in range(0, K, size)]

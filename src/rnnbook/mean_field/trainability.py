@@ -438,7 +438,7 @@ def network_bytes(spec: InitSpec, N: int, n_in: int, steps: int, batch: int) -> 
 def grid_chunks(
     specs: list[InitSpec], N: int, n_in: int, steps: int, batch: int
 ) -> list[slice]:
-    """Consecutive slices of ``specs`` that train together within :data:`GRID_BYTES` (one slice
+    """Consecutive slices of ``specs`` that train together within ``GRID_BYTES`` (one slice
     whenever the grid fits; at the paper's width 256 and depth 1000 an untied network alone takes
     about 2 GiB, and the 68 networks of a Fig. 2 grid would need about 80 GiB at once)."""
     parts, start, used = [], 0, 0

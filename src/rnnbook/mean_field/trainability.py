@@ -388,7 +388,10 @@ def trainability_grid(
     out = []
     for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
         acc = []
-        for c, part in enumerate(grid_chunks(all_specs, N, n_in, T + 1, batch)):
+        rows = max(
+            batch, n_eval
+        )  # the evaluation forward holds n_eval sequences at once
+        for c, part in enumerate(grid_chunks(all_specs, N, n_in, T + 1, rows)):
             # every chunk sees the same minibatches and evaluation noise (fresh generators);
             # the first keeps the grid's seed, so a grid that fits in one chunk is unchanged
             gen = torch.Generator().manual_seed(seed + 1000 * i)
@@ -429,8 +432,9 @@ GRID_BYTES = 4 * 2**30  # the most memory one batched training grid may take (4 
 
 def network_bytes(spec: InitSpec, N: int, n_in: int, steps: int, batch: int) -> int:
     """Estimated training memory of one network of a :class:`GridRNN` (float32): its weights (one
-    cell per step when untied) with their gradients and Adam's two moments, and the activations
-    the backward pass keeps (about six (batch, N) tensors per step)."""
+    cell per step when untied) with their gradients and Adam's two moments, and about six (batch,
+    N) tensors per step of activations (``batch``: the larger of a minibatch and the evaluation
+    set, whose forward pass holds every step's input terms at once)."""
     weights = (1 if spec.tied else steps) * (N * N + N * n_in + N) + N * n_in
     return 4 * (4 * weights + 6 * steps * batch * N)
 

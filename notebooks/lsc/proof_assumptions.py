@@ -51,6 +51,7 @@ time_repeat = None
 lag0 = None
 pretrain_steps = None
 pretrain_batch = None
+networks = None
 seed = None
 
 # %% tags=["hide-input"]
@@ -75,6 +76,7 @@ SPEC = {
     "lag0": Param(int, 10, 10, 10, at_least(1), ">= 1; decay judged at lags >= lag0"),
     "pretrain_steps": Steps(20, 100, 400, "Fig. S3 step budget"),
     "pretrain_batch": Param(int, 32, 64, 128, at_least(2), ">= 2; Fig. S3 batch"),
+    "networks": Repeats(2, 3, 3, "independent Fig. S3 networks", 2),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("lsc/proof_assumptions", SPEC, globals())
@@ -216,7 +218,8 @@ ledger.check("lsc.figs2.decaying-covariance", **figs2, **run)
 # statistics of its time-transition norms, before and after, on the evaluation images.
 
 # %%
-s3 = induced_norm.fig_s3_study(
+studies = induced_norm.fig_s3_networks(
+    P.networks,
     P.samples,
     P.seed,
     P.lstm_width,
@@ -225,27 +228,35 @@ s3 = induced_norm.fig_s3_study(
     P.pretrain_steps,
     P.pretrain_batch,
 )
+s3 = studies[0]
 print(s3.report)
 title = f"Fig. S3: LSTM pre-trained to E ‖M‖₂ = 1 ({P.samples} samples, width {P.lstm_width})"
 fig = theory_figures.fig_s2(s3.after, P.samples, P.lstm_width, P.time_repeat, title)
 
 # %% [markdown]
-# **Figure 3.** The statistics of Fig. S2 after pre-training to $\mathbb E\|M_k\|_2=1$. Before and after, per layer:
+# **Figure 3.** The statistics of Fig. S2 after pre-training to $\mathbb E\|M_k\|_2=1$, for the first
+# of the independent networks. Before and after, per layer:
 
 # %% tags=["hide-input"]
 display(Markdown("**At initialization (same network)**\n\n" + s3.before.table()))
 display(Markdown("**After pre-training**\n\n" + s3.after.table()))
 run3 = dict(samples=P.samples, lstm_width=P.lstm_width)
-figs3 = s3.check()
+figs3 = induced_norm.fig_s3_summary(studies)
 glue("s3_frac_1", figs3["frac_sig"][0], display=False)
 glue("s3_frac_2", figs3["frac_sig"][1], display=False)
-ledger.check("lsc.figs3.decaying-covariance", seeds=1, **figs3, **run3)
+glue("s3_worst", figs3["worst"]["mean"], display=False)
+glue("s3_networks", figs3["networks"], display=False)
+ledger.check("lsc.figs3.decaying-covariance", seeds=P.networks, **figs3, **run3)
 
 # %% [markdown]
-# After pre-training, {glue:text}`s3_frac_1:.0%` (layer 1) and {glue:text}`s3_frac_2:.0%` (layer 2) of the correlations with the
-# reference step beyond the first lags remain significant at the 5% level. The pre-training itself changes little
-# here: the default LSTM's time-transition norms are already near 1, and the clipped weight multiplier closes the gap
-# in a few steps. One network, on the stand-in digits; the paper also shows ALIF networks and two more tasks.
+# After pre-training, {glue:text}`s3_frac_1:.0%` (layer 1) and {glue:text}`s3_frac_2:.0%` (layer 2) of the first
+# network's correlations with the reference step beyond the first lags remain significant at the 5% level. The
+# pre-training itself changes little here: the default LSTM's time-transition norms are already near 1, and the
+# clipped weight multiplier closes the gap in a few steps. The verdict rests on {glue:text}`s3_networks`
+# independent networks (own weights, pre-training batches and evaluation images): the worst fraction of
+# significant long-lag correlations averages {glue:text}`s3_worst:.0%` over them, and the claim is decided from
+# its 95% interval. The gate: every pre-training met its stopping criteria. Stand-in digits; the paper also
+# shows ALIF networks and two more tasks.
 
 # %% [markdown]
 # ## Verdicts

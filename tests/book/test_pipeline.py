@@ -251,3 +251,42 @@ def test_a_training_chapter_gives_the_build_identical_claims(smoke_book):
     )
     again = json.loads((out.parent / "claims.json").read_text())
     assert again == built
+
+
+def test_a_fresh_build_starts_its_longest_chapters_first(tmp_path, monkeypatch):
+    root = mini_book(tmp_path, {"a/short": "x = 1\n", "a/long": "x = 2\n"})
+    chs = pipeline.chapters(root)
+    costs = tmp_path / "costs.yaml"
+    costs.write_text("book:\n  notebooks/a/long: 100\n  notebooks/a/short: 1\n")
+    monkeypatch.setattr(pipeline, "COSTS", costs)
+    build = tmp_path / "_build"
+    # no build yet: the committed measurements order the chapters
+    order = [c.name for c in pipeline.longest_first(chs, build, "book")]
+    assert order == ["notebooks/a/long", "notebooks/a/short"]
+    # a profile without measurements keeps the table's order
+    order = [c.name for c in pipeline.longest_first(chs, build, "smoke")]
+    assert order == ["notebooks/a/short", "notebooks/a/long"]
+    # the last build's own timings win over the committed ones, for its own profile only
+    build.mkdir()
+    timings = {"notebooks/a/short": {"seconds": 500.0}}
+    (build / "timings.json").write_text(
+        json.dumps({"profile": "book", "chapters": timings})
+    )
+    order = [c.name for c in pipeline.longest_first(chs, build, "book")]
+    assert order == ["notebooks/a/short", "notebooks/a/long"]
+    (build / "timings.json").write_text(
+        json.dumps({"profile": "smoke", "chapters": timings})
+    )
+    order = [c.name for c in pipeline.longest_first(chs, build, "book")]
+    assert order == ["notebooks/a/long", "notebooks/a/short"]
+
+
+def test_the_committed_chapter_times_name_real_chapters():
+    import yaml
+
+    names = {c.name for c in pipeline.chapters(ROOT)}
+    shipped = yaml.safe_load(pipeline.COSTS.read_text())
+    assert set(shipped) <= {"smoke", "book", "paper"}
+    for profile, table in shipped.items():
+        assert set(table) <= names, f"{profile}: {set(table) - names}"
+        assert all(v >= 0 for v in table.values())

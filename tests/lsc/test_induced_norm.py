@@ -48,3 +48,23 @@ def test_fig_s3_study_small():
     assert v["pretrain_steps"] <= 3 and len(v["mean_norm"]) == 2
     assert {"frac_sig", "pair_frac", "decays", "converged", "init_mean_norm"} <= set(v)
     assert 0 < v["spikes"] < 64
+
+
+def test_fig_s3_summary_over_networks():
+    studies = inn.fig_s3_networks(2, 24, 0, 4, 1, 5, 3, 16)
+    s = inn.fig_s3_summary(studies)
+    checks = [st.check() for st in studies]
+    worst = [max(c["frac_sig"] + c["pair_frac"]) for c in checks]
+    assert s["networks"] == 2 and s["worst_each"] == [round(w, 3) for w in worst]
+    assert abs(s["worst"]["mean"] - sum(worst) / 2) < 1e-12
+    assert s["worst"]["lo"] <= s["worst"]["mean"] <= s["worst"]["hi"]
+    # independent networks: different weights, batches and evaluation images
+    assert not torch.equal(studies[0].after.X, studies[1].after.X)
+    assert len(s["converged_each"]) == len(s["decays_each"]) == 2
+
+
+def test_fig_s3_networks_rejects_zero():
+    import pytest
+
+    with pytest.raises(ValueError, match="networks"):
+        inn.fig_s3_networks(0, 24, 0, 4, 1, 5, 3, 16)

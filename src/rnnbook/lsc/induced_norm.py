@@ -8,7 +8,9 @@ shuffling, called unchanged) is given transitions whose ``radii`` are their spec
 
 * :class:`NormTransition` is a :class:`~rnnbook.lsc.pretrain.Transition` measured by ||M||_2;
 * :class:`InducedNormLSC` wraps a :class:`~rnnbook.lsc.pretrain.StackedRNN` so that
-  :func:`~rnnbook.lsc.pretrain.pretrain` sees only such transitions.
+  :func:`~rnnbook.lsc.pretrain.pretrain` sees only such transitions;
+* :func:`fig_s3_networks` repeats the study on independent networks and :func:`fig_s3_summary`
+  gives the worst fraction of significant correlations with its 95% interval over them.
 
 :func:`fig_s3_study` pre-trains the 2-layer LSTM of App. H (:func:`rnnbook.lsc.models.make_rnn`) on
 the spike-latency digits of :mod:`rnnbook.lsc.decaying_covariance` and measures the statistics of
@@ -24,6 +26,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from ..stats import seed_interval
 from . import decaying_covariance as dc
 from .models import make_rnn
 from .pretrain import LSCConfig, LSCReport, StackedRNN, Transition, pretrain
@@ -148,3 +151,46 @@ def fig_s3_study(
     norms = time_transition_norms(net, X)
     after = decay_study(norms, X, lag, time_repeat)
     return FigS3Study(before, after, report, [float(a.mean()) for a in norms])
+
+
+def fig_s3_networks(
+    networks: int,
+    samples: int,
+    seed: int,
+    width: int,
+    time_repeat: int,
+    lag0: int,
+    steps: int,
+    batch: int,
+) -> list[FigS3Study]:
+    """:func:`fig_s3_study` on ``networks`` independent networks: network k has seed
+    ``seed + 1000 k`` for its weights, its pre-training batches and its evaluation images."""
+    if networks < 1:
+        raise ValueError(f"networks must be >= 1, got {networks}")
+    return [
+        fig_s3_study(samples, seed + 1000 * k, width, time_repeat, lag0, steps, batch)
+        for k in range(networks)
+    ]
+
+
+def fig_s3_summary(studies: list[FigS3Study]) -> dict:
+    """Fig. S3 over networks: per network the worst fraction of significant long-lag correlations
+    (over both layers, against t0 and over all pairs), whether its correlations decay and whether
+    its pre-training converged; the worst fraction's mean and 95% t interval over networks."""
+    checks = [s.check() for s in studies]
+    worst = [max(c["frac_sig"] + c["pair_frac"]) for c in checks]
+    iv = seed_interval(worst)
+    first = checks[0]
+    return dict(
+        worst=dict(mean=iv.mean, lo=iv.lo, hi=iv.hi, n=iv.n),
+        worst_each=[round(w, 3) for w in worst],
+        decays_each=[bool(c["decays"]) for c in checks],
+        converged_each=[bool(c["converged"]) for c in checks],
+        networks=len(checks),
+        **{k: first[k] for k in ("frac_sig", "pair_frac", "lag0", "spikes")},
+        mean_norm=[float(np.mean([c["mean_norm"][j] for c in checks])) for j in (0, 1)],
+        init_mean_norm=[
+            float(np.mean([c["init_mean_norm"][j] for c in checks])) for j in (0, 1)
+        ],
+        pretrain_steps=max(c["pretrain_steps"] for c in checks),
+    )

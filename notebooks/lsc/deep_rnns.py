@@ -80,6 +80,7 @@ pre_batch = None
 gru_depth = None
 gru_width = None
 T_grad = None
+gru_pre_steps = None
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -122,6 +123,7 @@ SPEC = {
     "gru_depth": Param(int, 3, 7, 7, at_least(2), ">= 2; depth of the GRU of Fig. 1c"),
     "gru_width": Param(int, 8, 32, 117, at_least(2), ">= 2"),
     "T_grad": Param(int, 12, 100, 250, at_least(5), ">= 5; time bins for Fig. 1c"),
+    "gru_pre_steps": Steps(40, 40, 1000, "Fig. 1c pre-training budget"),
 }
 P, ledger = start("lsc/deep_rnns", SPEC, globals())
 grid = deep_rnns.Grid.of(P)  # also checks that lr_diff and lr_alif have 3 values
@@ -196,7 +198,7 @@ gru = gru_gradient.run(
     T=P.T_grad,
     rates=P.shd_rates,
     pitches=P.shd_pitches,
-    pre_steps=P.pre_steps,
+    pre_steps=P.gru_pre_steps,
     pre_batch=P.pre_batch,
     seeds=[grid.member_seed(s) for s in range(P.seeds)],
 )

@@ -114,7 +114,7 @@ SPEC = {
     "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10 sequences per task"),
     "n_val": Samples(32, 128, 5000, "validation sequences per task", 10),
     "n_test": Samples(50, 256, 10000, "test sequences per task", 10),
-    "steps": Steps(6, 100, 20000, "training steps (batch 32)"),
+    "steps": Steps(6, 300, 20000, "training steps (batch 32)"),
     "eval_every": Steps(3, 25, 500, "steps per validation"),
     "lr_diff": Param(list, LR, LR, LR_PAPER, positive, "3 > 0 (per task)", float),
     "lr_alif": Param(list, LR_ALIF, LR_ALIF, [1e-3] * 3, positive, "3 > 0", float),

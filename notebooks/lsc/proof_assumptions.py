@@ -76,7 +76,7 @@ SPEC = {
     "lag0": Param(int, 10, 10, 10, at_least(1), ">= 1; decay judged at lags >= lag0"),
     "pretrain_steps": Steps(20, 100, 400, "Fig. S3 step budget"),
     "pretrain_batch": Param(int, 32, 64, 128, at_least(2), ">= 2; Fig. S3 batch"),
-    "networks": Repeats(2, 3, 3, "independent Fig. S3 networks", 2),
+    "networks": Repeats(2, 5, 5, "independent Fig. S3 networks", 2),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("lsc/proof_assumptions", SPEC, globals())

@@ -98,7 +98,7 @@ SPEC = {
     "lm_steps": Steps(5, 300, 13000, "LM steps per model"),
     "lm_hidden_lstm": Param(int, 32, 96, 650, at_least(2), ">= 2; LSTM hidden size"),
     "lm_novels": Param(int, 1, 6, 6, lambda v: 1 <= v <= 6, "1 to 6 Austen novels"),
-    "n_seeds": Repeats(2, 3, 3, "seeds per arm", 2),
+    "n_seeds": Repeats(2, 5, 3, "seeds per arm", 2),
     "n_test": Param(
         int, 200, 500, 10000, lambda n: 10 <= n <= 1e4, "10-10000", samples=True
     ),

@@ -81,6 +81,8 @@ def test_determinant_study():
     v = d.check()
     assert v["psd_viol"] == 0 and v["gen_viol"] > 0 and v["gen_pairs"] == 200
     assert v["mult_err"] < 1e-8 and d.table().count("\n") == 1 + 4
+    # every row as many cells as the header: no bare '|' inside the header's math
+    assert len({row.count("|") for row in d.table().splitlines()}) == 1
     assert all(m >= -1e-12 for r, m in d.rows if r.family == "PSD")  # Minkowski
 
 

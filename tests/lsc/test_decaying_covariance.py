@@ -117,5 +117,9 @@ def test_fig_s2_study_summary_and_check():
     assert v["mean_abs"][0] == pytest.approx(np.mean(np.abs(st.corr[far])))
     assert v["decays"] == all(m < 0.5 * l for m, l in zip(v["mean_abs"], v["lag1"]))
     assert s.table().count("\n") == 1 + 2
+    # a well-formed Markdown table: every row has as many cells as the header (a '|' inside
+    # the math, as in $|r|$, would split a cell and the page would show the raw text)
+    rows = s.table().splitlines()
+    assert len({row.count("|") for row in rows}) == 1
     # the lag is counted in steps of the repeated sequence
     assert dc.fig_s2_study(8, 0, 2, 2, 10, torch.Generator()).lag0 == 20

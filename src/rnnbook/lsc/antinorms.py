@@ -300,8 +300,10 @@ class DeterminantStudy:
 
     def table(self) -> str:
         head = (
-            "| family | $n$ | pairs | super-additivity violations | max $|\\log|\\det AB|"
-            "-\\log|\\det A|-\\log|\\det B||$ | min Minkowski margin |\n"
+            # no bare '|' inside the math: it would split the table's cells
+            "| family | $n$ | pairs | super-additivity violations | max $\\lvert\\log\\lvert\\det "
+            "AB\\rvert-\\log\\lvert\\det A\\rvert-\\log\\lvert\\det B\\rvert\\rvert$ | min "
+            "Minkowski margin |\n"
             "|---|---|---|---|---|---|\n"
         )
         return head + "\n".join(

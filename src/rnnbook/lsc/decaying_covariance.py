@@ -273,9 +273,11 @@ class FigS2Study:
     def table(self) -> str:
         s = self.summary()
         head = (
-            "| layer | lags $\\ge$ lag0 with $p<0.05$ (vs $t_0$) | mean $|r|$ there | $|r|$ "
-            "at lag 1 | max $|$cov$|$ / Var $a_{t_0}$ | all pairs $|t-s|\\ge$ lag0 with "
-            "$p<0.05$ | max $|r|$ over them |\n|---|---|---|---|---|---|---|\n"
+            # no bare '|' inside the math: it would split the table's cells
+            "| layer | lags $\\ge$ lag0 with $p<0.05$ (vs $t_0$) | mean $\\lvert r\\rvert$ "
+            "there | $\\lvert r\\rvert$ at lag 1 | max $\\lvert\\mathrm{cov}\\rvert$ / Var "
+            "$a_{t_0}$ | all pairs $\\lvert t-s\\rvert\\ge$ lag0 with $p<0.05$ | max "
+            "$\\lvert r\\rvert$ over them |\n|---|---|---|---|---|---|---|\n"
         )
         return head + "\n".join(
             f"| {j + 1} | {s['frac_sig'][j]:.0%} | {s['mean_abs'][j]:.3f} | "

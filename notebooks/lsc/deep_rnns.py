@@ -94,6 +94,12 @@ from rnnbook.lsc import deep_rnns, experiments, gru_gradient, models, training_f
 K, TASKS = list(models.RNN_KINDS), list(deep_rnns.TASKS)
 LR, LR_PAPER, LR_ALIF = [1e-2, 3.16e-3, 3.16e-3], [1e-2, 1e-3, 3.16e-4], [3.16e-3] * 3
 RATES, PITCH = [130, 160, 190, 220], range(100).__contains__  # eSpeak words/min, pitch
+FIG1C = {
+    "gru_depth": Param(int, 3, 7, 7, at_least(2), ">= 2; depth of the GRU of Fig. 1c"),
+    "gru_width": Param(int, 8, 32, 117, at_least(2), ">= 2"),
+    "T_grad": Param(int, 12, 100, 250, at_least(5), ">= 5; time bins for Fig. 1c"),
+    "gru_pre_steps": Steps(40, 40, 1000, "Fig. 1c pre-training budget"),
+}
 
 # %% tags=["hide-input"]
 SPEC = {
@@ -120,10 +126,7 @@ SPEC = {
     "lr_alif": Param(list, LR_ALIF, LR_ALIF, [1e-3] * 3, positive, "3 > 0", float),
     "pre_steps": Steps(3, 15, 1000, "LSC pre-training budget"),
     "pre_batch": Param(int, 4, 8, 32, at_least(1), ">= 1"),
-    "gru_depth": Param(int, 3, 7, 7, at_least(2), ">= 2; depth of the GRU of Fig. 1c"),
-    "gru_width": Param(int, 8, 32, 117, at_least(2), ">= 2"),
-    "T_grad": Param(int, 12, 100, 250, at_least(5), ">= 5; time bins for Fig. 1c"),
-    "gru_pre_steps": Steps(40, 40, 1000, "Fig. 1c pre-training budget"),
+    **FIG1C,  # the GRU of Fig. 1c (bottom)
 }
 P, ledger = start("lsc/deep_rnns", SPEC, globals())
 grid = deep_rnns.Grid.of(P)  # also checks that lr_diff and lr_alif have 3 values

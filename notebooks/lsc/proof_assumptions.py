@@ -220,13 +220,13 @@ ledger.check("lsc.figs2.decaying-covariance", **figs2, **run)
 # %%
 studies = induced_norm.fig_s3_networks(
     P.networks,
-    P.samples,
     P.seed,
-    P.lstm_width,
-    P.time_repeat,
-    P.lag0,
-    P.pretrain_steps,
-    P.pretrain_batch,
+    samples=P.samples,
+    width=P.lstm_width,
+    time_repeat=P.time_repeat,
+    lag0=P.lag0,
+    steps=P.pretrain_steps,
+    batch=P.pretrain_batch,
 )
 s3 = studies[0]
 print(s3.report)

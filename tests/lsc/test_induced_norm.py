@@ -1,5 +1,6 @@
 """Pre-training with the induced 2-norm and Fig. S3 (induced_norm)."""
 
+import pytest
 import torch
 
 from rnnbook.lsc import decaying_covariance as dc
@@ -51,7 +52,9 @@ def test_fig_s3_study_small():
 
 
 def test_fig_s3_summary_over_networks():
-    studies = inn.fig_s3_networks(2, 24, 0, 4, 1, 5, 3, 16)
+    studies = inn.fig_s3_networks(
+        2, 0, samples=24, width=4, time_repeat=1, lag0=5, steps=3, batch=16
+    )
     s = inn.fig_s3_summary(studies)
     checks = [st.check() for st in studies]
     worst = [max(c["frac_sig"] + c["pair_frac"]) for c in checks]
@@ -64,7 +67,7 @@ def test_fig_s3_summary_over_networks():
 
 
 def test_fig_s3_networks_rejects_zero():
-    import pytest
-
     with pytest.raises(ValueError, match="networks"):
-        inn.fig_s3_networks(0, 24, 0, 4, 1, 5, 3, 16)
+        inn.fig_s3_networks(
+            0, 0, samples=24, width=4, time_repeat=1, lag0=5, steps=3, batch=16
+        )

@@ -153,24 +153,12 @@ def fig_s3_study(
     return FigS3Study(before, after, report, [float(a.mean()) for a in norms])
 
 
-def fig_s3_networks(
-    networks: int,
-    samples: int,
-    seed: int,
-    width: int,
-    time_repeat: int,
-    lag0: int,
-    steps: int,
-    batch: int,
-) -> list[FigS3Study]:
-    """:func:`fig_s3_study` on ``networks`` independent networks: network k has seed
-    ``seed + 1000 k`` for its weights, its pre-training batches and its evaluation images."""
+def fig_s3_networks(networks: int, seed: int, **study) -> list[FigS3Study]:
+    """:func:`fig_s3_study` (its other arguments by keyword) on ``networks`` independent networks:
+    network k has seed ``seed + 1000 k`` for its weights, pre-training batches and evaluation images."""
     if networks < 1:
         raise ValueError(f"networks must be >= 1, got {networks}")
-    return [
-        fig_s3_study(samples, seed + 1000 * k, width, time_repeat, lag0, steps, batch)
-        for k in range(networks)
-    ]
+    return [fig_s3_study(seed=seed + 1000 * k, **study) for k in range(networks)]
 
 
 def fig_s3_summary(studies: list[FigS3Study]) -> dict:

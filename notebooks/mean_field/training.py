@@ -76,7 +76,7 @@ from myst_nb import glue
 
 from rnnbook import datasets, plotting
 from rnnbook.book.chapter import start
-from rnnbook.book.params import Param, Repeats, Steps, at_least, positive
+from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
 from rnnbook.mean_field import figures, language_model, minimal_rnn, trainability
 from rnnbook.mean_field import trainable_depth, training_speed
 
@@ -86,6 +86,8 @@ SPEC = {
     "pool": Param(int, 4, 2, 1, lambda v: v in (1, 2, 4, 7), "1, 2, 4 or 7 (pooling)"),
     "n_images": Param(int, 5000, 60000, 60000, lambda n: 100 <= n <= 6e4, "100-60000"),
     "Ts_fig2": Param(list, *TS, at_least(1), "depths T >= 1, increasing", item=int),
+    "fig2_points": Repeats(7, 7, 7, "values per sweep of Fig. 2, at most", 2),
+    "n_eval": Samples(512, 512, 512, "images of Fig. 2's accuracy", 1),
     "steps_vanilla": Steps(10, 150, 1000, "vanilla, Fig. 2"),
     "steps_minimal": Steps(10, 100, 100, "minimalRNN, Fig. 2"),
     "width": Param(int, 16, 32, 256, at_least(2), ">= 2; hidden units (Fig. 2)"),
@@ -98,6 +100,7 @@ SPEC = {
     "lm_steps": Steps(5, 300, 13000, "LM steps per model"),
     "lm_hidden_lstm": Param(int, 32, 96, 650, at_least(2), ">= 2; LSTM hidden size"),
     "lm_novels": Param(int, 1, 6, 6, lambda v: 1 <= v <= 6, "1 to 6 Austen novels"),
+    "eval_tokens": Samples(20_000, 20_000, 10**7, "held-out tokens (paper: all)", 100),
     "n_seeds": Repeats(2, 5, 3, "seeds per arm", 2),
     "n_test": Param(
         int, 200, 500, 10000, lambda n: 10 <= n <= 1e4, "10-10000", samples=True
@@ -105,8 +108,6 @@ SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("mean_field/training", SPEC, globals())
-if sorted(set(P.Ts_fig2)) != P.Ts_fig2:
-    raise ValueError(f"parameter 'Ts_fig2' = {P.Ts_fig2}: must be increasing")
 if P.profile != "paper":  # small batched networks: one thread is fastest
     torch.set_num_threads(1)
 
@@ -118,16 +119,18 @@ if P.profile != "paper":  # small batched networks: one thread is fastest
 # last state classifies the digit. The vanilla RNN reads $x^t$ through $V$ with $\sigma_v=0.025$ ($R=1$); the
 # minimalRNN through $\Phi(x)=\tanh(W_xx)$ with $W_x$ scaled so that $\tilde x$ has second moment $R=0.46$, the value
 # of Fig. 1. Every network of a grid (the hyperparameter values, tied and untied, `n_seeds` seeds) trains at once
-# for each $T$. The accuracy is the training accuracy on 512 training images with fresh noise, after the last step
+# for each $T$. The accuracy is the training accuracy on `n_eval` training images with fresh noise, after the last step
 # and at three earlier checkpoints. The theory curve is $\tau$ for $\Sigma_{12}=0$.
 
 # %%
+if sorted(set(P.Ts_fig2)) != P.Ts_fig2:
+    raise ValueError(f"parameter 'Ts_fig2' = {P.Ts_fig2}: must be increasing")
 torch.manual_seed(P.seed)
 X, Y = trainability.mnist_arrays("train", pool=P.pool, n=P.n_images)
 X = trainability.standardise(X, float(X.mean()), float(X.std()))
 R_min = 0.46
 v_in = minimal_rnn.input_map_scale(R_min)
-sweeps = trainable_depth.fig2_sweeps()
+sweeps = trainable_depth.fig2_sweeps(P.fig2_points)
 tau = trainable_depth.timescales(sweeps, R_min)
 run2 = trainable_depth.run(
     sweeps,
@@ -143,6 +146,7 @@ run2 = trainable_depth.run(
     n_seeds=P.n_seeds,
     n_checkpoints=4,
     progress=plotting.progress,
+    n_eval=P.n_eval,
 )
 
 # %% tags=["hide-input"]
@@ -262,13 +266,12 @@ ledger.check(
 
 # %%
 corpus = datasets.word_corpus(P.vocab, datasets.AUSTEN_NOVELS[-P.lm_novels :])
-eval_tokens = 20_000 if P.profile != "paper" else None
 lm_runs = language_model.compare(
     corpus,
     P.lm_hidden_lstm,
     P.lm_steps,
     seed=P.seed + 11,
-    eval_tokens=eval_tokens,
+    eval_tokens=P.eval_tokens,
     n_seeds=P.n_seeds,
     n_checkpoints=4,
     progress=plotting.progress,
@@ -294,7 +297,7 @@ plt.show()
 # unigram model fitted to the training words, the perplexity of a network that has learnt only word frequencies.
 
 # %%
-unigram = language_model.unigram_perplexity(corpus, eval_tokens)
+unigram = language_model.unigram_perplexity(corpus, P.eval_tokens)
 lm_vals = language_model.seed_values(lm_runs, unigram)
 ledger.check(
     "mean-field.table1.perplexity",

@@ -1,6 +1,7 @@
 """The trainable-depth experiment of Fig. 2 (rnnbook.mean_field.trainable_depth)."""
 
 import numpy as np
+import pytest
 import torch
 
 from rnnbook.mean_field import trainable_depth as td
@@ -92,3 +93,15 @@ def test_seed_values_on_seeds_that_follow_tau_or_not():
     assert "n_seeds" not in lv and lv["trend"]["vanilla"][1].startswith("10: -0.083")
     panels = td.trend_panels(v)
     assert len(panels) == 2 and panels[0]["curves"]["minimal"][0] == [3, 6]
+
+
+def test_thinned_sweeps_keep_both_ends_and_their_hyperparameters():
+    full, thin = td.fig2_sweeps(), td.fig2_sweeps(points=2)
+    for name, s in full.items():
+        t = thin[name]
+        assert t.xs == [s.xs[0], s.xs[-1]] and t.hps == [s.hps[0], s.hps[-1]]
+    three = td.fig2_sweeps(points=3)["minimalRNN, $\\mu_b$ ($\\sigma_w=6.88$)"]
+    assert three.xs == [-4.0, 2.0, 8.0]
+    assert td.fig2_sweeps(points=50) == full
+    with pytest.raises(ValueError, match="'points'"):
+        td.fig2_sweeps(points=1)

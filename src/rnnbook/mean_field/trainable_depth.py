@@ -41,13 +41,18 @@ class Sweep:
     xlabel: str
 
 
-def fig2_sweeps() -> dict[str, Sweep]:
-    """The four sweeps of Fig. 2 (vanilla: sigma_v = 0.025; minimalRNN: sigma_v = 1.39)."""
+def fig2_sweeps(points: int | None = None) -> dict[str, Sweep]:
+    """The four sweeps of Fig. 2 (vanilla: sigma_v = 0.025; minimalRNN: sigma_v = 1.39).
+
+    ``points`` keeps at most that many evenly spaced values of each sweep, ends included
+    (the paper profile's dry run trains two per sweep); None keeps them all."""
+    if points is not None and points < 2:
+        raise ValueError(f"parameter 'points' = {points}: must be >= 2 (both ends)")
     sw_van = [0.5, 0.75, 1.0, 1.25, 1.5]
     mu_sweep = [-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
     sw_sweep = [0.5, 2.5, 5.0, 7.5, 10.0]
     sw = r"$\sigma_w$"
-    return {
+    sweeps = {
         "vanilla, $\\sigma_w$": Sweep(
             "vanilla", [(s, 0.025, 0.0) for s in sw_van], sw_van, sw
         ),
@@ -61,6 +66,16 @@ def fig2_sweeps() -> dict[str, Sweep]:
             "minimal", [(s, 1.39, 6.0) for s in sw_sweep], sw_sweep, sw
         ),
     }
+    if points is None:
+        return sweeps
+    return {name: _thin(s, points) for name, s in sweeps.items()}
+
+
+def _thin(s: Sweep, points: int) -> Sweep:
+    """At most ``points`` evenly spaced values of a sweep, its two ends included."""
+    keep = sorted(set(np.linspace(0, len(s.xs) - 1, min(points, len(s.xs))).round()))
+    keep = [int(i) for i in keep]
+    return Sweep(s.kind, [s.hps[i] for i in keep], [s.xs[i] for i in keep], s.xlabel)
 
 
 def timescales(sweeps: dict[str, Sweep], R_minimal: float) -> dict[str, np.ndarray]:
@@ -107,9 +122,11 @@ def run(
     n_seeds: int = 1,
     n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
+    n_eval: int = 512,
 ) -> Fig2Run:
     """Train every network of every sweep, untied and tied, at every depth, ``n_seeds`` times: one
-    batched grid (seeds x networks) per model and depth (``steps[kind]`` Adam steps)."""
+    batched grid (seeds x networks) per model and depth (``steps[kind]`` Adam steps); the accuracy
+    on ``n_eval`` training images with fresh noise."""
     acc, eval_steps = {}, {}
     for kind in MODELS:
         names = [n for n, s in sweeps.items() if s.kind == kind]
@@ -134,6 +151,7 @@ def run(
             n_seeds=n_seeds,
             n_checkpoints=n_checkpoints,
             progress=progress,
+            n_eval=n_eval,
         )
         half, pos = len(specs) // 2, 0
         for n in names:

@@ -69,7 +69,7 @@ A, LRS = list(ffn_mnist.ACTS), ffn_mnist.PAPER_LRS
 LR2 = [1e-3, 3.16e-4]
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
-    "seeds": Repeats(3, 3, 4, "random seeds per configuration"),
+    "seeds": Repeats(3, 4, 4, "random seeds per configuration"),
     "acts": Param(list, ["relu", "cos"], A, A, A.__contains__, "relu, sin or cos", str),
     "lrs": Param(list, LR2, LR2, LRS, positive, "positive", float),
     "depth": Param(int, 6, 30, 30, at_least(1), ">= 1 layers"),

@@ -12,3 +12,18 @@ from pathlib import Path
 def build_dir() -> Path:
     """The build folder: ``RNNBOOK_BUILD_DIR`` if set (the pipeline sets it), else ``./_build``."""
     return Path(os.environ.get("RNNBOOK_BUILD_DIR", "_build")).resolve()
+
+
+RESULT_CACHES = (
+    "lsc_runs",
+    "lsc_cache",
+)  # stored runs and task data, keyed on params and code
+
+
+def clear_result_caches(build: Path) -> None:
+    """Remove the stored experiment results and task data below ``build``, so that a forced build
+    (``--force``) or a dry run that measures time and memory recomputes them."""
+    import shutil
+
+    for name in RESULT_CACHES:
+        shutil.rmtree(build / name, ignore_errors=True)

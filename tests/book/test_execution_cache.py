@@ -90,9 +90,14 @@ def test_only_what_changed_runs_again(book):
     # the pins re-run everything, and so does --force
     (book / "requirements.txt").write_text("numpy==2.4.7\n")
     assert ran(book) == {"p/one", "p/two", "p/three"}
+    stored = book / "_build" / "lsc_runs" / "run-abc.json"  # a stored experiment run
+    stored.parent.mkdir()
+    stored.write_text("{}")
+    assert ran(book) == set() and stored.exists()  # an ordinary build keeps it
     pipeline.build(book, "smoke", html=False, log=lambda *_: None, force=True)
     timings = json.loads((book / "_build" / "timings.json").read_text())["chapters"]
     assert all(t["reason"] == "--force" for t in timings.values())
+    assert not stored.exists()  # --force recomputes the stored runs as well
 
 
 def test_why_a_chapter_runs():
@@ -159,7 +164,11 @@ def test_dry_run_caps_training_lengths(book, monkeypatch):
     P = resolve(spec, "paper")
     assert (P.steps, P.width) == (3, 512)
     assert resolve(spec, "paper", steps=50).steps == 50  # an explicit value stays
+    stored = book / "_build" / "dry-run" / "lsc_runs" / "run-abc.json"
+    stored.parent.mkdir(parents=True)
+    stored.write_text("{}")
     report = pipeline.dry_run(book, "paper", steps=2, log=lambda *_: None)
+    assert not stored.exists()  # it measures: no stored run is reused
     assert set(report) == {f"notebooks/p/{n}" for n in ("one", "two", "three")}
     assert all(r["peak_mb"] > 10 for r in report.values())
     assert not (

@@ -263,9 +263,13 @@ def test_a_fresh_build_starts_its_longest_chapters_first(tmp_path, monkeypatch):
     # no build yet: the committed measurements order the chapters
     order = [c.name for c in pipeline.longest_first(chs, build, "book")]
     assert order == ["notebooks/a/long", "notebooks/a/short"]
-    # a profile without measurements keeps the table's order
+    # a profile without measurements of its own orders by the book's
+    order = [c.name for c in pipeline.longest_first(chs, build, "paper")]
+    assert order == ["notebooks/a/long", "notebooks/a/short"]
+    costs.write_text("smoke:\n  notebooks/a/short: 2\n")
     order = [c.name for c in pipeline.longest_first(chs, build, "smoke")]
     assert order == ["notebooks/a/short", "notebooks/a/long"]
+    costs.write_text("book:\n  notebooks/a/long: 100\n  notebooks/a/short: 1\n")
     # the last build's own timings win over the committed ones, for its own profile only
     build.mkdir()
     timings = {"notebooks/a/short": {"seconds": 500.0}}

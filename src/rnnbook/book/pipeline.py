@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from ..cache import clear_result_caches
 from . import execution_cache as xc
 from . import ledger
 from . import pages
@@ -259,9 +260,11 @@ def _report_failure(result: dict, profile: str) -> str:
 def expected_seconds(build: Path, profile: str) -> dict[str, float]:
     """Each chapter's expected run time at ``profile``: the last build's own timings where this
     build folder has them, else the committed measurements of ``chapter_seconds.yaml`` (a build on
-    a 2-core machine), so that a fresh clone also starts its longest chapters first."""
+    a 2-core machine), so that a fresh clone also starts its longest chapters first. A profile
+    without committed measurements (the paper profile, its dry run) uses the book's: the
+    chapters' relative costs carry over."""
     shipped = yaml.safe_load(COSTS.read_text()) or {}
-    expected = dict(shipped.get(profile) or {})
+    expected = dict(shipped.get(profile) or shipped.get("book") or {})
     timings = _read_json(build / "timings.json", {})
     if timings.get("profile") in (None, profile):
         for name, t in timings.get("chapters", {}).items():
@@ -299,6 +302,8 @@ def execute_chapters(
     chs = chapters(root)
     index, cache = xc.ModuleIndex(xc.local_src(root)), xc.Cache(build)
     bid = xc.build_id(root)
+    if force:  # everything is recomputed: the stored experiment runs too
+        clear_result_caches(build)
     chs = longest_first(chs, build, profile)
     plan, results = [], []
     for ch in chs:

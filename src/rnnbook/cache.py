@@ -6,6 +6,7 @@ Every room writes its caches below :func:`build_dir`, so nothing is written outs
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 
@@ -14,16 +15,13 @@ def build_dir() -> Path:
     return Path(os.environ.get("RNNBOOK_BUILD_DIR", "_build")).resolve()
 
 
-RESULT_CACHES = (
-    "lsc_runs",
-    "lsc_cache",
-)  # stored runs and task data, keyed on params and code
+# the stored experiment runs (lsc.experiments.cached) and task data (lsc.tasks), keyed on
+# their parameters and code
+RESULT_CACHES = ("lsc_runs", "lsc_cache")
 
 
 def clear_result_caches(build: Path) -> None:
     """Remove the stored experiment results and task data below ``build``, so that a forced build
     (``--force``) or a dry run that measures time and memory recomputes them."""
-    import shutil
-
     for name in RESULT_CACHES:
         shutil.rmtree(build / name, ignore_errors=True)

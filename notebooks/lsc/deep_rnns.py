@@ -69,9 +69,11 @@ shd_pitches = None
 T_ptb = None
 vocab = None
 n_train = None
+n_train_ptb = None
 n_val = None
 n_test = None
 steps = None
+steps_ptb = None
 eval_every = None
 lr_diff = None
 lr_alif = None
@@ -92,7 +94,7 @@ from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positi
 from rnnbook.lsc import deep_rnns, experiments, gru_gradient, models, training_figures
 
 K, TASKS = list(models.RNN_KINDS), list(deep_rnns.TASKS)
-LR, LR_PAPER, LR_ALIF = [1e-2, 3.16e-3, 3.16e-3], [1e-2, 1e-3, 3.16e-4], [3.16e-3] * 3
+LR, LR_PAPER, LR_ALIF = [1e-2, 3.16e-3, 1e-2], [1e-2, 1e-3, 3.16e-4], [3.16e-3] * 3
 RATES, PITCH = [130, 160, 190, 220], range(100).__contains__  # eSpeak words/min, pitch
 FIG1C = {
     "gru_depth": Param(int, 3, 7, 7, at_least(2), ">= 2; depth of the GRU of Fig. 1c"),
@@ -118,9 +120,11 @@ SPEC = {
     "T_ptb": Param(int, 5, 10, 100, at_least(2), ">= 2; words per sequence"),
     "vocab": Param(int, 500, 1000, 10000, at_least(10), ">= 10; words of the stand-in"),
     "n_train": Param(int, 100, 1000, 45000, at_least(10), ">= 10 sequences per task"),
+    "n_train_ptb": Param(int, 100, 20000, 45000, at_least(10), ">= 10; word windows"),
     "n_val": Samples(32, 128, 5000, "validation sequences per task", 10),
     "n_test": Samples(50, 256, 10000, "test sequences per task", 10),
     "steps": Steps(6, 300, 20000, "training steps (batch 32)"),
+    "steps_ptb": Steps(6, 1000, 20000, "training steps on the word task"),
     "eval_every": Steps(3, 25, 500, "steps per validation"),
     "lr_diff": Param(list, LR, LR, LR_PAPER, positive, "3 > 0 (per task)", float),
     "lr_alif": Param(list, LR_ALIF, LR_ALIF, [1e-3] * 3, positive, "3 > 0", float),

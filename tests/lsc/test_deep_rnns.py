@@ -27,9 +27,11 @@ BASE = dict(
     T_ptb=4,
     vocab=20,
     n_train=8,
+    n_train_ptb=12,
     n_val=4,
     n_test=4,
     steps=2,
+    steps_ptb=2,
     eval_every=1,
     lr_diff=[1e-2, 1e-3, 1e-3],
     lr_alif=[1e-3] * 3,
@@ -52,6 +54,17 @@ def test_grid_checks_and_derived_values():
     assert deep_rnns.conditions("lstm") == ["none", 0.5, 1.0]
     assert deep_rnns.conditions("alif_pm") == ["none", 1.0]
     assert len(g.runs()) == 2 * (3 + 2)  # depths x (conditions of relu_rnn + of alif)
+
+
+def test_the_word_task_has_its_own_training_set_and_budget():
+    g = deep_rnns.Grid(**{**BASE, "tasks": list(deep_rnns.TASKS), "eval_every": 2})
+    g = replace(g, steps=4, steps_ptb=7)
+    assert g.sizes("sl-mnist") == (8, 4, 4) and g.sizes("ptb-standin") == (12, 4, 4)
+    assert [g.task_steps(t) for t in deep_rnns.TASKS] == [4, 4, 7]
+    assert g.checkpoints() == [0, 2, 4, 6, 7]  # every task's end is a checkpoint
+    keys = [g.key(t, "relu_rnn", 1) for t in deep_rnns.TASKS]
+    assert [k["steps"] for k in keys] == [4, 4, 7] and keys[2]["n"] == (12, 4, 4)
+    assert replace(g, tasks=["sl-mnist"]).checkpoints() == [0, 2, 4]
 
 
 def made_up(grid, perf, spread=0.0):

@@ -45,9 +45,11 @@ class Grid:
     T_ptb: int
     vocab: int
     n_train: int
+    n_train_ptb: int
     n_val: int
     n_test: int
     steps: int
+    steps_ptb: int
     eval_every: int
     lr_diff: list
     lr_alif: list
@@ -83,10 +85,19 @@ class Grid:
             "ptb-standin": dict(T=self.T_ptb, vocab=self.vocab),
         }[task]
 
+    def sizes(self, task: str) -> tuple[int, int, int]:
+        """(train, validation, test) sequences of a task: the word task has its own training
+        set size (``n_train_ptb`` windows), the others ``n_train``."""
+        n = self.n_train_ptb if task == "ptb-standin" else self.n_train
+        return n, self.n_val, self.n_test
+
+    def task_steps(self, task: str) -> int:
+        """The training budget of a task: ``steps_ptb`` on the word task, ``steps`` otherwise."""
+        return self.steps_ptb if task == "ptb-standin" else self.steps
+
     def build_tasks(self) -> dict[str, tasks.SeqTask]:
-        n = (self.n_train, self.n_val, self.n_test)
         return {
-            t: tasks.build_task(t, *n, seed=self.seed, **self.task_args(t))
+            t: tasks.build_task(t, *self.sizes(t), seed=self.seed, **self.task_args(t))
             for t in self.tasks
         }
 
@@ -99,9 +110,10 @@ class Grid:
         return [(t, k, d) for t in self.tasks for k in self.kinds for d in self.depths]
 
     def checkpoints(self) -> list[int]:
-        """The training steps at which every run's test score is recorded."""
-        steps = list(range(0, self.steps, self.eval_every)) + [self.steps]
-        return sorted(set(steps))
+        """The training steps at which every run's test score is recorded (a task whose budget
+        ends earlier carries its last score forward)."""
+        ends = [self.task_steps(t) for t in self.tasks]
+        return sorted(set(range(0, max(ends), self.eval_every)) | set(ends))
 
     def net_width(self, kind: str) -> int:
         """Tab. S1's ratios (comparable parameter counts): GRU 53/128, LSTM 42/128 of ``width``."""
@@ -128,14 +140,14 @@ class Grid:
         return dict(
             task=t,
             task_args=self.task_args(t),
-            n=(self.n_train, self.n_val, self.n_test),
+            n=self.sizes(t),
             kind=k,
             depth=d,
             seeds=[self.member_seed(s) for s in range(self.seeds)],
             width=self.net_width(k),
             emb=self.width,
             lr=self.lr(t, k),
-            steps=self.steps,
+            steps=self.task_steps(t),
             eval_every=self.eval_every,
             patience=self.patience,
             pre_steps=self.pre_steps,
@@ -184,7 +196,7 @@ def train_group(grid: Grid, task: tasks.SeqTask, k: str, d: int) -> list[dict]:
     cfg = ensemble.EnsembleConfig(
         lr=grid.lr(task.name, k),
         batch=32,
-        max_steps=grid.steps,
+        max_steps=grid.task_steps(task.name),
         eval_every=grid.eval_every,
         patience=grid.patience,
         data_seeds=tuple(grid.member_seed(s) for _, s in members),

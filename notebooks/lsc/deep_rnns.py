@@ -106,7 +106,7 @@ FIG1C = {
 # %% tags=["hide-input"]
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
-    "seeds": Repeats(2, 3, 4, "seeds per arm"),
+    "seeds": Repeats(2, 4, 4, "seeds per arm"),
     "tasks": Param(list, TASKS, TASKS, TASKS, TASKS.__contains__, "TASKS", str),
     "kinds": Param(list, ["gru", "alif_plus"], K, K, K.__contains__, "RNN_KINDS", str),
     "depths": Param(list, [2, 3], [2, 5], [2, 5], at_least(1), "depths >= 1", int),

@@ -66,13 +66,21 @@ def _claim_link(c: dict) -> str:
     return f"{{doc}}`{c['id']} </{c['chapter']}>`"
 
 
+def _header(verdict: str) -> str:
+    """A verdict as a column header: words split at spaces, long ones at a soft hyphen."""
+    soft = {"reproduced": "repro\u00adduced", "inconclusive": "incon\u00adclusive"}
+    soft["attempted"] = "attemp\u00adted"
+    return " ".join(soft.get(w, w) for w in verdict.split("-"))
+
+
 def scorecard(claims: list[dict]) -> str:
     counts = {
         p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS
     }
     lines = [
-        # spaces, not hyphens, in the header: the columns wrap and fit a laptop or phone
-        "| paper | " + " | ".join(v.replace("-", " ") for v in VERDICTS) + " | total |",
+        # spaces, not hyphens, in the header, and soft hyphens inside its long words: the
+        # columns wrap and the table fits a laptop's or a phone's page without scrolling
+        "| paper | " + " | ".join(map(_header, VERDICTS)) + " | total |",
         "|---" * (len(VERDICTS) + 2) + "|",
     ]
     papers = [p for p in PAPERS if p != "synthesis" or counts[p]]

@@ -40,6 +40,17 @@ def test_stacked_forward_equals_each_member(kind):
     assert torch.allclose(shared, torch.stack([m(x[0]) for m in ms]), atol=1e-5)
 
 
+def test_stacked_forward_of_alif_as_printed():
+    """The ensemble follows the cell's threshold form (here Eq. (49) as printed)."""
+    x = (
+        torch.rand(2, 4, 9, 7, generator=torch.Generator().manual_seed(0)) < 0.5
+    ).float()
+    printed = {"threshold": "printed"}
+    ms = [models.make_rnn("alif_plus", 2, 7, 5, 4, s, alif=printed) for s in range(2)]
+    ref = torch.stack([m(x[e]) for e, m in enumerate(ms)])
+    assert torch.allclose(ensemble.Ensemble(ms).forward(x), ref, atol=1e-5)
+
+
 def test_stacked_forward_of_word_models():
     x = torch.randint(30, (2, 3, 6), generator=torch.Generator().manual_seed(0))
     for ms in (

@@ -66,6 +66,42 @@ def test_surrogate_spike():
     assert torch.allclose(g, 0.5 / (1 + v.detach().abs()) ** 2)
 
 
+@pytest.mark.parametrize("form", models.ALIF_THRESHOLDS)
+def test_alif_threshold_step(form):
+    """A spike raises the threshold by (1 - alpha) (b + beta) in the authors' code, by b + beta
+    in Eq. (49) as printed; without a spike it relaxes towards b_theta resp. b / (1 - alpha)."""
+    g = torch.Generator().manual_seed(1)
+    cell = models.ALIFCell(3, 4, g, "plus", threshold=form)
+    th = torch.tensor([[0.5, 0.5, 0.2, 0.2]])
+    y = torch.tensor([[1.0, 0.0, 1.0, 0.0]])  # neurons 0 and 2 spike
+    state = torch.cat([y, th], -1)
+    new = cell.rec(state, torch.zeros(1, 4)).detach()[0, 4:]
+    a = torch.exp(-1 / cell.tau_th.detach())
+    drive = cell.b_th.detach() + cell.beta.detach() * torch.tensor([1.0, 0, 1, 0])
+    scale = (1 - a) if form == "code" else torch.ones(4)
+    assert torch.allclose(new, a * th[0] + scale * drive, atol=1e-6)
+
+
+def test_alif_plus_as_printed_falls_silent():
+    """With Tab. S1's beta = 1.8 and tau_theta = 100, Eq. (49) as printed silences ALIF+ within a
+    few steps (each spike lifts its threshold by ~1.8); the authors' form keeps it firing."""
+    for s in range(3):
+        x = torch.rand(64, 30, 20, generator=torch.Generator().manual_seed(s)) < 0.3
+        rate = {}
+        for form in models.ALIF_THRESHOLDS:
+            m = models.make_rnn("alif_plus", 2, 20, 32, 5, s, alif={"threshold": form})
+            with torch.no_grad():
+                _, tr = m(x.float(), trace=True)
+            y, th = tr.H[-1].chunk(2, -1)
+            rate[form] = float((y > th)[:, -10:].float().mean())
+        assert rate["code"] > 0.2 and rate["printed"] < 0.01, rate
+
+
+def test_alif_threshold_form_is_checked():
+    with pytest.raises(ValueError, match="threshold"):
+        models.ALIFCell(3, 4, torch.Generator(), "plus", threshold="lsnn")
+
+
 def test_lru_time_transition_is_lambda():
     """For the LRU the time transition is Lambda itself (2x2 rotation-scaling blocks): radius max |lambda|."""
     model = models.make_lru(2, 30, 8, seed=0)

@@ -100,8 +100,9 @@ def _simple(p: dict, cell, U: Tensor) -> Tensor:
 
 
 def _alif(p: dict, cell, U: Tensor) -> Tensor:
-    """Eq. (49) for the whole ensemble; returns the spikes passed up."""
-    from .models import spike
+    """Eq. (49) for the whole ensemble, as :class:`rnnbook.lsc.models.ALIFCell` (its
+    ``threshold`` form); returns the spikes passed up."""
+    from .models import spike, threshold_input
 
     A = lin(U, p["W_in"])
     A = A + _per(p["b_y"], A)
@@ -114,7 +115,7 @@ def _alif(p: dict, cell, U: Tensor) -> Tensor:
         x = spike(y - th, cell.gamma, cell.omega)
         y, th = (
             a_y * y + lin(x, p["W_rec"]) + A[:, :, t] - th * x,
-            a_th * th + b_th + beta * x,
+            a_th * th + threshold_input(a_th, b_th + beta * x, cell.threshold),
         )
         xs.append(spike(y - th, cell.gamma, cell.omega))
     return torch.stack(xs, 2)

@@ -84,6 +84,15 @@ def spike(v: Tensor, gamma: float = 0.5, omega: float = 1.0) -> Tensor:
     return (v > 0).to(v.dtype) + (G - G.detach())
 
 
+ALIF_THRESHOLDS = ("code", "printed")
+
+
+def threshold_input(a_th: Tensor, drive: Tensor, form: str) -> Tensor:
+    """What enters the ALIF threshold at a step, ``drive = b_theta + beta x``: scaled by
+    ``1 - alpha_theta`` in the authors' code (``"code"``), unscaled in Eq. (49) as printed."""
+    return (1 - a_th) * drive if form == "code" else drive
+
+
 # ---- recurrent cells -----------------------------------------------------------------------------------------
 
 
@@ -173,9 +182,13 @@ class ALIFCell(Cell):
     """Eq. (49), state [y, theta]; passes the spikes x = H(y - theta) up.
 
     y_t = alpha_y y_{t-1} + W_rec x_{t-1} + W_in u_t + b_y - theta_{t-1} x_{t-1},
-    theta_t = alpha_theta theta_{t-1} + b_theta + beta x_{t-1},  alpha = exp(-1/tau).
+    theta_t = alpha_theta theta_{t-1} + (1 - alpha_theta) (b_theta + beta x_{t-1}),  alpha = exp(-1/tau).
+    The factor (1 - alpha_theta) is the authors' code's (threshold b_theta + beta a with the spike trace
+    a_t = alpha_theta a_{t-1} + (1 - alpha_theta) x_{t-1}, the LSNN form for which Tab. S1's b_theta = 0.01 and
+    beta = 1.8 are chosen); Eq. (49) as printed omits it (``threshold="printed"``), and then each spike raises
+    the threshold by ~1.8 for ~tau_theta steps and ALIF+ falls silent (see the errata).
     Initial tau_y, tau_theta, b_theta, beta: truncated Gaussians of mean mu and std 3 mu / 7 (App. H, Tab. S1);
-    ALIF+- draws beta from N(0, mu / n_in). b_y = 0, not trained."""
+    ALIF+- draws beta from N(0, mu / n_in). b_y = 0, not trained. Initial state 0."""
 
     input_params = ("W_in", "b_th", "beta")
     recurrent_params = ("W_rec", "tau_y", "tau_th")
@@ -192,12 +205,18 @@ class ALIFCell(Cell):
         beta: float = 1.8,
         gamma: float = 0.5,
         omega: float = 1.0,
+        threshold: str = "code",
     ) -> None:
         super().__init__()
         if beta_sign not in ("plus", "pm"):
             raise ValueError(
                 f"beta_sign = {beta_sign!r}: must be 'plus' (ALIF+) or 'pm' (ALIF+-)"
             )
+        if threshold not in ALIF_THRESHOLDS:
+            raise ValueError(
+                f"threshold = {threshold!r}: must be one of {ALIF_THRESHOLDS}"
+            )
+        self.threshold = threshold
         self.n, self.state_size, self.gamma, self.omega = n, 2 * n, gamma, omega
         self.W_in = nn.Parameter(glorot_uniform(n, n_in, g))
         self.W_rec = nn.Parameter(glorot_uniform(n, n, g))
@@ -230,7 +249,9 @@ class ALIFCell(Cell):
             torch.exp(-1 / self.tau_th.clamp_min(1e-3)),
         )
         y_new = a_y * y + F.linear(x, self.W_rec) + a - th * x
-        th_new = a_th * th + self.b_th + self.beta * x
+        th_new = a_th * th + threshold_input(
+            a_th, self.b_th + self.beta * x, self.threshold
+        )
         return torch.cat([y_new, th_new], -1)
 
     def out(self, state: Tensor, u: Tensor) -> Tensor:

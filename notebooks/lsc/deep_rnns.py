@@ -144,7 +144,9 @@ grid = deep_rnns.Grid.of(P)  # also checks that lr_diff and lr_alif have 3 value
 # (`none`), $\rho_t=0.5$ and $\rho_t=1$ for the differentiable networks; `none` and $\rho_t=1$ for ALIF (the paper
 # only sets 1 for the spiking networks; their convergence at 0.5 is checked in the pre-training chapter). The word
 # task gets its own training set (`n_train_ptb` windows) and budget (`steps_ptb`): with the other tasks' 1000
-# sequences and 300 steps almost no network beat the unigram model, and the claims' gate failed.
+# sequences and 300 steps almost no network beat the unigram model, and the claims' gate failed. The ALIF
+# threshold is updated as in the authors' code, with the factor $1-\alpha_\vartheta$ that Eq. (49) omits: as printed,
+# the equation silences ALIF+ ({doc}`errata </book/errata>`).
 
 # %%
 experiments.use_one_thread()

@@ -131,7 +131,9 @@ glue("bench_speedup", speedup, display=False)
 #
 # Each network has two layers of the chapter's width, its default initialization (App. H: Glorot-uniform input
 # matrices, orthogonal recurrent ones; ALIF as Tab. S1), and is pre-trained on batches of sl-MNIST inputs towards
-# $\rho_t=0.5$ and $\rho_t=1$, with a budget of `max_steps` steps.
+# $\rho_t=0.5$ and $\rho_t=1$, with a budget of `max_steps` steps. The ALIF threshold is updated as in the authors'
+# code, $\vartheta_t=\alpha_\vartheta\vartheta_{t-1}+(1-\alpha_\vartheta)(b^\vartheta+\beta x_{t-1})$: Eq. (49) as printed
+# omits the factor $1-\alpha_\vartheta$, which silences ALIF+ ({doc}`errata </book/errata>`).
 
 # %%
 run_seeds = [1000 * P.seed + s for s in range(P.seeds)]

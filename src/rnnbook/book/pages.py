@@ -66,11 +66,16 @@ def _claim_link(c: dict) -> str:
     return f"{{doc}}`{c['id']} </{c['chapter']}>`"
 
 
+# where a long word of a verdict may break in a column header (U+00AD, a soft hyphen)
+SOFT_HYPHENATED = {
+    w.replace("|", ""): w.replace("|", "\u00ad")
+    for w in ("repro|duced", "incon|clusive", "attemp|ted")
+}
+
+
 def _header(verdict: str) -> str:
     """A verdict as a column header: words split at spaces, long ones at a soft hyphen."""
-    soft = {"reproduced": "repro\u00adduced", "inconclusive": "incon\u00adclusive"}
-    soft["attempted"] = "attemp\u00adted"
-    return " ".join(soft.get(w, w) for w in verdict.split("-"))
+    return " ".join(SOFT_HYPHENATED.get(w, w) for w in verdict.split("-"))
 
 
 def scorecard(claims: list[dict]) -> str:
@@ -79,7 +84,7 @@ def scorecard(claims: list[dict]) -> str:
     }
     lines = [
         # spaces, not hyphens, in the header, and soft hyphens inside its long words: the
-        # columns wrap and the table fits a laptop's or a phone's page without scrolling
+        # columns wrap and the table fits a laptop's page (on a phone it scrolls less)
         "| paper | " + " | ".join(map(_header, VERDICTS)) + " | total |",
         "|---" * (len(VERDICTS) + 2) + "|",
     ]

@@ -83,6 +83,22 @@ def test_member_trains_like_a_single_network(kind):
     assert [s for s, _ in out[1]["best_test_at"]] == [0, 3, 6]
 
 
+def test_dropout_runs_do_not_depend_on_the_global_generator():
+    """The LRU's dropout draws from torch's global generator, which a fresh process seeds at
+    random: a run must come out the same whatever its state, and leave it as it was."""
+    cfg = ensemble.EnsembleConfig(
+        lr=1e-2, batch=4, max_steps=4, eval_every=2, patience=100, data_seeds=(0, 1)
+    )
+    outs = []
+    for state in (1, 2):
+        torch.manual_seed(state)
+        ms = [models.make_lru(2, 25, 8, s) for s in range(2)]
+        before = torch.random.get_rng_state()
+        outs.append(ensemble.train(ms, word_task(), cfg))
+        assert torch.equal(torch.random.get_rng_state(), before)
+    assert repr(outs[0]) == repr(outs[1])  # repr: the first loss is nan
+
+
 def test_per_member_clip_equals_clip_grad_norm():
     torch.manual_seed(0)
     grads = [torch.randn(3, 4, 5), torch.randn(3, 7)]

@@ -258,7 +258,18 @@ def _clip_(grads: list[Tensor], clips: Tensor) -> None:
 
 def train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) -> list:
     """Train ``models`` together on ``task`` (see the module's docstring); returns one
-    JSON-able dict per member, like ``rnnbook.lsc.experiments.train_seq``."""
+    JSON-able dict per member, like ``rnnbook.lsc.experiments.train_seq``.
+
+    Dropout draws from torch's global generator, which a fresh process seeds at random: it is
+    seeded here from the data seeds (and restored after), so that a run is the same in every
+    process and whatever ran before it."""
+    seeds = cfg.data_seeds or range(len(models))
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(sum(1009**i * (s + 1) for i, s in enumerate(seeds)) % 2**62)
+        return _train(models, task, cfg)
+
+
+def _train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) -> list:
     E, kind = len(models), task.kind
     ens = Ensemble(models)
     params = list(ens.params.values())

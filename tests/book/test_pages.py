@@ -4,10 +4,17 @@ from rnnbook.book import pages
 from rnnbook.book.claims import VERDICTS
 
 
-FIELDS = dict(
-    paper="lsc", source="Fig. 1", statement="s", paper_value=1.0, measured="m"
-)
-FIELDS.update(tolerance="t", profile="smoke", note="", chapter="notebooks/lsc/x")
+FIELDS = {
+    "paper": "lsc",
+    "source": "Fig. 1",
+    "statement": "s",
+    "paper_value": 1.0,
+    "measured": "m",
+    "tolerance": "t",
+    "profile": "smoke",
+    "note": "",
+    "chapter": "notebooks/lsc/x",
+}
 
 
 def test_scorecard_counts_every_verdict_under_a_breakable_header():

@@ -68,8 +68,9 @@ def _claim_link(c: dict) -> str:
 
 # where a long word of a verdict may break in a column header (U+00AD, a soft hyphen)
 SOFT_HYPHENATED = {
-    w.replace("|", ""): w.replace("|", "\u00ad")
-    for w in ("repro|duced", "incon|clusive", "attemp|ted")
+    "reproduced": "repro\u00adduced",
+    "inconclusive": "incon\u00adclusive",
+    "attempted": "attemp\u00adted",
 }
 
 

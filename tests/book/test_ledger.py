@@ -136,6 +136,11 @@ def test_measurements_must_match_the_declaration(book, call, msg):
         ),
         ("rule: [{reproduced: x.real > 0}, {otherwise: not-reproduced}]", "Attribute"),
         ("rule: [{reproduced: x >}, {otherwise: not-reproduced}]", "not an expression"),
+        (
+            "rule: [{otherwise: reproduced}]\n    note: 'width {w, seeds {n}'",
+            "not a display template",
+        ),
+        ("rule: [{otherwise: reproduced}]\n    measured: 'gap {}'", "positional"),
     ],
 )
 def test_bad_declarations_are_refused(tmp_path, monkeypatch, bad, msg):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import math
 import os
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -281,8 +282,8 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
             paper_value=raw.get("paper_value"),
             tolerance=raw.get("tolerance"),
             constants=dict(raw.get("constants") or {}),
-            measured=raw.get("measured"),
-            note=str(raw.get("note") or "").strip(),
+            measured=_template(raw.get("measured"), "measured", where),
+            note=_template(str(raw.get("note") or "").strip(), "note", where),
             trained=gate,
             trained_value=gate_value,
             chapter=chapter,
@@ -335,6 +336,27 @@ class _Fmt(dict):
         raise ClaimError(
             f"the display template needs {{{key}}}, which was not measured"
         )
+
+
+def _template(text: Any, key: str, where: str) -> Any:
+    """A display template (``measured``, ``note``), checked when it is declared: a stray
+    brace would otherwise fail only once the claim has been measured."""
+    if text is None:
+        return None
+    try:
+        fields = [
+            f for _, f, _, _ in string.Formatter().parse(str(text)) if f is not None
+        ]
+    except ValueError as e:
+        raise ClaimError(
+            f"{where}: {key!r} is not a display template ({e}); write a literal brace "
+            "as {{ or }}"
+        ) from None
+    if "" in fields or any(f[0].isdigit() for f in fields if f):
+        raise ClaimError(
+            f"{where}: {key!r} has a positional field {{}}; name the measured value"
+        )
+    return text
 
 
 def _show(template: str, names: Mapping[str, Any], where: str) -> str:

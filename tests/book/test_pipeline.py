@@ -233,6 +233,17 @@ def test_reruns_are_deterministic():
     assert (second.parent / "claims.json").read_text() == a
 
 
+def test_the_smoke_build_leaves_the_books_build_alone(smoke_book):
+    """`make test` after `make book` keeps the book: the smoke build renders, records its
+    claims and times its chapters in its own folder, not in ``_build``."""
+    from tests.book.conftest import SESSION_START
+
+    assert smoke_book.parent != ROOT and (smoke_book / "claims.json").exists()
+    for name in ("claims.json", "timings.json", "html/index.html"):
+        path = ROOT / "_build" / name
+        assert not path.exists() or path.stat().st_mtime < SESSION_START, name
+
+
 TRAINING_CHAPTER = "implicit_bias/delay"
 
 

@@ -133,6 +133,16 @@ def check_parameters(chapter: Chapter, given: dict[str, Any]) -> None:
         )
 
 
+#: a kernel that dies before it answers (two kernels started at once can draw the same TCP
+#: port: "Address already in use") has run no cell, so the chapter is started again
+KERNEL_START_TRIES = 3
+
+
+def kernel_did_not_start(e: BaseException) -> bool:
+    """Whether ``e`` says the kernel died before it replied to its first request."""
+    return "before replying to kernel_info" in str(e)
+
+
 def _execute(job: dict) -> dict:
     """Worker: convert one chapter with Jupytext and run it with papermill (in a separate process)."""
     os.environ.update(job["env"])
@@ -153,15 +163,22 @@ def _execute(job: dict) -> dict:
     t0 = time.perf_counter()
     error = None
     try:
-        pm.execute_notebook(
-            str(unexecuted),
-            str(out),
-            parameters=job["parameters"],
-            kernel_name="python3",
-            cwd=str(cwd),
-            progress_bar=False,
-            log_output=False,
-        )
+        for attempt in range(1, KERNEL_START_TRIES + 1):
+            try:
+                pm.execute_notebook(
+                    str(unexecuted),
+                    str(out),
+                    parameters=job["parameters"],
+                    kernel_name="python3",
+                    cwd=str(cwd),
+                    progress_bar=False,
+                    log_output=False,
+                )
+                break
+            except RuntimeError as e:  # a kernel that never started ran nothing
+                retry = kernel_did_not_start(e) and attempt < KERNEL_START_TRIES
+                if isinstance(e, pm.PapermillExecutionError) or not retry:
+                    raise
     except pm.PapermillExecutionError as e:
         error = {
             "cell": e.exec_count,

@@ -352,7 +352,7 @@ def _template(text: Any, key: str, where: str) -> Any:
             f"{where}: {key!r} is not a display template ({e}); write a literal brace "
             "as {{ or }}"
         ) from None
-    if "" in fields or any(f[0].isdigit() for f in fields if f):
+    if any(not f or f[0].isdigit() for f in fields):
         raise ClaimError(
             f"{where}: {key!r} has a positional field {{}}; name the measured value"
         )

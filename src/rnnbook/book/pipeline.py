@@ -176,8 +176,7 @@ def _execute(job: dict) -> dict:
                 )
                 break
             except RuntimeError as e:  # a kernel that never started ran nothing
-                retry = kernel_did_not_start(e) and attempt < KERNEL_START_TRIES
-                if isinstance(e, pm.PapermillExecutionError) or not retry:
+                if not kernel_did_not_start(e) or attempt == KERNEL_START_TRIES:
                     raise
     except pm.PapermillExecutionError as e:
         error = {

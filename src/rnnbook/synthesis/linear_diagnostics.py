@@ -70,6 +70,22 @@ def frobenius_powers(J: torch.Tensor, T: int, probes: torch.Tensor | None = None
     return torch.stack(out, -1)
 
 
+def measure(W, F, C, T: int, probes: torch.Tensor | None = None) -> dict:
+    """The four diagnostics of B networks (W (B, n, n), F (B, n, 1), C (B, 1, n)), J = W/sqrt(n):
+    r(J)^2, ||J||_F^2/n, Theta_{T-1}/Theta_{T-2} and (g_T/g_1)^(1/(T-1)) (g_T and g_1 are T - 1
+    factors of J apart). For J = s Q with Q orthogonal the first two and the last equal s^2."""
+    n = W.shape[-1]
+    J = W / n**0.5
+    th = ntk_impulse_diagonal(W, F, C, T)
+    g = frobenius_powers(J, T, probes)
+    return {
+        "radius2": torch.linalg.eigvals(J).abs().amax(-1) ** 2,
+        "chi1": (J * J).sum((-1, -2)) / n,
+        "rho_ratio": th[:, -1] / th[:, -2],
+        "grad_decay": (g[:, -1] / g[:, 0]) ** (1.0 / (T - 1)),
+    }
+
+
 @dataclass
 class LinearSweep:
     nu_Ws: list[float]
@@ -100,17 +116,8 @@ def sweep(
         )
         gen = torch.Generator().manual_seed(seed + 7919 * n + 1)
         W = p["W"] * scale[:, None, None]
-        J = W / n**0.5
-        vals = {
-            "radius2": torch.linalg.eigvals(J).abs().amax(-1) ** 2,
-            "chi1": (J * J).sum((-1, -2)) / n,
-        }
-        th = ntk_impulse_diagonal(W, p["F"], p["C"], T)
-        vals["rho_ratio"] = th[:, -1] / th[:, -2]
-        g = frobenius_powers(
-            J, T, torch.randn(K * S, n, probes, generator=gen, dtype=J.dtype)
-        )
-        vals["grad_decay"] = (g[:, -1] / g[:, 0]) ** (1.0 / (T - 1))
+        V = torch.randn(K * S, n, probes, generator=gen, dtype=W.dtype)
+        vals = measure(W, p["F"], p["C"], T, V)
         for q in QUANTITIES:
             out[q][:, a, :] = vals[q].reshape(K, S).numpy()
     return LinearSweep(list(nu_Ws), list(widths), T, out)

@@ -94,6 +94,27 @@ def backward_norms(J: torch.Tensor, B: torch.Tensor, probes: torch.Tensor):
     return torch.stack(g, -1) / (N * p), torch.stack(m, -1) / (N * p)
 
 
+def measure(J: torch.Tensor, B: torch.Tensor, probes: torch.Tensor) -> dict:
+    """The four diagnostics of K networks from their Jacobians J_t, B_t (K, T+1, N, N), t = 0..T.
+
+    ``radius2``: mean of r(J_t)^2 over t = 1, T//2, T; ``chi1``: mean of ||J_t||_F^2/N over
+    t = 1..T; ``grad_decay`` (g_T/g_1)^(1/(T-1)) and ``memory_decay`` (m_T/m_1)^(1/(T-1)), with g_k,
+    m_k of :func:`backward_norms`: g_T and g_1 are T - 1 Jacobian factors apart, and so are m_T
+    (dh_T/dx_0) and m_1 (dh_T/dx_{T-1}). For J_t = s Q_t, Q_t orthogonal, all four equal s^2."""
+    K, T1, N, _ = J.shape
+    T = T1 - 1
+    if T < 2:
+        raise ValueError(f"T = {T}: need at least two steps of Jacobians")
+    g, m = backward_norms(J, B, probes)
+    picks = J[:, [1, T // 2, T]]
+    return {
+        "radius2": (torch.linalg.eigvals(picks).abs().amax(-1) ** 2).mean(-1),
+        "chi1": (J[:, 1:] ** 2).sum((-1, -2)).mean(-1) / N,
+        "grad_decay": (g[:, -1] / g[:, 0]) ** (1.0 / (T - 1)),
+        "memory_decay": (m[:, -1] / m[:, 0]) ** (1.0 / (T - 1)),
+    }
+
+
 def sweep(
     cell: str,
     nu_Ws: list[float],
@@ -119,16 +140,8 @@ def sweep(
         * R**0.5
     )
     J, B = jacobians(cell, w, x, burn, T)
-    picks = J[:, [1, T // 2, T]]
     U = torch.randn(Kn * S, probes, n, generator=gen, dtype=torch.float64)
-    g, m = backward_norms(J, B, U)
-    vals = {
-        "radius2": (torch.linalg.eigvals(picks).abs().amax(-1) ** 2).mean(-1),
-        "chi1": (J[:, 1:] ** 2).sum((-1, -2)).mean(-1) / n,
-        "grad_decay": (g[:, -1] / g[:, 0]) ** (1.0 / (T - 1)),
-        "memory_decay": (m[:, -1] / m[:, 0]) ** (1.0 / (T - 2)),
-    }
-    values = {q: v.reshape(Kn, S).numpy() for q, v in vals.items()}
+    values = {q: v.reshape(Kn, S).numpy() for q, v in measure(J, B, U).items()}
     return NonlinearSweep(
         cell, list(nu_Ws), n, T, values, chi1_theory(cell, nu_Ws, sigma_v2, mu_b, R)
     )

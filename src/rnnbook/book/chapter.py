@@ -5,10 +5,16 @@
 reads ``profile`` and the parameters named in ``SPEC`` from the papermill parameters cell (``None``
 means the profile's preset), stops with a :class:`~rnnbook.book.params.ParameterError` naming a bad
 one, shows the resolved values as one line, and opens the ledger of the chapter's declared claims.
+
+A chapter with a ``device`` parameter gets it resolved (``auto`` becomes ``cpu`` or ``cuda``) and
+records what it ran on in the metadata of that line's output (:data:`DEVICE_KEY`), which
+:func:`recorded_device` reads back from the executed notebook (the *Build status* page shows it).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Mapping
 
@@ -16,6 +22,9 @@ from rnnbook import plotting
 
 from .ledger import Ledger
 from .params import Param, describe, resolve
+
+#: the output metadata key under which a chapter records its device
+DEVICE_KEY = "rnnbook_device"
 
 
 def start(
@@ -32,5 +41,25 @@ def start(
     if show:
         from IPython.display import Markdown, display
 
-        display(Markdown(describe(P)))
+        meta = {}
+        if "device" in spec:
+            from rnnbook import device
+
+            meta = {DEVICE_KEY: device.describe(P.device)}
+        display(Markdown(describe(P)), metadata=meta)
     return P, ledger
+
+
+def recorded_device(notebook: Path) -> dict | None:
+    """What an executed chapter recorded it ran on (see :func:`start`): ``{"device", "name",
+    "torch", "cuda"}``, or None for a chapter without a ``device`` parameter (or not run)."""
+    try:
+        nb = json.loads(Path(notebook).read_text())
+    except (OSError, ValueError):
+        return None
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []):
+            meta = out.get("metadata", {})
+            if DEVICE_KEY in meta:
+                return meta[DEVICE_KEY]
+    return None

@@ -191,10 +191,22 @@ def _git_commit(root: Path) -> str:
         return "unknown"
 
 
+def _device_cell(root: Path | None, name: str) -> str:
+    """The device a chapter recorded in its executed notebook (``rnnbook.book.chapter``)."""
+    from .chapter import recorded_device
+
+    rec = recorded_device((root or Path.cwd()) / "_build" / "stage" / f"{name}.ipynb")
+    if rec is None:
+        return "—"
+    return (
+        rec["device"] if rec["device"] == "cpu" else f"{rec['device']} ({rec['name']})"
+    )
+
+
 def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> str:
     rows = [
-        "| chapter | execution time (s) | CPU time (s) | peak memory (MB) | this build |",
-        "|---|---|---|---|---|",
+        "| chapter | execution time (s) | CPU time (s) | peak memory (MB) | device | this build |",
+        "|---|---|---|---|---|---|",
     ]
     for ch in chapters:
         t = timings["chapters"].get(ch.name, {})
@@ -208,10 +220,11 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
         )
         mb = f"{t['peak_mb']:.0f}" if t.get("peak_mb") else "—"
         cpu = f"{t['cpu_seconds']:.1f}" if t.get("cpu_seconds") else "—"
+        dev = _device_cell(root, ch.name)
         rows.append(
-            f"| {{doc}}`/{ch.name}` | {secs:.1f} | {cpu} | {mb} | {_cell(how, 160)} |"
+            f"| {{doc}}`/{ch.name}` | {secs:.1f} | {cpu} | {mb} | {dev} | {_cell(how, 160)} |"
             if secs is not None
-            else f"| {ch.name} | — | — | — | — |"
+            else f"| {ch.name} | — | — | — | — | — |"
         )
     total = sum(v["seconds"] for v in timings["chapters"].values())
     import torch

@@ -3,6 +3,11 @@
 Every chapter has one papermill ``parameters`` cell. Its ``profile`` picks a preset from a
 :class:`Param` specification; any parameter given explicitly (not ``None``) overrides the preset.
 A bad value stops the chapter with a :class:`ParameterError` naming the parameter and what is allowed.
+
+The profiles, smallest first: ``smoke`` (tests), ``book`` (the published book, 2 CPU cores),
+``gpu`` (the scale at which the training claims can be decided, on one GPU: a parameter without
+its own ``gpu`` preset takes the ``book`` one) and ``paper`` (the papers' own sizes).
+A chapter that trains or draws at random has a ``device`` parameter (:func:`Device`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,10 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Callable, Mapping
 
-PROFILES = ("smoke", "book", "paper")
+PROFILES = ("smoke", "book", "gpu", "paper")
+
+#: a ``Param`` without its own ``gpu`` preset takes its ``book`` one
+BOOK = "<book>"
 
 
 class ParameterError(ValueError):
@@ -40,8 +48,12 @@ class Param:
         False  # a repetition count (draws, networks, seeds): capped by a dry run
     )
     samples: bool = False  # an evaluation-set size: capped by a dry run
+    gpu: Any = BOOK  # the gpu profile's preset (keyword only); BOOK: the book's
+    convert: Callable[[Any], Any] | None = None  # applied to a valid value (the device)
 
     def preset(self, profile: str) -> Any:
+        if profile == "gpu" and isinstance(self.gpu, str) and self.gpu == BOOK:
+            return self.book
         return getattr(self, profile)
 
 
@@ -113,34 +125,70 @@ def resolve(spec: Mapping[str, Param], profile: str, **given: Any) -> SimpleName
             while p.check is not None and not p.check(value):  # e.g. at_least(10)
                 value = min(p.preset(profile), 2 * value)
         out[name] = validate(name, p.preset(profile) if value is None else value, p)
+        if p.convert is not None:
+            try:
+                out[name] = p.convert(out[name])
+            except ValueError as e:
+                raise ParameterError(str(e)) from None
     return SimpleNamespace(**out)
 
 
-def _capped_count(smoke, book, paper, what, minimum, **kind) -> Param:
+def _capped_count(smoke, book, paper, what, minimum, gpu=BOOK, **kind) -> Param:
     """An ``int >= minimum`` parameter that ``--dry-run`` caps (``kind``: training or repeats)."""
     return Param(
-        int, smoke, book, paper, at_least(minimum), f">= {minimum}; {what}", **kind
+        int,
+        smoke,
+        book,
+        paper,
+        at_least(minimum),
+        f">= {minimum}; {what}",
+        gpu=gpu,
+        **kind,
     )
 
 
-def Steps(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
+def Device() -> Param:
+    """The ``device`` parameter of a chapter that trains or draws at random: ``auto`` (CUDA
+    when available, else the CPU), ``cpu`` or ``cuda``, resolved to ``"cpu"`` or ``"cuda"``
+    by :func:`rnnbook.device.resolve` (``cuda`` where torch sees none stops the chapter)."""
+    from rnnbook import device
+
+    return Param(
+        str,
+        "auto",
+        "auto",
+        "auto",
+        device.DEVICES.__contains__,
+        "auto, cpu or cuda",
+        help="where the chapter's networks and draws run; the draws do not depend on it",
+        convert=device.resolve,
+    )
+
+
+def Steps(
+    smoke: int, book: int, paper: int, what: str, minimum: int = 1, gpu: Any = BOOK
+) -> Param:
     """A training length (steps, epochs, pre-training budget): an ``int >= minimum`` that
     ``--dry-run`` caps, so the paper profile's shapes run in minutes."""
-    return _capped_count(smoke, book, paper, what, minimum, training=True)
+    return _capped_count(smoke, book, paper, what, minimum, gpu, training=True)
 
 
-def Repeats(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
+def Repeats(
+    smoke: int, book: int, paper: int, what: str, minimum: int = 1, gpu: Any = BOOK
+) -> Param:
     """A repetition count (Monte Carlo draws, random networks, independent sequences): an
     ``int >= minimum`` that ``--dry-run`` caps, so that each draw keeps the paper profile's
     shapes while the paper's thousands of repetitions do not turn minutes into hours."""
-    return _capped_count(smoke, book, paper, what, minimum, repeats=True)
+    return _capped_count(smoke, book, paper, what, minimum, gpu, repeats=True)
 
 
-def Samples(smoke: int, book: int, paper: int, what: str, minimum: int = 1) -> Param:
+def Samples(
+    smoke: int, book: int, paper: int, what: str, minimum: int = 1, gpu: Any = BOOK
+) -> Param:
     """An evaluation-set size (validation or test examples): an ``int >= minimum`` that
     ``--dry-run`` caps, because evaluating every run of a grid on the paper's 10,000 examples is
     hours of work that exercises no shape a few hundred examples do not."""
-    return _capped_count(smoke, book, paper, what, minimum, samples=True)
+    return _capped_count(smoke, book, paper, what, minimum, gpu, samples=True)
 
 
 def dry_run_cap(variable: str = "RNNBOOK_DRY_RUN") -> int | None:

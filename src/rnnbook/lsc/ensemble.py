@@ -26,6 +26,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.func import stack_module_state
 
+from rnnbook.device import graphs_enabled
+
 from . import pretrain, tasks
 
 #: above this many input numbers a split is not densified in memory, but batch by batch
@@ -42,6 +44,10 @@ class EnsembleConfig:
     clips: tuple = ()  # per member: a gradient-norm clip, or None
     data_seeds: tuple = ()  # per member: the seed of its training batches
     eval_batch: int = 256
+    device: str = "cpu"  # where the ensemble trains (its batches are drawn on the CPU)
+    graphs: bool | None = (
+        None  # capture the step as a CUDA graph (None: RNNBOOK_CUDA_GRAPHS)
+    )
 
 
 def lin(x: Tensor, W: Tensor, b: Tensor | None = None) -> Tensor:
@@ -63,7 +69,7 @@ def _gru(p: dict, cell, U: Tensor) -> Tensor:
     n, W, Um = cell.n, p["W"], p["U"]
     A = lin(U, W, p["b"])
     Uz, Ur, Uh = Um[:, :n], Um[:, n : 2 * n], Um[:, 2 * n :]
-    h, hs = torch.zeros(U.shape[0], U.shape[1], n), []
+    h, hs = torch.zeros(U.shape[0], U.shape[1], n, device=U.device), []
     for t in range(U.shape[2]):
         a = A[:, :, t]
         z = torch.sigmoid(a[..., :n] + lin(h, Uz))
@@ -77,7 +83,7 @@ def _lstm(p: dict, cell, U: Tensor) -> Tensor:
     """Eq. (47) for the whole ensemble; returns the h passed up."""
     n = cell.n
     A = lin(U, p["W"], p["b"])
-    c = h = torch.zeros(U.shape[0], U.shape[1], n)
+    c = h = torch.zeros(U.shape[0], U.shape[1], n, device=U.device)
     hs = []
     for t in range(U.shape[2]):
         a = A[:, :, t] + lin(h, p["U"])
@@ -92,7 +98,7 @@ def _simple(p: dict, cell, U: Tensor) -> Tensor:
     """h = a(W_rec h + W_in u + b) for the whole ensemble."""
     act = cell.ACTS[cell.act_name]
     A = lin(U, p["W_in"], p["b"])
-    h, hs = torch.zeros(U.shape[0], U.shape[1], cell.state_size), []
+    h, hs = torch.zeros(U.shape[0], U.shape[1], cell.state_size, device=U.device), []
     for t in range(U.shape[2]):
         h = act(lin(h, p["W_rec"]) + A[:, :, t])
         hs.append(h)
@@ -110,7 +116,8 @@ def _alif(p: dict, cell, U: Tensor) -> Tensor:
     a_y = torch.exp(-1 / p["tau_y"].clamp_min(1e-3))[:, None]
     a_th = torch.exp(-1 / p["tau_th"].clamp_min(1e-3))[:, None]
     b_th, beta = p["b_th"][:, None], p["beta"][:, None]
-    y, th, xs = torch.zeros(E, B, n), torch.zeros(E, B, n), []
+    y, th = (torch.zeros(E, B, n, device=U.device) for _ in range(2))
+    xs = []
     for t in range(U.shape[2]):
         x = spike(y - th, cell.gamma, cell.omega)
         y, th = (
@@ -131,7 +138,7 @@ def _lru(p: dict, cell, S: Tensor, training: bool) -> Tensor:
     lr, li = (r * torch.cos(p["theta"]))[:, None], (r * torch.sin(p["theta"]))[:, None]
     gam = _per(torch.exp(p["gamma_log"]), u)
     bu_r, bu_i = gam * lin(u, p["B_re"]), gam * lin(u, p["B_im"])
-    xr = xi = torch.zeros(S.shape[0], S.shape[1], nh)
+    xr = xi = torch.zeros(S.shape[0], S.shape[1], nh, device=S.device)
     hr, hi = [], []
     for t in range(S.shape[2]):
         xr, xi = lr * xr - li * xi + bu_r[:, :, t], li * xr + lr * xi + bu_i[:, :, t]
@@ -150,11 +157,16 @@ class Ensemble:
     ``forward(x)`` maps (E, B, ...) inputs, or (B, ...) inputs shared by all members with
     ``shared=True``, to (E, B, T, n_out) outputs, equal to each member's own forward."""
 
-    def __init__(self, models: list[nn.Module]) -> None:
+    def __init__(self, models: list[nn.Module], device: str = "cpu") -> None:
         from . import models as M
 
         self.n, self.model = len(models), models[0]
-        self.params, self.buffers = stack_module_state(models)
+        params, buffers = stack_module_state(models)
+        self.params = {
+            k: v.detach().to(device).requires_grad_(v.requires_grad)
+            for k, v in params.items()
+        }
+        self.buffers = {k: v.to(device) for k, v in buffers.items()}
         self.training = True
         self.kinds = []
         for cell in self.model.cells:
@@ -180,7 +192,7 @@ class Ensemble:
         emb = self.params.get("encoder.weight")  # tied: named after the readout
         emb = self.params.get("readout.embedding.weight", emb)
         if m.encoder is not None:  # an embedding per member
-            x = emb[torch.arange(self.n).reshape(-1, 1, 1), x]
+            x = emb[torch.arange(self.n, device=x.device).reshape(-1, 1, 1), x]
         for l, (cell, f) in enumerate(zip(m.cells, self.kinds)):
             p = self._sub(f"cells.{l}.")
             x = f(p, cell, x, self.training) if f is _lru else f(p, cell, x)
@@ -205,25 +217,29 @@ def member_loss(logits: Tensor, y: Tensor, kind: str) -> Tensor:
 class _Split:
     """One split of a task, densified once when small enough."""
 
-    def __init__(self, task: tasks.SeqTask, split: str) -> None:
+    def __init__(self, task: tasks.SeqTask, split: str, device: str = "cpu") -> None:
         self.task, self.split, self.n = task, split, task.size(split)
+        self.device = device
         x0, _ = task.batch(split, np.arange(1))
         self.dense = None
-        if self.n * x0.numel() <= DENSE_LIMIT:
-            self.dense = task.batch(split, np.arange(self.n))
+        if self.n * x0.numel() <= DENSE_LIMIT:  # moved to the device once
+            self.dense = tuple(
+                t.to(device) for t in task.batch(split, np.arange(self.n))
+            )
 
     def get(self, idx: np.ndarray) -> tuple[Tensor, Tensor]:
         if self.dense is not None:
-            i = torch.as_tensor(idx)
+            i = torch.as_tensor(idx, device=self.device)
             return self.dense[0][i], self.dense[1][i]
-        return self.task.batch(self.split, idx)
+        x, y = self.task.batch(self.split, idx)
+        return x.to(self.device), y.to(self.device)
 
 
 def evaluate(ens: Ensemble, split: _Split, kind: str, batch: int = 256) -> dict:
     """Per member: mean loss and test mode accuracy (classification) or perplexity (words)."""
-    E = ens.n
-    tot, count = torch.zeros(E, dtype=torch.float64), 0
-    correct = torch.zeros(E, dtype=torch.float64)
+    E, dev = ens.n, split.device
+    tot, count = torch.zeros(E, dtype=torch.float64, device=dev), 0
+    correct = torch.zeros(E, dtype=torch.float64, device=dev)
     ens.train(False)
     with torch.no_grad():
         probe = ens.forward(split.get(np.arange(1))[0], shared=True)
@@ -239,10 +255,10 @@ def evaluate(ens: Ensemble, split: _Split, kind: str, batch: int = 256) -> dict:
             if kind == "classify":
                 pred = torch.mode(logits.argmax(-1), dim=2).values  # (E, B)
                 correct += (pred == y[None]).double().sum(1)
-    loss = (tot / count).numpy()
+    loss = (tot / count).cpu().numpy()
     out = {"loss": loss}
     if kind == "classify":
-        out["acc"] = (correct / split.n).numpy()
+        out["acc"] = (correct / split.n).cpu().numpy()
     else:
         out["ppl"] = np.exp(np.minimum(loss, 50.0))
     return out
@@ -262,26 +278,55 @@ def train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) -> 
 
     Dropout draws from torch's global generator, which a fresh process seeds at random: it is
     seeded here from the data seeds (and restored after), so that a run is the same in every
-    process and whatever ran before it."""
+    process and whatever ran before it. On CUDA the dropout masks come from the CUDA generator
+    (seeded alike): their stream differs from the CPU's (:mod:`rnnbook.device`)."""
     seeds = cfg.data_seeds or range(len(models))
-    with torch.random.fork_rng(devices=[]):
+    dev = torch.device(cfg.device)
+    cuda = [dev.index or 0] if dev.type == "cuda" else []
+    with torch.random.fork_rng(devices=cuda):
         torch.manual_seed(sum(1009**i * (s + 1) for i, s in enumerate(seeds)) % 2**62)
         return _train(models, task, cfg)
 
 
+def _loss_fn(ens: Ensemble, kind: str):
+    """The training step's forward as a function of (x, y, *params): what a CUDA graph
+    captures (its backward too)."""
+    names = list(ens.params)
+
+    def f(x: Tensor, y: Tensor, *ps: Tensor) -> Tensor:
+        saved, ens.params = ens.params, dict(zip(names, ps))
+        try:
+            return member_loss(ens.forward(x), y, kind)
+        finally:
+            ens.params = saved
+
+    return f
+
+
+def _graphed(f, x: Tensor, y: Tensor, params: list[Tensor]):
+    """``f`` captured with its backward as CUDA graphs (``torch.cuda.make_graphed_callables``):
+    every call replays them on inputs of the shapes of ``x``, ``y`` and ``params``."""
+    return torch.cuda.make_graphed_callables(
+        f, (x, y, *params), allow_unused_input=True
+    )
+
+
 def _train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) -> list:
-    E, kind = len(models), task.kind
-    ens = Ensemble(models)
+    E, kind, dev = len(models), task.kind, cfg.device
+    ens = Ensemble(models, dev)
     params = list(ens.params.values())
     opt = pretrain.make_optimizer(params, cfg.lr)
     clips = torch.tensor(
-        [math.inf if c is None else float(c) for c in (cfg.clips or [None] * E)]
+        [math.inf if c is None else float(c) for c in (cfg.clips or [None] * E)],
+        device=dev,
     )
     data_seeds = list(cfg.data_seeds or range(E))
     gens = {
-        s: torch.Generator().manual_seed(s + 12345) for s in dict.fromkeys(data_seeds)
+        s: torch.Generator(device="cpu").manual_seed(s + 12345)
+        for s in dict.fromkeys(data_seeds)
     }
-    tr, va, te = (_Split(task, s) for s in ("train", "val", "test"))
+    tr, va, te = (_Split(task, s, dev) for s in ("train", "val", "test"))
+    step_loss, capture = _loss_fn(ens, kind), graphs_enabled(dev, cfg.graphs)
     metric = "acc" if kind == "classify" else "ppl"
     best = np.full(E, np.inf)
     bad, stopped, diverged = np.zeros(E, int), np.zeros(E, bool), np.zeros(E, bool)
@@ -317,15 +362,18 @@ def _train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) ->
         ens.train(True)
         batches = {}
         for s, g in gens.items():
-            batches[s] = tr.get(torch.randint(tr.n, (cfg.batch,), generator=g).numpy())
+            idx = torch.randint(tr.n, (cfg.batch,), generator=g, device="cpu")
+            batches[s] = tr.get(idx.numpy())
         x = torch.stack([batches[s][0] for s in data_seeds])
         y = torch.stack([batches[s][1] for s in data_seeds])
-        losses = member_loss(ens.forward(x), y, kind)
+        if capture:  # captured once, at the first step; replayed at every step
+            step_loss, capture = _graphed(step_loss, x, y, params), False
+        losses = step_loss(x, y, *params)
         finite = torch.isfinite(losses.detach())
-        newly = (~finite.numpy()) & ~stopped
+        newly = (~finite.cpu().numpy()) & ~stopped
         diverged |= newly
         stop_step[newly], stopped[newly] = step, True
-        last_loss = losses.detach().numpy().copy()
+        last_loss = losses.detach().cpu().numpy().copy()
         opt.zero_grad(set_to_none=True)
         torch.where(finite, losses, torch.zeros_like(losses)).sum().backward()
         grads = [p.grad for p in params if p.grad is not None]

@@ -230,16 +230,18 @@ def pretrain_seq(
     batch: int,
     n_times: int,
     seed: int,
+    device: str = "cpu",
 ) -> pretrain.LSCReport:
-    """LSC pre-training of a sequence model on the task's training inputs (Sec. II-D)."""
-    g = torch.Generator().manual_seed(seed + 777)
+    """LSC pre-training of a sequence model on the task's training inputs (Sec. II-D), on
+    ``device`` (the model is moved there; the batches are drawn on the CPU generator)."""
+    g = torch.Generator(device="cpu").manual_seed(seed + 777)
     n = task.size("train")
+    model.to(device)
 
     def batches():
         while True:
-            yield task.batch("train", torch.randint(n, (batch,), generator=g).numpy())[
-                0
-            ]
+            idx = torch.randint(n, (batch,), generator=g, device="cpu").numpy()
+            yield task.batch("train", idx)[0].to(device)
 
     cfg = pretrain.LSCConfig(
         target=target,

@@ -131,8 +131,8 @@ class Cell(nn.Module):
     input_params: tuple[str, ...] = ()
     recurrent_params: tuple[str, ...] = ()
 
-    def initial_state(self, batch: int, dtype=torch.float32) -> Tensor:
-        return torch.zeros(batch, self.state_size, dtype=dtype)
+    def initial_state(self, batch: int, dtype=torch.float32, device=None) -> Tensor:
+        return torch.zeros(batch, self.state_size, dtype=dtype, device=device)
 
     def step(self, h: Tensor, u: Tensor) -> Tensor:
         """One step of Eq. (1). Default: ``rec(h, inp(u))``; a cell defines either ``step`` or ``inp`` and ``rec``."""
@@ -212,7 +212,7 @@ class StackedRNN(nn.Module):
         B = u_seq.shape[0]
         Hs, Us, H0 = [], [], []
         for cell in self.cells:
-            h0 = cell.initial_state(B, u_seq.dtype)
+            h0 = cell.initial_state(B, u_seq.dtype, u_seq.device)
             H, out = cell.sequence(h0, u_seq)
             if trace:
                 Hs.append(H)
@@ -256,13 +256,21 @@ class StackedRNN(nn.Module):
                 _, trace = self(x, trace=True)
         B, T = trace.H[0].shape[:2]
         if n_times is None or n_times >= T:
-            bi, ti = torch.meshgrid(torch.arange(B), torch.arange(T), indexing="ij")
+            bi, ti = torch.meshgrid(
+                torch.arange(B, device=x.device),
+                torch.arange(T, device=x.device),
+                indexing="ij",
+            )
             bi, ti = bi.reshape(-1), ti.reshape(-1)
-        else:
+        else:  # the time steps are drawn on the CPU generator, whatever the device
             ti = torch.stack(
-                [torch.randperm(T, generator=generator)[:n_times] for _ in range(B)]
+                [
+                    torch.randperm(T, generator=generator, device="cpu")[:n_times]
+                    for _ in range(B)
+                ]
             ).reshape(-1)
-            bi = torch.arange(B).repeat_interleave(n_times)
+            ti = ti.to(x.device)
+            bi = torch.arange(B, device=x.device).repeat_interleave(n_times)
         out = []
         for l, cell in enumerate(self.cells):
             H, U = trace.H[l].detach(), trace.U[l].detach()
@@ -401,6 +409,12 @@ def targets_for(
     return {"time": 2 * target * T / (T + L), "depth": 2 * target * L / (T + L)}
 
 
+def _perm(flat: Tensor, generator: torch.Generator) -> Tensor:
+    """A random permutation of ``flat``'s entries, drawn on the CPU ``generator``."""
+    idx = torch.randperm(flat.numel(), generator=generator, device="cpu")
+    return idx.to(flat.device)
+
+
 @torch.no_grad()
 def shuffle_parameters(model: nn.Module, generator: torch.Generator) -> None:
     """Randomly permute the entries of each learnable tensor (within row-blocks if it has ``lsc_chunks``)."""
@@ -411,16 +425,10 @@ def shuffle_parameters(model: nn.Module, generator: torch.Generator) -> None:
         if chunks > 1 and p.shape[0] % chunks == 0:
             for block in p.data.chunk(chunks, 0):
                 flat = block.reshape(-1)
-                block.copy_(
-                    flat[torch.randperm(flat.numel(), generator=generator)].reshape(
-                        block.shape
-                    )
-                )
+                block.copy_(flat[_perm(flat, generator)].reshape(block.shape))
         else:
             flat = p.data.reshape(-1)
-            p.data.copy_(
-                flat[torch.randperm(flat.numel(), generator=generator)].reshape(p.shape)
-            )
+            p.data.copy_(flat[_perm(flat, generator)].reshape(p.shape))
 
 
 def ema(values: Sequence[float], span: int = 10) -> float:
@@ -509,7 +517,8 @@ def measure(
             include_input=cfg.include_input,
         )
         out = {
-            k: v.detach().numpy() for k, v in radii_by_group(trs, cfg.nonsquare).items()
+            k: v.detach().cpu().numpy()
+            for k, v in radii_by_group(trs, cfg.nonsquare).items()
         }
     model.train(was_training)
     return out
@@ -539,7 +548,7 @@ def pretrain(
     the Eq. (2) loss does not see them, so the paper's random labels play no role here).
 
     Returns an :class:`LSCReport`; ``report.converged`` is False when ``cfg.max_steps`` ran out first."""
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
     was_training = model.training
     model.eval()  # no dropout while measuring the transition derivatives
     L = getattr(model, "depth", None)

@@ -77,7 +77,7 @@ from rnnbook.implicit_bias import decoding, ensembles, figures, fmri_standin
 LIM = 4.5 / 51  # "limited data": the paper's 4.5 of 51 minutes
 SPEC = {
     "T": Param(int, 15, 15, 15, at_least(2), ">= 2 time steps per sequence"),
-    "folds": Param(int, 3, 5, 5, at_least(2), ">= 2 contiguous blocks (test folds)"),
+    "folds": Param(int, 3, 5, 5, at_least(2), ">= 2 blocks (test folds)", gpu=8),
     "limited_fraction": Param(float, LIM, LIM, LIM, in_open_unit, "0 < fraction < 1"),
     "n_student": Param(int, 16, 200, 1000, at_least(2), ">= 2 hidden units"),
     "nu_W": Param(float, 0.3, 0.3, 0.3, in_open_unit, "0 < nu_W < 1"),
@@ -85,7 +85,7 @@ SPEC = {
     "nu_C": Param(float, 1.0, 1.0, 1.0, positive, "> 0"),
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
     "steps": Steps(50, 2000, 5000, "gradient steps"),
-    "seeds": Param(int, 3, 4, 10, at_least(3), ">= 3 initializations per fold"),
+    "seeds": Param(int, 3, 4, 10, at_least(3), ">= 3 inits per fold", gpu=10),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("implicit_bias/real_data", SPEC, globals())

@@ -86,10 +86,10 @@ SPEC = {
     "n_student": Param(int, 64, 1000, 1000, at_least(2), ">= 2 hidden units"),
     "lr": Param(float, 0.02, 0.02, 0.02, positive, "> 0 (below B_1 for Theorem 4.1)"),
     "steps": Steps(60, 1000, 5000, "gradient steps", 10),
-    "seeds": Param(int, 3, 10, 10, at_least(3), ">= 3 teacher/student pairs (Fig. 1)"),
+    "seeds": Param(int, 3, 10, 10, at_least(3), ">= 3 pairs (Fig. 1)", gpu=30),
     "fig4_teacher_hidden": Param(int, 20, 20, 20, at_least(1), ">= 1"),
     "fig4_widths": Param(list, *FIG4_N, at_least(2), ">= 2, increasing", item=int),
-    "fig4_seeds": Param(int, 3, 16, 20, at_least(3), ">= 3 (an interval over seeds)"),
+    "fig4_seeds": Param(int, 3, 16, 20, at_least(3), ">= 3 (an interval)", gpu=20),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("implicit_bias/training_dynamics", SPEC, globals())

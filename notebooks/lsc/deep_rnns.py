@@ -53,7 +53,7 @@
 # ```
 
 # %% tags=["parameters"]
-profile = "book"
+profile, device = "book", None
 seed = None
 seeds = None
 tasks = None
@@ -106,11 +106,11 @@ FIG1C = {
 # %% tags=["hide-input"]
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
-    "seeds": Repeats(2, 4, 4, "seeds per arm"),
+    "seeds": Repeats(2, 4, 4, "seeds per arm", gpu=8),
     "tasks": Param(list, TASKS, TASKS, TASKS, TASKS.__contains__, "TASKS", str),
     "kinds": Param(list, ["gru", "alif_plus"], K, K, K.__contains__, "RNN_KINDS", str),
     "depths": Param(list, [2, 3], [2, 5], [2, 5], at_least(1), "depths >= 1", int),
-    "width": Param(int, 8, 32, 128, at_least(4), ">= 4; simple RNNs, ALIF (Tab. S1)"),
+    "width": Param(int, 8, 32, 128, at_least(4), ">= 4; (Tab. S1)", gpu=128),
     "T_slmnist": Param(int, 5, 10, 50, at_least(2), ">= 2; time bins of sl-MNIST"),
     "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),
     "T_shd": Param(int, 8, 16, 100, at_least(2), ">= 2; time bins of the SHD stand-in"),
@@ -123,8 +123,8 @@ SPEC = {
     "n_train_ptb": Param(int, 100, 20000, 45000, at_least(10), ">= 10; word windows"),
     "n_val": Samples(32, 128, 5000, "validation sequences per task", 10),
     "n_test": Samples(50, 256, 10000, "test sequences per task", 10),
-    "steps": Steps(6, 300, 20000, "training steps (batch 32)"),
-    "steps_ptb": Steps(6, 1000, 20000, "training steps on the word task"),
+    "steps": Steps(6, 300, 20000, "training steps (batch 32)", gpu=1000),
+    "steps_ptb": Steps(6, 1000, 20000, "steps on the word task", gpu=2000),
     "eval_every": Steps(3, 25, 500, "steps per validation"),
     "lr_diff": Param(list, LR, LR, LR_PAPER, positive, "3 > 0 (per task)", float),
     "lr_alif": Param(list, LR_ALIF, LR_ALIF, [1e-3] * 3, positive, "3 > 0", float),

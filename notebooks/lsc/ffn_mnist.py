@@ -40,6 +40,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 seed = None
 seeds = None
 acts = None
@@ -69,17 +70,17 @@ A, LRS = list(ffn_mnist.ACTS), ffn_mnist.PAPER_LRS
 LR2 = [1e-3, 3.16e-4]
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
-    "seeds": Repeats(3, 4, 4, "random seeds per configuration"),
+    "seeds": Repeats(3, 4, 4, "random seeds per configuration", gpu=32),
     "acts": Param(list, ["relu", "cos"], A, A, A.__contains__, "relu, sin or cos", str),
     "lrs": Param(list, LR2, LR2, LRS, positive, "positive", float),
     "depth": Param(int, 6, 30, 30, at_least(1), ">= 1 layers"),
     "width": Param(int, 32, 128, 128, at_least(2), ">= 2"),
-    "n_train": Param(int, 1000, 10000, 50000, at_least(10), ">= 10 training images"),
-    "n_val": Samples(200, 500, 10000, "validation images", 10),
+    "n_train": Param(int, 1000, 10000, 50000, at_least(10), ">= 10 images", gpu=50000),
+    "n_val": Samples(200, 500, 10000, "validation images", 10, gpu=5000),
     "n_test": Param(
         int, 500, 2000, 10000, lambda v: 10 <= v <= 10000, "10..10000", samples=True
     ),
-    "steps": Steps(60, 300, 20000, "training steps (batch 32)"),
+    "steps": Steps(60, 300, 20000, "training steps (batch 32)", gpu=2000),
     "eval_every": Steps(20, 50, 500, "steps per validation"),
     "patience": Param(int, 2, 4, 10, at_least(1), ">= 1; validations without progress"),
     "pre_steps": Steps(5, 30, 1000, "LSC pre-training budget"),

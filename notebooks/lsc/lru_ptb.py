@@ -44,6 +44,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 seed = None
 seeds = None
 depths = None
@@ -74,14 +75,14 @@ SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
     "seeds": Repeats(2, 8, 4, "seeds per arm (book: 8, see the notes)"),
     "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", int),
-    "width": Param(int, 16, 32, 128, at_least(2), ">= 2; model width = state size"),
+    "width": Param(int, 16, 32, 128, at_least(2), ">= 2; width = state", gpu=128),
     "vocab": Param(int, 300, 2000, 10000, at_least(10), ">= 10 words"),
     "T": Param(int, 8, 16, 100, at_least(2), ">= 2; words per training sequence"),
     "batch": Param(int, 8, 16, 32, at_least(1), ">= 1"),
     "n_train": Param(int, 200, 4000, 9000, at_least(10), ">= 10 training windows"),
     "n_val": Samples(32, 300, 700, "validation windows", 10),
     "n_test": Samples(32, 400, 800, "test windows", 10),
-    "steps": Steps(6, 200, 20000, "maximal training steps"),
+    "steps": Steps(6, 200, 20000, "maximal training steps", gpu=2000),
     "eval_every": Steps(3, 40, 500, "steps per validation"),
     "lr": Param(float, 1e-2, 1e-2, 1e-2, positive, "> 0"),
     "clip": Param(float, 1.0, 1.0, 1.0, positive, "> 0; gradient-norm clip ('+ clip')"),

@@ -48,6 +48,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 N_jac = None
 K_jac = None
 T_jac = None
@@ -235,7 +236,7 @@ mc = {
 
 # %%
 study = jacobian_spectrum.minimal_study(
-    settings, R_alg, P.N_jac, P.T_jac, P.K_jac, P.seed
+    settings, R_alg, P.N_jac, P.T_jac, P.K_jac, P.seed, P.device
 )
 terms = jacobian_spectrum.one_step_values(study, mc, d1.wrong)
 
@@ -268,7 +269,9 @@ ledger.check("mean-field.eq12.minimal-isometry", **study.isometry_values())
 # %%
 sw2_v, sv2_v = theory.vanilla_critical(0.5, 1.0)
 hp_v = theory.HP(np.sqrt(sw2_v), np.sqrt(sv2_v), 0.0, 1.0)
-van = jacobian_spectrum.vanilla_study(hp_v, P.N_jac, P.T_jac, P.K_jac, P.seed + 77)
+van = jacobian_spectrum.vanilla_study(
+    hp_v, P.N_jac, P.T_jac, P.K_jac, P.seed + 77, P.device
+)
 van_values = jacobian_spectrum.vanilla_values(van, P.T_jac)
 ledger.check("mean-field.eq12.vanilla", **van_values, **vars(P))
 
@@ -297,7 +300,7 @@ inits = {
     "$\\sigma_w^2=\\sigma_v^2=1$, $\\mu_b=4$": theory.HP(1.0, 1.0, 4.0, R_alg),
 }
 grad = jacobian_spectrum.gradient_study(
-    inits, P.N_grad, P.T_grad, P.K_grad, P.seed + 500
+    inits, P.N_grad, P.T_grad, P.K_grad, P.seed + 500, device=P.device
 )
 g = grad.values()
 glue("grad_crit_end", g["crit_end"], display=False)

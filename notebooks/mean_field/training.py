@@ -49,6 +49,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 pool = None
 n_images = None
 Ts_fig2 = None
@@ -93,11 +94,11 @@ SPEC = {
     "width": Param(int, 16, 32, 256, at_least(2), ">= 2; hidden units (Fig. 2)"),
     "batch": Param(int, 16, 32, 128, at_least(1), ">= 1"),
     "lr": Param(float, 3e-3, 3e-3, 1e-3, positive, "> 0; Adam's learning rate"),
-    "steps_fig3": Steps(6, 600, 20000, "Adam steps (Fig. 3)"),
+    "steps_fig3": Steps(6, 600, 20000, "Adam steps (Fig. 3)", gpu=2000),
     "width_fig3": Param(int, 16, 32, 256, at_least(2), ">= 2; hidden units (Fig. 3)"),
-    "T_fig3": Param(int, 49, 196, 784, lambda v: 784 % v == 0, "a divisor of 784"),
+    "T_fig3": Param(int, 49, 196, 784, lambda v: 784 % v == 0, "divides 784", gpu=784),
     "vocab": Param(int, 500, 1000, 10000, at_least(3), ">= 3; with <unk>, <eos>"),
-    "lm_steps": Steps(5, 300, 13000, "LM steps per model"),
+    "lm_steps": Steps(5, 300, 13000, "LM steps per model", gpu=1500),
     "lm_hidden_lstm": Param(int, 32, 96, 650, at_least(2), ">= 2; LSTM hidden size"),
     "lm_novels": Param(int, 1, 6, 6, lambda v: 1 <= v <= 6, "1 to 6 Austen novels"),
     "eval_tokens": Samples(20_000, 20_000, 10**7, "held-out tokens (paper: all)", 100),
@@ -147,6 +148,7 @@ run2 = trainable_depth.run(
     n_checkpoints=4,
     progress=plotting.progress,
     n_eval=P.n_eval,
+    device=P.device,
 )
 
 # %% tags=["hide-input"]
@@ -220,6 +222,7 @@ curves = training_speed.run(
     P.batch,
     seed=P.seed,
     input_scale2=v_in,
+    device=P.device,
 )
 
 # %% tags=["hide-input"]
@@ -275,6 +278,7 @@ lm_runs = language_model.compare(
     n_seeds=P.n_seeds,
     n_checkpoints=4,
     progress=plotting.progress,
+    device=P.device,
 )
 lm_res = language_model.seed_mean(lm_runs)
 display(

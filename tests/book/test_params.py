@@ -20,7 +20,7 @@ def test_presets_and_overrides():
 @pytest.mark.parametrize("profile", ["fast", "", None, 3])
 def test_unknown_profile_names_parameter(profile):
     with pytest.raises(
-        ParameterError, match=r"parameter 'profile'.*'smoke', 'book', 'paper'"
+        ParameterError, match=r"parameter 'profile'.*'smoke', 'book', 'gpu', 'paper'"
     ):
         resolve(SPEC, profile)
 
@@ -114,3 +114,41 @@ def test_dry_run_caps_evaluation_sets_on_their_own(monkeypatch):
     monkeypatch.setenv("RNNBOOK_DRY_RUN_SAMPLES", "256")
     assert resolve(spec, "paper").n_test == 256
     assert resolve(spec, "smoke").n_test == 50  # below the cap: the preset
+
+
+def test_gpu_preset_defaults_to_the_book_one():
+    from rnnbook.book.params import Repeats, Steps
+
+    spec = {
+        **SPEC,
+        "steps": Steps(1, 10, 1000, "steps", gpu=200),
+        "draws": Repeats(2, 8, 64, "draws"),
+    }
+    p = resolve(spec, "gpu")
+    assert p.steps == 200 and p.draws == 8 and p.widths == [8, 16] and p.seeds == 5
+    assert resolve(spec, "book").steps == 10 and resolve(spec, "paper").steps == 1000
+
+
+def test_gpu_preset_is_capped_by_a_dry_run(monkeypatch):
+    from rnnbook.book.params import Steps
+
+    monkeypatch.setenv("RNNBOOK_DRY_RUN", "2")
+    assert resolve({"steps": Steps(1, 10, 1000, "s", gpu=200)}, "gpu").steps == 2
+
+
+def test_device_parameter(monkeypatch):
+    import torch
+
+    from rnnbook.book.params import Device
+
+    spec = {"device": Device()}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve(spec, "book").device == "cpu"
+    assert resolve(spec, "gpu", device="cpu").device == "cpu"
+    with pytest.raises(ParameterError, match=r"parameter 'device' = 'cuda'.*no CUDA"):
+        resolve(spec, "book", device="cuda")
+    with pytest.raises(ParameterError, match=r"parameter 'device' = 'tpu'.*auto, cpu"):
+        resolve(spec, "book", device="tpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve(spec, "book").device == "cuda"
+    assert resolve(spec, "book", device="cuda").device == "cuda"

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from rnnbook import plotting
 
 from .ledger import Ledger
-from .params import Param, describe, resolve
+from .params import Device, Param, describe, resolve
 
 #: the output metadata key under which a chapter records its device
 DEVICE_KEY = "rnnbook_device"
@@ -33,7 +33,12 @@ def start(
     namespace: Mapping[str, Any],
     show: bool = True,
 ) -> tuple[SimpleNamespace, Ledger]:
-    """Resolve the chapter's parameters from ``namespace`` and open its ledger."""
+    """Resolve the chapter's parameters from ``namespace`` and open its ledger.
+
+    A chapter whose parameters cell has ``device`` gets the :func:`~.params.Device` parameter
+    without naming it in ``SPEC``."""
+    if "device" in namespace and "device" not in spec:
+        spec = {**spec, "device": Device()}
     given = {name: namespace.get(name) for name in spec}
     P = resolve(spec, namespace.get("profile", "book"), **given)
     plotting.setup()

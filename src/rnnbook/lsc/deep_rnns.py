@@ -55,6 +55,9 @@ class Grid:
     lr_alif: list
     pre_steps: int
     pre_batch: int
+    device: str = (
+        "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
+    )
 
     def __post_init__(self) -> None:
         if len(self.lr_diff) != 3 or len(self.lr_alif) != 3:
@@ -66,7 +69,13 @@ class Grid:
     @classmethod
     def of(cls, params) -> "Grid":
         """The grid from an object with these attributes (the chapter's resolved parameters)."""
-        return cls(**{f.name: getattr(params, f.name) for f in fields(cls)})
+        return cls(
+            **{
+                f.name: getattr(params, f.name)
+                for f in fields(cls)
+                if hasattr(params, f.name)
+            }
+        )
 
     @property
     def patience(self) -> int:
@@ -189,7 +198,15 @@ def train_group(grid: Grid, task: tasks.SeqTask, k: str, d: int) -> list[dict]:
         rep = None
         if c != "none":
             rep = experiments.pretrain_seq(
-                model, task, float(c), False, grid.pre_steps, grid.pre_batch, 2, ms
+                model,
+                task,
+                float(c),
+                False,
+                grid.pre_steps,
+                grid.pre_batch,
+                2,
+                ms,
+                device=grid.device,
             )
         models.append(model)
         pre.append(experiments.report_summary(rep))
@@ -200,6 +217,7 @@ def train_group(grid: Grid, task: tasks.SeqTask, k: str, d: int) -> list[dict]:
         eval_every=grid.eval_every,
         patience=grid.patience,
         data_seeds=tuple(grid.member_seed(s) for _, s in members),
+        device=grid.device,
     )
     out = ensemble.train(models, task, cfg)
     return [

@@ -62,11 +62,20 @@ class Grid:
     pre_batch: int
     checkpoints: int = 1
     seed: int = 0
+    device: str = (
+        "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
+    )
 
     @classmethod
     def of(cls, params) -> "Grid":
         """The grid from an object with these attributes (the chapter's resolved parameters)."""
-        return cls(**{f.name: getattr(params, f.name) for f in fields(cls)})
+        return cls(
+            **{
+                f.name: getattr(params, f.name)
+                for f in fields(cls)
+                if hasattr(params, f.name)
+            }
+        )
 
     def run_seeds(self) -> list[int]:
         """The seed of each of the ``seeds`` runs per configuration, derived from ``seed``."""
@@ -85,7 +94,7 @@ class Grid:
 
     def key(self, dataset: str, act: str) -> dict:
         """The cache key of one activation's ensemble (its parameters)."""
-        skip = {"acts"}
+        skip = {"acts", "device"}
         base = {
             f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip
         }
@@ -136,12 +145,12 @@ class FFNEnsemble:
         self.params, self.act = params, act
 
     @classmethod
-    def stack(cls, models: list[FFN]) -> "FFNEnsemble":
-        """The ensemble of ``models`` (same activation and shape), copied."""
+    def stack(cls, models: list[FFN], device: str = "cpu") -> "FFNEnsemble":
+        """The ensemble of ``models`` (same activation and shape), copied to ``device``."""
         acts = {m.act_name for m in models}
         if len(acts) != 1:
             raise ValueError(f"an ensemble has one activation, got {sorted(acts)}")
-        per = [[_t(p.detach()) for p in m.parameters()] for m in models]
+        per = [[_t(p.detach().to(device)) for p in m.parameters()] for m in models]
         stacked = [torch.stack(ps).clone().requires_grad_(True) for ps in zip(*per)]
         return cls(stacked, acts.pop())
 
@@ -177,7 +186,8 @@ class FFNEnsemble:
         self, x: Tensor, y: Tensor, params: list[Tensor] | None = None, chunk=500
     ) -> tuple[Tensor, Tensor]:
         """Per member: the mean cross-entropy and the accuracy on (x, y), in chunks of images."""
-        loss, correct = torch.zeros(len(self)), torch.zeros(len(self))
+        dev = self.params[0].device
+        loss, correct = (torch.zeros(len(self), device=dev) for _ in range(2))
         for i in range(0, len(y), chunk):
             logits = self.forward(x[i : i + chunk], params)
             yy = y[i : i + chunk].expand(len(self), -1)
@@ -235,7 +245,7 @@ def train_ensemble(
     patience: int,
     checkpoints: list[int],
     batch: int = 32,
-) -> dict:
+) -> dict:  # on the device of ``ens``; the batches are drawn on CPU generators
     """Train every member with cross-entropy on batches of ``batch`` training images; member ``e`` has
     learning rate ``lrs[e]`` and draws its batches from the stream seeded ``streams[e]`` (members
     with one stream see the same batches). As :func:`rnnbook.lsc.experiments.fit`, per member:
@@ -244,20 +254,24 @@ def train_ensemble(
 
     Returns per member (lists): ``test_acc`` at each budget of ``checkpoints`` (of its best
     checkpoint so far), ``steps`` trained, ``best_val``, ``diverged``, and the validation history."""
-    E, n = len(ens), len(data.ytr)
+    E, n, dev = len(ens), len(data.ytr), ens.params[0].device
+    data = MnistSplits(*(getattr(data, f.name).to(dev) for f in fields(data)))
     uniq = sorted(set(streams))
-    gens = {s: torch.Generator().manual_seed(s + 12345) for s in uniq}
-    row = torch.tensor([uniq.index(s) for s in streams])
-    opt = StackedAdaBelief(ens.params, torch.tensor(lrs, dtype=torch.float32))
+    gens = {s: torch.Generator(device="cpu").manual_seed(s + 12345) for s in uniq}
+    row = torch.tensor([uniq.index(s) for s in streams], device=dev)
+    lr = torch.tensor(lrs, dtype=torch.float32, device=dev)
+    opt = StackedAdaBelief(ens.params, lr)
     best_p = [p.detach().clone() for p in ens.params]
-    best = torch.full((E,), math.inf)
-    bad = torch.zeros(E, dtype=torch.long)
-    active = torch.ones(E, dtype=torch.bool)
-    diverged = torch.zeros(E, dtype=torch.bool)
-    stopped_at = torch.full((E,), steps)
+    best = torch.full((E,), math.inf, device=dev)
+    bad = torch.zeros(E, dtype=torch.long, device=dev)
+    active = torch.ones(E, dtype=torch.bool, device=dev)
+    diverged = torch.zeros(E, dtype=torch.bool, device=dev)
+    stopped_at = torch.full((E,), steps, device=dev)
     hist, test_acc, ckpts = [], {}, sorted(set(checkpoints))
     for step in range(1, steps + 1):
-        idx = torch.stack([torch.randint(n, (batch,), generator=gens[s]) for s in uniq])
+        idx = torch.stack(
+            [torch.randint(n, (batch,), generator=gens[s], device="cpu") for s in uniq]
+        ).to(dev)
         x, y = data.xtr[idx][row], data.ytr[idx][row]
         logits = ens.forward(x)
         losses = F.cross_entropy(logits.transpose(1, 2), y, reduction="none").mean(1)
@@ -304,14 +318,22 @@ def train_ensemble(
 
 
 def pretrain_ffn(
-    model: FFN, data: MnistSplits, max_steps: int, batch: int, seed: int
+    model: FFN,
+    data: MnistSplits,
+    max_steps: int,
+    batch: int,
+    seed: int,
+    device: str = "cpu",
 ) -> pretrain.LSCReport:
-    """LSC pre-training of an FFN to rho_t = 1 on the training images (Sec. II-E)."""
-    g = torch.Generator().manual_seed(seed + 999)
+    """LSC pre-training of an FFN to rho_t = 1 on the training images (Sec. II-E), on
+    ``device`` (the model is moved there; the batches are drawn on a CPU generator)."""
+    g = torch.Generator(device="cpu").manual_seed(seed + 999)
+    model.to(device)
 
     def batches() -> Iterator[Tensor]:
         while True:
-            yield data.xtr[torch.randint(len(data.ytr), (batch,), generator=g)]
+            i = torch.randint(len(data.ytr), (batch,), generator=g, device="cpu")
+            yield data.xtr[i].to(device)
 
     return pretrain.pretrain(
         model,
@@ -335,11 +357,11 @@ def run_act(grid: Grid, data: MnistSplits, act: str) -> dict:
         nets["glorot", s] = FFN(784, grid.width, grid.depth, act=act, seed=rs)
         nets["he", s] = FFN(784, grid.width, grid.depth, act=act, init="he", seed=rs)
         lsc = copy.deepcopy(nets["glorot", s])
-        rep = pretrain_ffn(lsc, data, grid.pre_steps, grid.pre_batch, rs)
+        rep = pretrain_ffn(lsc, data, grid.pre_steps, grid.pre_batch, rs, grid.device)
         pre.append(experiments.report_summary(rep))
         nets["glorot+lsc", s] = lsc
     mem = members(grid)
-    ens = FFNEnsemble.stack([nets[i, s] for i, _, s in mem])
+    ens = FFNEnsemble.stack([nets[i, s] for i, _, s in mem], grid.device)
     res = train_ensemble(
         ens,
         [lr for _, lr, _ in mem],

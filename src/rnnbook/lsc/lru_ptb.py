@@ -57,11 +57,20 @@ class Grid:
     clip: float
     pre_steps: int
     pre_batch: int
+    device: str = (
+        "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
+    )
 
     @classmethod
     def of(cls, params) -> "Grid":
         """The grid from an object with these attributes (the chapter's resolved parameters)."""
-        return cls(**{f.name: getattr(params, f.name) for f in fields(cls)})
+        return cls(
+            **{
+                f.name: getattr(params, f.name)
+                for f in fields(cls)
+                if hasattr(params, f.name)
+            }
+        )
 
     @property
     def patience(self) -> int:
@@ -120,11 +129,19 @@ def train_depth(grid: Grid, task: tasks.SeqTask, d: int) -> list[dict]:
             rep = None
             if goal is not None:
                 rep = experiments.pretrain_seq(
-                    model, task, goal[0], goal[1], grid.pre_steps, grid.pre_batch, 2, ms
+                    model,
+                    task,
+                    goal[0],
+                    goal[1],
+                    grid.pre_steps,
+                    grid.pre_batch,
+                    2,
+                    ms,
+                    device=grid.device,
                 )
             rad = pretrain.measure(
-                model,
-                task.batch("val", np.arange(grid.pre_batch))[0],
+                model.to(grid.device),
+                task.batch("val", np.arange(grid.pre_batch))[0].to(grid.device),
                 n_times=4,
                 generator=torch.Generator().manual_seed(0),
             )
@@ -144,6 +161,7 @@ def train_depth(grid: Grid, task: tasks.SeqTask, d: int) -> list[dict]:
         patience=grid.patience,
         clips=tuple(grid.clip if cl else None for _, _, cl in members),
         data_seeds=tuple(grid.member_seed(s) for s, _, _ in members),
+        device=grid.device,
     )
     out = ensemble.train(models, task, cfg)
     return [

@@ -51,7 +51,7 @@ class SpikeDataset:
     def dense(self, idx) -> torch.Tensor:
         """(B, n_steps * repeat, n_channels) float tensor of 0/1 spikes for the samples ``idx``."""
         idx = np.asarray(idx)
-        out = torch.zeros(len(idx), self.n_steps, self.n_channels)
+        out = torch.zeros(len(idx), self.n_steps, self.n_channels, device="cpu")
         for k, i in enumerate(idx):
             out[k, torch.from_numpy(self.times[i]), torch.from_numpy(self.chans[i])] = (
                 1.0
@@ -514,7 +514,7 @@ class SeqTask:
         data = getattr(self, split)
         if self.kind == "classify":
             return data.dense(idx), torch.from_numpy(data.labels[np.asarray(idx)])
-        w = data[torch.as_tensor(idx)]
+        w = data[torch.as_tensor(idx, device=data.device)]
         return w[:, :-1], w[:, 1:]
 
     def size(self, split: str) -> int:

@@ -75,29 +75,29 @@ def jacobian_moments(
     tied: bool = False,
     burn_in: int = 30,
     dtype=torch.float64,
+    device: str = "cpu",
 ) -> SpectrumMoments:
     """Moments of the spectrum of J J^T over T steps for K sampled networks of width N.
 
     ``model`` is ``"minimal"`` (inputs x~ ~ N(0, R) per unit, h^0 with second moment Q*) or ``"vanilla"``
     (inputs x ~ N(0, R), e^0 ~ N(mu_b, q*)). W is Gaussian (s_1 = -1) or ``orthogonal`` (s_1 = 0). The network
     runs ``burn_in`` steps before the Jacobian is accumulated, so that the states are at their fixed point.
+    The products run on ``device``; every draw is made on the CPU generator and moved there.
     """
     if model not in ("minimal", "vanilla"):
         raise ValueError(f"model = {model!r}: must be 'minimal' or 'vanilla'")
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+
+    def rn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen, dtype=dtype, device="cpu").to(device)
+
     sw, sv, mu, R, sb = (
         _scalar(getattr(hp, k)) for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
     )
     if model == "minimal":
-        h = np.sqrt(float(minimal_fixed_point(hp)[0])) * torch.randn(
-            K, 1, N, generator=gen, dtype=dtype
-        )
+        h = np.sqrt(float(minimal_fixed_point(hp)[0])) * rn(K, 1, N)
     else:
-        h = torch.tanh(
-            mu
-            + np.sqrt(float(vanilla_qstar(hp)))
-            * torch.randn(K, 1, N, generator=gen, dtype=dtype)
-        )
+        h = torch.tanh(mu + np.sqrt(float(vanilla_qstar(hp))) * rn(K, 1, N))
 
     def draw() -> minimal_rnn.Weights:
         W = (
@@ -107,36 +107,29 @@ def jacobian_moments(
         )
         # untied: a fresh V acts on x like N(0, sigma_v^2 |x|^2/N) per unit, so V is only drawn when tied
         V = minimal_rnn.gaussian_matrix(K, N, N, sv, gen, dtype) if tied else None
-        return minimal_rnn.Weights(
-            W, V, mu + sb * torch.randn(K, N, generator=gen, dtype=dtype)
-        )
+        W, V = W.to(device), None if V is None else V.to(device)
+        return minimal_rnn.Weights(W, V, mu + sb * rn(K, N))
 
     w = draw()
     # the (K, N, N) products live in three buffers reused at every step: fresh N x N tensors per step
     # fragment the allocator's heap until it holds many GB (T = 784 at N = 1024 reached 20 GB)
-    J = torch.eye(N, dtype=dtype).expand(K, N, N).clone()
+    J = torch.eye(N, dtype=dtype, device=device).expand(K, N, N).clone()
     Jt, J_next, M = (torch.empty_like(J) for _ in range(3))
     m1, m2 = [], []
     for t in range(burn_in + T):
         if not tied and t >= burn_in:
             w = draw()
-        x = np.sqrt(R) * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+        x = np.sqrt(R) * rn(K, 1, N)
         vx = (
             torch.bmm(x, w.V.transpose(1, 2))
             if tied
-            else sv
-            * torch.sqrt((x**2).mean(-1, keepdim=True))
-            * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+            else sv * torch.sqrt((x**2).mean(-1, keepdim=True)) * rn(K, 1, N)
         )
         if tied or t >= burn_in:
             e = torch.bmm(h, w.W.transpose(1, 2)) + vx + w.b.unsqueeze(1)
         else:  # untied burn-in: a fresh W acts on h like N(0, sigma_w^2 |h|^2/N) per unit, no matrix needed
-            wh = (
-                sw
-                * torch.sqrt((h**2).mean(-1, keepdim=True))
-                * torch.randn(K, 1, N, generator=gen, dtype=dtype)
-            )
-            e = wh + vx + mu + sb * torch.randn(K, 1, N, generator=gen, dtype=dtype)
+            wh = sw * torch.sqrt((h**2).mean(-1, keepdim=True)) * rn(K, 1, N)
+            e = wh + vx + mu + sb * rn(K, 1, N)
         if model == "minimal":  # Eq. (5)
             u = torch.sigmoid(e)
             h_new = u * h + (1 - u) * x
@@ -155,7 +148,8 @@ def jacobian_moments(
             m1.append(torch.diagonal(M, dim1=1, dim2=2).sum(-1) / N)
             m2.append(torch.linalg.matrix_norm(M) ** 2 / N)
         h = h_new
-    return SpectrumMoments(torch.stack(m1, 1).numpy(), torch.stack(m2, 1).numpy())
+    m1, m2 = (torch.stack(m, 1).cpu().numpy() for m in (m1, m2))
+    return SpectrumMoments(m1, m2)
 
 
 def loglinear_slope(T: np.ndarray, y: np.ndarray) -> float:
@@ -307,7 +301,7 @@ class MinimalStudy:
 
 
 def minimal_study(
-    settings, R: float, N: int, T: int, K: int, seed: int
+    settings, R: float, N: int, T: int, K: int, seed: int, device: str = "cpu"
 ) -> MinimalStudy:
     """Sample K untied minimalRNNs of width N per critical initialization (q*, mu_b) of Algorithm 1
     and per ensemble of W (Gaussian, orthogonal; seed ``seed + int(10 mu_b) + orthogonal``), and set
@@ -323,7 +317,14 @@ def minimal_study(
         hp = ci.hp()
         for orth in (False, True):
             r = jacobian_moments(
-                "minimal", hp, N, T, K, seed=seed + int(10 * mu) + orth, orthogonal=orth
+                "minimal",
+                hp,
+                N,
+                T,
+                K,
+                seed=seed + int(10 * mu) + orth,
+                orthogonal=orth,
+                device=device,
             )
             s1 = 0.0 if orth else -1.0
             eq12 = minimal_spectrum_variance_printed(Ts, hp, s1)  # a second moment
@@ -347,13 +348,17 @@ def minimal_study(
     return MinimalStudy(list(settings), ensembles, T)
 
 
-def vanilla_study(hp: HP, N: int, T: int, K: int, seed: int) -> dict[str, Ensemble]:
+def vanilla_study(
+    hp: HP, N: int, T: int, K: int, seed: int, device: str = "cpu"
+) -> dict[str, Ensemble]:
     """The vanilla counterpart of Eq. (12) against untied vanilla RNNs, Gaussian (seed ``seed``) and
     orthogonal W (``seed + 1``): 'Gaussian'/'orthogonal' -> Ensemble with the prediction 'pred'."""
     Ts = np.arange(1, T + 1)
     out = {}
     for orth in (False, True):
-        r = jacobian_moments("vanilla", hp, N, T, K, seed=seed + orth, orthogonal=orth)
+        r = jacobian_moments(
+            "vanilla", hp, N, T, K, seed=seed + orth, orthogonal=orth, device=device
+        )
         s1 = 0.0 if orth else -1.0
         pred = {"pred": vanilla_spectrum_variance(Ts, hp, s1)}
         out[_ensemble_name(orth)] = _ensemble(hp, s1, r, pred)
@@ -412,7 +417,13 @@ class GradientStudy:
 
 
 def gradient_study(
-    inits: dict, N: int, T: int, K: int, seed: int, burn_in: int = 50
+    inits: dict,
+    N: int,
+    T: int,
+    K: int,
+    seed: int,
+    burn_in: int = 50,
+    device: str = "cpu",
 ) -> GradientStudy:
     """m_1(T) of tied minimalRNNs for every initialization in ``inits`` (label -> HP; the first is
     the critical one, seed ``seed``), and for the critical one untied (``seed + 1``) and tied at half
@@ -420,11 +431,11 @@ def gradient_study(
     tied, chi1 = {}, {}
     for label, hp in inits.items():
         r = jacobian_moments(
-            "minimal", hp, N, T, K, seed=seed, tied=True, burn_in=burn_in
+            "minimal", hp, N, T, K, seed=seed, tied=True, burn_in=burn_in, device=device
         )
         tied[label], chi1[label] = r.m1.mean(0), float(minimal_chi1(hp))
     crit = next(iter(inits.values()))
-    kw = dict(T=T, K=K, burn_in=burn_in)
+    kw = dict(T=T, K=K, burn_in=burn_in, device=device)
     r_u = jacobian_moments("minimal", crit, N, seed=seed + 1, tied=False, **kw)
     r_h = jacobian_moments("minimal", crit, N // 2, seed=seed + 2, tied=True, **kw)
     return GradientStudy(tied, chi1, r_u.m1.mean(0), r_h.m1.mean(0), N)

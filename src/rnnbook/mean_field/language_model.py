@@ -96,7 +96,7 @@ class LanguageModel(nn.Module):
         nn.init.zeros_(self.out.bias)
 
     def init_state(self, B: int):
-        z = torch.zeros(1, B, self.N)
+        z = torch.zeros(1, B, self.N, device=self.out.weight.device)
         return (z, z.clone()) if self.cell == "LSTM" else z
 
     def forward(self, tokens: torch.Tensor, state):
@@ -162,6 +162,7 @@ def train_language_model(
     eval_tokens: int | None = None,
     log_every: int = 50,
     n_checkpoints: int = 1,
+    device: str = "cpu",
 ) -> LMResult:
     """Adam with gradient-norm clipping for ``steps`` truncated-BPTT updates; the training stream wraps
     around and starts at an offset drawn from ``seed``. Validation and test perplexity on (the first
@@ -171,18 +172,22 @@ def train_language_model(
 
     torch.manual_seed(seed)
     V = corpus.vocab_size
-    model = LanguageModel(cell, V, d, N)
-    train = batchify(corpus.train, batch)
+    with torch.device("cpu"):  # the initial weights drawn on the CPU, then moved
+        model = LanguageModel(cell, V, d, N)
+    model.to(device)
+    train = batchify(corpus.train, batch).to(device)
     ev_b = 10
     valid = batchify(corpus.valid[:eval_tokens] if eval_tokens else corpus.valid, ev_b)
     test = batchify(corpus.test[:eval_tokens] if eval_tokens else corpus.test, ev_b)
+    valid, test = valid.to(device), test.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     state = model.init_state(batch)
     t0 = time.perf_counter()
     curve, run, n_run, test_curve = [], 0.0, 0, []
     at = set(checkpoints(steps, n_checkpoints)) - {steps}
-    gen = torch.Generator().manual_seed(seed)
-    pos = int(torch.randint(0, max(train.shape[0] - bptt - 1, 1), (1,), generator=gen))
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    n_pos = max(train.shape[0] - bptt - 1, 1)
+    pos = int(torch.randint(0, n_pos, (1,), generator=gen, device="cpu"))
     with flush_denormals():
         for step in range(steps):
             if pos + bptt + 1 > train.shape[0]:
@@ -225,6 +230,7 @@ def compare(
     n_seeds: int = 1,
     n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
+    device: str = "cpu",
 ) -> dict[str, list[LMResult]]:
     """Table 1 in miniature: the three cells with an embedding of size ``hidden_lstm``, the LSTM's
     hidden size set and the others matched to its parameter count; each trained ``n_seeds`` times
@@ -249,6 +255,7 @@ def compare(
                 seed=seed + 100 * s,
                 eval_tokens=eval_tokens,
                 n_checkpoints=n_checkpoints,
+                device=device,
             )
         )
     return out

@@ -38,22 +38,23 @@ def gaussian_matrix(
 ) -> torch.Tensor:
     """K matrices N x M with entries N(0, scale^2 / M); ``scale`` a float or a (K,) tensor."""
     scale = (
-        torch.as_tensor(scale, dtype=dtype).reshape(-1, 1, 1)
+        torch.as_tensor(scale, dtype=dtype, device="cpu").reshape(-1, 1, 1)
         if np.ndim(scale)
         else scale
     )
-    return torch.randn(K, N, M, generator=gen, dtype=dtype) * scale / np.sqrt(M)
+    Z = torch.randn(K, N, M, generator=gen, dtype=dtype, device="cpu")
+    return Z * scale / np.sqrt(M)
 
 
 def orthogonal_matrix(
     K: int, N: int, scale, gen: torch.Generator, dtype=torch.float64
 ) -> torch.Tensor:
     """K matrices scale * O with O Haar-distributed on O(N) (QR of a Gaussian matrix with the sign fix)."""
-    A = torch.randn(K, N, N, generator=gen, dtype=dtype)
+    A = torch.randn(K, N, N, generator=gen, dtype=dtype, device="cpu")
     Qm, Rm = torch.linalg.qr(A)
     Qm = Qm * torch.sign(torch.diagonal(Rm, dim1=-2, dim2=-1)).unsqueeze(-2)
     scale = (
-        torch.as_tensor(scale, dtype=dtype).reshape(-1, 1, 1)
+        torch.as_tensor(scale, dtype=dtype, device="cpu").reshape(-1, 1, 1)
         if np.ndim(scale)
         else scale
     )

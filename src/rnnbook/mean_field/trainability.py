@@ -58,7 +58,9 @@ def mnist_then_noise(
 ) -> torch.Tensor:
     """Sec. 4.1: the flattened image as the input at t = 0, then T inputs x^t ~ N(0, sigma_x^2) (fresh for
     each example): a sequence (T + 1, B, M)."""
-    noise = sigma_x * torch.randn(T, *images.shape, generator=gen, dtype=images.dtype)
+    noise = sigma_x * torch.randn(
+        T, *images.shape, generator=gen, dtype=images.dtype, device="cpu"
+    ).to(images.device)  # drawn on the CPU generator, whatever the device
     return torch.cat([images.unsqueeze(0), noise], 0)
 
 
@@ -91,10 +93,12 @@ def _init_matrix(
     if orthogonal:
         if n_out != n_in:
             raise ValueError("orthogonal initialization needs a square matrix")
-        A = torch.randn(n_out, n_in, generator=gen, dtype=torch.float64)
+        A = torch.randn(n_out, n_in, generator=gen, dtype=torch.float64, device="cpu")
         Qm, Rm = torch.linalg.qr(A)
         return (Qm * torch.sign(torch.diagonal(Rm))).float() * scale
-    return torch.randn(n_out, n_in, generator=gen) * (scale / np.sqrt(n_in))
+    return torch.randn(n_out, n_in, generator=gen, device="cpu") * (
+        scale / np.sqrt(n_in)
+    )
 
 
 @dataclass
@@ -126,13 +130,15 @@ class GridRNN:
         self.untied_idx = [k for k, s in enumerate(self.specs) if not s.tied]
         # the order in which the forward pass stacks the networks -> position of network k
         order = self.tied_idx + self.untied_idx
-        self.perm = torch.tensor([order.index(k) for k in range(len(self.specs))])
+        self.perm = torch.tensor(
+            [order.index(k) for k in range(len(self.specs))], device="cpu"
+        )
         groups = self.groups if self.groups is not None else [0] * len(self.specs)
         if len(groups) != len(self.specs):
             raise ValueError(
                 f"groups has {len(groups)} entries for {len(self.specs)} networks"
             )
-        self.group = torch.tensor(groups, dtype=torch.long)
+        self.group = torch.tensor(groups, dtype=torch.long, device="cpu")
 
         def cell_params(s: InitSpec, n_copies: int):
             W = torch.stack(
@@ -144,7 +150,9 @@ class GridRNN:
             V = torch.stack(
                 [_init_matrix(N, n_in, s.sigma_v, False, gen) for _ in range(n_copies)]
             )
-            b = s.mu_b + s.sigma_b * torch.randn(n_copies, N, generator=gen)
+            b = s.mu_b + s.sigma_b * torch.randn(
+                n_copies, N, generator=gen, device="cpu"
+            )
             return W, V, b
 
         for group, idx, copies in (
@@ -165,20 +173,37 @@ class GridRNN:
             )
         K = len(self.specs)
         if self.kind == "minimal":
-            self.params["Wx"] = torch.randn(K, N, M, generator=gen) * np.sqrt(
-                self.input_scale2 / M
-            )
+            self.params["Wx"] = torch.randn(
+                K, N, M, generator=gen, device="cpu"
+            ) * np.sqrt(self.input_scale2 / M)
         self.h0 = torch.stack(
-            [np.sqrt(s.h0_var) * torch.randn(N, generator=gen) for s in self.specs]
+            [
+                np.sqrt(s.h0_var) * torch.randn(N, generator=gen, device="cpu")
+                for s in self.specs
+            ]
         )  # (K, N)
-        self.params["C"] = torch.randn(K, N, self.n_classes, generator=gen) / np.sqrt(N)
-        self.params["d"] = torch.zeros(K, 1, self.n_classes)
+        self.params["C"] = torch.randn(
+            K, N, self.n_classes, generator=gen, device="cpu"
+        ) / np.sqrt(N)
+        self.params["d"] = torch.zeros(K, 1, self.n_classes, device="cpu")
         for p in self.params.values():
             p.requires_grad_(True)
 
     @property
     def K(self) -> int:
         return len(self.specs)
+
+    def to(self, device) -> "GridRNN":
+        """The networks moved to ``device`` (drawn on the CPU generator: the same weights on
+        every device); the forward pass moves its inputs there."""
+        self.params = {
+            k: v.detach().to(device).requires_grad_(True)
+            for k, v in self.params.items()
+        }
+        self.h0, self.perm, self.group = (
+            t.to(device) for t in (self.h0, self.perm, self.group)
+        )
+        return self
 
     def _cell_weights(self):
         """The weights (W_t, V_t, b_t) of every step, stacked over the networks (tied networks first). Untied
@@ -202,6 +227,7 @@ class GridRNN:
         """x: (steps, B, M) shared by all networks, or (steps, G, B, M) with one stream per group.
         Returns the logits (K, B, n_classes) of the last hidden state."""
         S, B = x.shape[0], x.shape[-2]
+        x = x.to(self.h0.device)
         if S > self.steps:
             raise ValueError(f"sequence of {S} steps, networks built for {self.steps}")
         order = self.tied_idx + self.untied_idx
@@ -276,7 +302,7 @@ def losses_and_accuracy(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-network cross-entropy (K,) and accuracy (K,) for logits (K, B, C), labels (B,) or (K, B)."""
     K, B, C = logits.shape
-    y = y.expand(K, B)
+    y = y.to(logits.device).expand(K, B)
     ce = torch.nn.functional.cross_entropy(
         logits.reshape(K * B, C), y.reshape(K * B), reduction="none"
     ).reshape(K, B)
@@ -309,9 +335,10 @@ def train(
     at the steps ``eval_at`` and at the end."""
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     evals, accs, losses = [], [], []
+    dev = net.params["C"].device
     with flush_denormals():
         for step in range(n_steps):
-            x, y = make_batch(step)
+            x, y = (t.to(dev) for t in make_batch(step))
             loss, _ = losses_and_accuracy(net.forward(x), net.labels(y))
             opt.zero_grad(set_to_none=True)
             loss.sum().backward()
@@ -323,8 +350,8 @@ def train(
                 with torch.no_grad():
                     l_, a_ = eval_fn(net)
                 evals.append(step + 1)
-                accs.append(a_.numpy())
-                losses.append(l_.numpy())
+                accs.append(a_.cpu().numpy())
+                losses.append(l_.cpu().numpy())
     return TrainResult(evals, np.array(accs), np.array(losses))
 
 
@@ -379,6 +406,7 @@ def trainability_grid(
 ) -> tuple[list[int], np.ndarray]:
     """Train the K networks of ``specs``, ``n_seeds`` times over (each seed its own initial weights
     and minibatches), on the MNIST-then-noise task for every depth T in ``Ts``: one batched run of
+    device: str = "cpu",
     n_seeds x K networks per T. Returns the evaluation steps (``n_checkpoints`` evenly spaced, the
     last one at ``steps``) and the training accuracy there, shape (n_checkpoints, len(Ts), n_seeds,
     K), measured on ``n_eval`` training images with fresh noise."""
@@ -394,8 +422,8 @@ def trainability_grid(
         for c, part in enumerate(grid_chunks(all_specs, N, n_in, T + 1, rows)):
             # every chunk sees the same minibatches and evaluation noise (fresh generators);
             # the first keeps the grid's seed, so a grid that fits in one chunk is unchanged
-            gen = torch.Generator().manual_seed(seed + 1000 * i)
-            eval_gen = torch.Generator().manual_seed(seed + 999)
+            gen = torch.Generator(device="cpu").manual_seed(seed + 1000 * i)
+            eval_gen = torch.Generator(device="cpu").manual_seed(seed + 999)
             net = GridRNN(
                 kind,
                 all_specs[part],
@@ -405,10 +433,12 @@ def trainability_grid(
                 seed=seed + 1000 * i + 1 if c == 0 else _chunk_seed(seed, i, c),
                 input_scale2=input_scale2,
                 groups=groups[part],
-            )
+            ).to(device)
 
             def make_batch(step: int, T=T, gen=gen):
-                idx = torch.randint(0, len(X), (n_seeds, batch), generator=gen)
+                idx = torch.randint(
+                    0, len(X), (n_seeds, batch), generator=gen, device="cpu"
+                )
                 return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
 
             Xe, Ye = X[:n_eval], Y[:n_eval]

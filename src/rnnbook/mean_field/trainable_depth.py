@@ -123,6 +123,7 @@ def run(
     n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
     n_eval: int = 512,
+    device: str = "cpu",
 ) -> Fig2Run:
     """Train every network of every sweep, untied and tied, at every depth, ``n_seeds`` times: one
     batched grid (seeds x networks) per model and depth (``steps[kind]`` Adam steps); the accuracy
@@ -152,6 +153,7 @@ def run(
             n_checkpoints=n_checkpoints,
             progress=progress,
             n_eval=n_eval,
+            device=device,
         )
         half, pos = len(specs) // 2, 0
         for n in names:

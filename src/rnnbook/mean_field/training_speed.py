@@ -121,6 +121,7 @@ def run(
     seed: int,
     input_scale2: float,
     n_evals: int = 8,
+    device: str = "cpu",
 ) -> dict:
     """Train the four networks of each model for every seed (one Setup each) as one batched
     ensemble of 4 x seeds networks (weights seeded ``seed + 31``; each seed its own minibatches,
@@ -144,10 +145,11 @@ def run(
         if kind == "minimal":  # the same input map as the one R was measured with
             for k, g in enumerate(groups):
                 net.params["Wx"].data[k] = setups[g].Wx
-        gen = torch.Generator().manual_seed(seed + 32)
+        net.to(device)
+        gen = torch.Generator(device="cpu").manual_seed(seed + 32)
 
         def make_batch(step, gen=gen):
-            idx = torch.randint(0, len(Xtr), (G, batch), generator=gen)
+            idx = torch.randint(0, len(Xtr), (G, batch), generator=gen, device="cpu")
             return sequential_mnist(Xtr[idx].reshape(G * batch, -1), T).reshape(
                 T, G, batch, -1
             ), Ytr[idx]

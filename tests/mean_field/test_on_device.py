@@ -1,0 +1,52 @@
+"""The mean-field trainers and Monte Carlo on a device (rnnbook.device): the GridRNN trainer,
+the language models and the Jacobian products run with every tensor on the device they are given
+(on the CPU under a ``meta`` default device, see tests/test_device.py)."""
+
+import numpy as np
+import pytest
+import torch
+
+from rnnbook.mean_field import jacobian_spectrum, language_model, theory
+from rnnbook.mean_field import trainability as tr
+from tests.test_device import DEVICES, strict
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_grid_training_on_the_device(dev):
+    g = torch.Generator().manual_seed(0)
+    X, Y = torch.randn(40, 5, generator=g), torch.randint(10, (40,), generator=g)
+    specs = [tr.InitSpec(1.0, 1.0), tr.InitSpec(1.0, 1.0, tied=True)]
+    with strict(dev):
+        at, acc = tr.trainability_grid(
+            "minimal", specs, [3], X, Y, 6, 4, 3, 1e-2, 0, n_eval=8, device=dev
+        )
+    assert acc.shape == (1, 1, 1, 2) and np.isfinite(acc).all()
+
+
+class _Corpus:
+    vocab_size = 12
+    train = np.arange(400) % 12
+    valid = test = np.arange(120) % 12
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("cell", ["minimalRNN", "GRU"])
+def test_language_model_on_the_device(dev, cell):
+    with strict(dev):
+        r = language_model.train_language_model(
+            cell, _Corpus(), 4, 6, 3, 4, 5, 1e-2, 0, device=dev
+        )
+    assert np.isfinite(r.test_ppl)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_jacobian_products_on_the_device(dev):
+    hp = theory.HP(1.0, 1.0, 0.0, 0.5)
+    with strict(dev):
+        r = jacobian_spectrum.jacobian_moments(
+            "minimal", hp, 8, 3, 2, 0, burn_in=2, device=dev
+        )
+    ref = jacobian_spectrum.jacobian_moments("minimal", hp, 8, 3, 2, 0, burn_in=2)
+    assert np.allclose(r.m1, ref.m1) and np.allclose(r.m2, ref.m2)

@@ -403,10 +403,10 @@ def trainability_grid(
     n_seeds: int = 1,
     n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
+    device: str = "cpu",
 ) -> tuple[list[int], np.ndarray]:
     """Train the K networks of ``specs``, ``n_seeds`` times over (each seed its own initial weights
     and minibatches), on the MNIST-then-noise task for every depth T in ``Ts``: one batched run of
-    device: str = "cpu",
     n_seeds x K networks per T. Returns the evaluation steps (``n_checkpoints`` evenly spaced, the
     last one at ``steps``) and the training accuracy there, shape (n_checkpoints, len(Ts), n_seeds,
     K), measured on ``n_eval`` training images with fresh noise."""

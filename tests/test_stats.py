@@ -32,3 +32,81 @@ def test_seed_interval_covers_the_mean_95_percent_of_the_time():
     assert np.isinf(seed_interval([0.2]).hi)
     with pytest.raises(ValueError, match="level"):
         seed_interval([1.0, 2.0], level=1.5)
+
+
+def test_proportion_intervals_stay_in_the_unit_interval():
+    from rnnbook.stats import clopper_pearson, wilson_interval
+
+    for k, n in [(0, 5), (5, 5), (3, 7), (1, 12)]:
+        for f in (wilson_interval, clopper_pearson):
+            iv = f(k, n)
+            assert 0 <= iv.lo < iv.hi <= 1 and iv.lo <= k / n <= iv.hi
+    # known values: Wilson 95% of 9/12 and the exact interval of 0/8
+    w = wilson_interval(9, 12)
+    assert (w.lo, w.hi) == pytest.approx((0.4677, 0.9111), abs=1e-3)
+    assert clopper_pearson(0, 8).hi == pytest.approx(1 - 0.025 ** (1 / 8))
+    with pytest.raises(ValueError):
+        wilson_interval(3, 2)
+
+
+def test_proportion_intervals_cover_95_percent():
+    """Monte Carlo: exact intervals cover at least 95%; Wilson close to 95% at n = 40."""
+    from rnnbook.stats import clopper_pearson, wilson_interval
+
+    rng = np.random.default_rng(1)
+    ks = rng.binomial(40, 0.3, size=2000)
+    cp = np.mean(
+        [
+            clopper_pearson(int(k), 40).lo <= 0.3 <= clopper_pearson(int(k), 40).hi
+            for k in ks
+        ]
+    )
+    wi = np.mean(
+        [wilson_interval(k, 40).lo <= 0.3 <= wilson_interval(k, 40).hi for k in ks]
+    )
+    assert cp >= 0.95 and abs(wi - 0.95) < 0.03
+
+
+def test_sign_share_never_gives_a_zero_width_interval_for_ties():
+    from rnnbook.stats import bootstrap_mean, sign_share
+
+    iv = sign_share([0.0] * 8)  # eight tied seeds: the best learning rate never higher
+    assert iv.mean == 0 and iv.lo == 0 and 0.3 < iv.hi < 0.4
+    b = bootstrap_mean([0.2, 0.4, 0.6, 0.3, 0.5])
+    assert 0.2 <= b.lo < b.mean < b.hi <= 0.6
+    assert bootstrap_mean([0.2, 0.4, 0.6]) == bootstrap_mean([0.2, 0.4, 0.6])  # seeded
+
+
+def test_decide_effect_both_ways_and_against_the_paper():
+    from rnnbook.stats import Interval, decide_effect
+
+    def iv(lo, hi):
+        return Interval((lo + hi) / 2, lo, hi, 5)
+
+    assert decide_effect(iv(0.05, 0.1), "above", 0.03) == ("reproduced", False)
+    assert decide_effect(iv(0.0, 0.02), "above", 0.03) == ("not-reproduced", False)
+    assert decide_effect(iv(-0.2, -0.1), "above", 0.03) == ("not-reproduced", True)
+    assert decide_effect(iv(0.0, 0.05), "above", 0.03) == ("inconclusive", False)
+    assert decide_effect(iv(-0.05, -0.03), "below", -0.02) == ("reproduced", False)
+    assert decide_effect(iv(0.01, 0.02), "below", -0.02) == ("not-reproduced", True)
+    assert decide_effect(iv(-0.01, 0.02), "within", 0.03) == ("reproduced", False)
+    assert decide_effect(iv(0.04, 0.06), "within", 0.03) == ("not-reproduced", True)
+    assert decide_effect(iv(0.1, 0.1), "above", 0.03) == ("inconclusive", False)  # tied
+    assert decide_effect(iv(-np.inf, np.inf), "above", 0.03) == ("inconclusive", False)
+
+
+def test_combine_effects_never_hides_a_contrary_effect():
+    from rnnbook.stats import combine_effects
+
+    R, N, I = "reproduced", "not-reproduced", "inconclusive"
+    assert combine_effects([R, R], [False, False]) == "reproduced"
+    assert combine_effects([R, N], [False, False]) == "partly-reproduced"
+    assert combine_effects([R, N], [False, True]) == "not-reproduced"
+    assert combine_effects([R, I], [False, False]) == "inconclusive"
+    assert combine_effects([N, I], [False, False]) == "not-reproduced"
+    assert combine_effects([R, R, N], [False, False, False], at_least=2) == "reproduced"
+    assert (
+        combine_effects([R, R, N], [False, False, True], at_least=2) == "not-reproduced"
+    )
+    assert combine_effects([R, N, N], [False] * 3, at_least=2) == "not-reproduced"
+    assert combine_effects([R, I, N], [False] * 3, at_least=2) == "inconclusive"

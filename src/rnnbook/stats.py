@@ -2,6 +2,13 @@
 
 - :func:`seed_interval`: the mean of a statistic over independent seeds with its 95% Student-t
   interval; training claims are decided from it (CONVENTIONS.md, *The claim ledger*).
+- :func:`wilson_interval`, :func:`clopper_pearson`: a proportion k/n with an interval that stays
+  inside [0, 1] (the Wilson score interval; the exact binomial interval);
+- :func:`sign_share`: the share of seeds in which a discrete statistic lies above a value, with its
+  exact interval (a sign test: tied seeds never give a zero-width interval);
+- :func:`bootstrap_mean`: a percentile bootstrap interval of the mean over seeds;
+- :func:`decide_effect`, :func:`combine_effects`: the book's verdict design (book/verdicts.md),
+  which the claim engine applies to every training claim;
 - :func:`power_law_fit`: the exponent p of E[X_m] ≈ C m^p with a bootstrap interval (the m^(-1/2)
   rate of Eq. (2.16) of Chizat et al., the convergence of the weights' moments).
 """
@@ -94,3 +101,138 @@ def power_law_fit(x, samples, n_boot: int = 400, seed: int = 0) -> PowerLaw:
     return PowerLaw(
         slope=slope, intercept=intercept, ci95=(float(lo), float(hi)), means=means
     )
+
+
+def wilson_interval(k: float, n: float, level: float = 0.95) -> Interval:
+    """Proportion ``k/n`` with its Wilson score interval (inside [0, 1] for any k, n >= 1)."""
+    from scipy import stats as _st
+
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"a proportion needs 0 <= k <= n and n > 0, got k={k}, n={n}")
+    z = float(_st.norm.ppf(0.5 + level / 2))
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return Interval(float(p), max(0.0, mid - half), min(1.0, mid + half), int(n), level)
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> Interval:
+    """Proportion ``k/n`` with its exact (Clopper-Pearson) binomial interval."""
+    from scipy import stats as _st
+
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"a proportion needs 0 <= k <= n and n > 0, got k={k}, n={n}")
+    a = 1 - level
+    lo = 0.0 if k == 0 else float(_st.beta.ppf(a / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(_st.beta.ppf(1 - a / 2, k + 1, n - k))
+    return Interval(k / n, lo, hi, int(n), level)
+
+
+def sign_share(samples, above: float = 0.0, level: float = 0.95) -> Interval:
+    """Share of seeds whose (discrete) statistic lies strictly above ``above``, with its exact
+    interval (:func:`clopper_pearson`): a sign test, for statistics that tie across seeds."""
+    x = np.asarray(samples, dtype=float).ravel()
+    return clopper_pearson(int((x > above).sum()), len(x), level)
+
+
+def bootstrap_mean(
+    samples, level: float = 0.95, n_boot: int = 4000, seed: int = 0
+) -> Interval:
+    """Mean over seeds with a percentile bootstrap interval (stays inside the samples' range,
+    e.g. inside [0, 1] for per-seed fractions). Seeded: the same samples give the same interval."""
+    x = np.asarray(samples, dtype=float).ravel()
+    if len(x) < 1:
+        raise ValueError("bootstrap_mean needs at least one sample")
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, len(x), size=(n_boot, len(x)))].mean(1)
+    lo, hi = np.quantile(means, [0.5 - level / 2, 0.5 + level / 2])
+    return Interval(float(x.mean()), float(lo), float(hi), len(x), level)
+
+
+INTERVALS = ("mean", "bootstrap", "wilson", "exact", "sign")
+
+
+def effect_interval(kind: str, data, level: float, null: float = 0.0) -> Interval:
+    """The interval of one effect: ``mean`` (Student t over seeds), ``bootstrap`` (of the mean),
+    ``wilson`` / ``exact`` (``data`` = [successes, trials], pooled), ``sign`` (share of seeds
+    above ``null``, exact)."""
+    if kind == "mean":
+        return seed_interval(np.asarray(data, dtype=float).ravel(), level)
+    if kind == "bootstrap":
+        return bootstrap_mean(data, level)
+    if kind == "wilson":
+        k, n = (float(v) for v in data)
+        return wilson_interval(k, n, level)
+    if kind == "exact":
+        k, n = (int(round(float(v))) for v in data)
+        return clopper_pearson(k, n, level)
+    if kind == "sign":
+        return sign_share(data, null, level)
+    raise ValueError(f"interval {kind!r} must be one of {INTERVALS}")
+
+
+DIRECTIONS = ("above", "below", "within")
+
+
+def decide_effect(iv: Interval, direction: str, smallest: float, null: float = 0.0):
+    """One effect's decision under the book's design (book/verdicts.md).
+
+    ``above``: the paper's effect is at least ``smallest`` (> ``null``): ``reproduced`` when the
+    interval lies above ``smallest``, ``not-reproduced`` when it lies below, ``contrary`` (a
+    significant effect against the paper) when it lies below ``null``. ``below``: the mirror image.
+    ``within``: the paper claims no effect beyond +-``smallest`` around ``null``: reproduced when
+    the interval lies inside, not-reproduced (and contrary) when it lies outside. A zero-width or
+    infinite interval decides nothing. Returns ``(decision, contrary)``."""
+    lo, hi = iv.lo, iv.hi
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo <= 1e-12 * max(
+        1.0, abs(iv.mean)
+    ):  # tied seeds (up to round-off)
+        return "inconclusive", False
+    if direction == "above":
+        if lo > smallest:
+            return "reproduced", False
+        return (
+            ("not-reproduced", hi < null) if hi < smallest else ("inconclusive", False)
+        )
+    if direction == "below":
+        if hi < smallest:
+            return "reproduced", False
+        return (
+            ("not-reproduced", lo > null) if lo > smallest else ("inconclusive", False)
+        )
+    if direction == "within":
+        a, b = null - abs(smallest), null + abs(smallest)
+        if a < lo and hi < b:
+            return "reproduced", False
+        if lo >= b or hi <= a:
+            return "not-reproduced", True
+        return "inconclusive", False
+    raise ValueError(f"direction {direction!r} must be one of {DIRECTIONS}")
+
+
+def combine_effects(decisions, contrary, at_least: int | None = None) -> str:
+    """The claim's verdict from its effects' decisions (book/verdicts.md).
+
+    A significant contrary effect anywhere gives ``not-reproduced``. ``all`` (``at_least`` None):
+    reproduced when every effect is; partly-reproduced when some are and some others are decided
+    short of the paper's size (none contrary); not-reproduced when some fall short and none is
+    reproduced; otherwise inconclusive. ``at_least=k``: reproduced when k effects are,
+    not-reproduced when more than n - k are not, otherwise inconclusive."""
+    decisions, contrary = list(decisions), list(contrary)
+    n = len(decisions)
+    if n == 0:
+        raise ValueError("a claim needs at least one effect")
+    n_r = decisions.count("reproduced")
+    n_nr = decisions.count("not-reproduced")
+    if any(contrary):
+        return "not-reproduced"
+    if at_least is not None:
+        if n_r >= at_least:
+            return "reproduced"
+        return "not-reproduced" if n_nr > n - at_least else "inconclusive"
+    if n_r == n:
+        return "reproduced"
+    if n_nr and n_r:
+        return "partly-reproduced"
+    return "not-reproduced" if n_nr else "inconclusive"

@@ -13,6 +13,7 @@ from scipy import stats
 
 from rnnbook.lsc import experiments, ffn_mnist, tasks
 from rnnbook.lsc.models import FFN
+from rnnbook.stats import wilson_interval
 
 torch.set_num_threads(1)
 
@@ -135,15 +136,31 @@ def test_comparisons_by_hand():
     acc = made_up()
     v = ffn_mnist.compare(acc, ["relu", "cos"], [1e-3, 1e-2])
     assert v["n_cells"] == 4 and v["best_mean"] == pytest.approx(0.75)
-    assert v["best_lo"] == pytest.approx(0.75) and v["best_acc"] == pytest.approx(
-        acc.mean(-1).max()
-    )
+    assert (v["best_k"], v["best_n"]) == (9, 12)  # pooled (cell, seed) trials
+    assert v["best_lo"] == pytest.approx(wilson_interval(9, 12).lo)
+    assert 0 <= v["best_lo"] < v["best_hi"] <= 1
+    assert v["best_acc"] == pytest.approx(acc.mean(-1).max())
     d = (acc[:, 2] - acc[:, 0]).reshape(-1, 3).mean(0)
     half = stats.t.ppf(0.975, 2) * d.std(ddof=1) / np.sqrt(3)
     assert v["gl_lo"] == pytest.approx(d.mean() - half) and v["frac_glorot"] == 1.0
     # ReLU: LSC 0.7 vs He 0.6 at every lr -> difference 0.1
     assert v["attempted"] and v["he_diff_mean"] == pytest.approx(0.1, abs=0.01)
     assert "LSC - He" in v["relu"]
+
+
+def test_untrained_arms_and_identical_nets_are_left_out():
+    """A cell whose Glorot arm sits at chance is no comparison, nor is a seed whose LSC net is
+    the Glorot net (pre-training stopped at its first check)."""
+    acc = made_up()
+    acc[1, 0] = 0.1  # cos: Glorot untrained at both learning rates
+    same = np.array([[True, False, False], [False, False, False]])  # relu, seed 0
+    v = ffn_mnist.compare(acc, ["relu", "cos"], [1e-3, 1e-2], same)
+    assert v["cells_trained"] == 0.5 and v["best_n"] == 2 * 3
+    assert v["gl_n"] == 2 * 2 and v["n_identical"] == 1 and len(v["gl_seeds"]) == 2
+    # the discrete learning-rate shift: a share of seeds with an exact interval, never zero-width
+    assert set(v["lr_seeds"]) <= {-1.0, 0.0, 1.0} and "exact 95% interval" in v["relu"]
+    k = sum(x > 0 for x in v["lr_seeds"])
+    assert f"higher in {k / 3:.0%}" in v["relu"]
 
 
 def test_relu_claim_needs_two_learning_rates():

@@ -22,6 +22,28 @@ the *rule* that turns the measured values into a verdict, written down before an
           value: best_acc                   # what the ledger shows of it (default: the
                                             # measured names the rule reads)
 
+A training claim declares its ``rule`` as *effects* instead (the design of book/verdicts.md)::
+
+    rule:
+      effects:
+        - name: "{key}"                       # one effect per key of 'over'
+          over: "['vanilla', 'minimal']"      # optional; binds 'key' in the expressions
+          effect: d_seeds[key]                # per-seed samples, or [successes, trials]
+          interval: mean                      # mean | bootstrap | wilson | exact | sign
+          direction: above                    # above | below | within
+          smallest: band                      # the smallest effect that counts as the paper's
+          no_effect: 0                        # the value of no effect (default 0)
+          gate: arm_acc[key] >= 2 * chance    # this effect's arms trained (default: 'trained')
+      combine: all                            # all | {at_least: k}
+      not_attempted: not attempted            # optional
+    history:                                  # a rule changed after its claim ran
+      - {date: 2026-11-26, old_rule: "...", why: "..."}
+
+Every effect is decided from its interval at level 1 - 0.05/k (Bonferroni over the claim's k
+effects) by :func:`rnnbook.stats.decide_effect`, and the claim's verdict by
+:func:`rnnbook.stats.combine_effects`; a significant contrary effect is never reproduced or
+partly-reproduced, and an effect whose own arms did not train is inconclusive.
+
 The chapter passes only the measured values (``ledger.check("lsc.lemma2.identity", proven=True,
 mismatches=0, pairs=40)``); :func:`decide` applies the declared rule. A rule is a Python expression
 over the measured values, the ``constants`` and ``profile``, limited to arithmetic, comparisons,
@@ -172,14 +194,70 @@ class Declaration:
     trained: str | None = None
     trained_value: str | None = None
     chapter: str = ""
+    effects: tuple[dict, ...] = ()
+    combine: int | None = None  # None: all effects; k: at least k of them
+    not_attempted: str | None = None
+    history: tuple[dict, ...] = ()
 
     def rule_text(self) -> str:
         """The rule as one line of text (shown in the claim box)."""
+        if self.effects:
+            return effects_text(self)
         parts = [
             f"{v} if {c}" if c != "otherwise" else f"otherwise {v}"
             for v, c in self.rule
         ]
         return "; ".join(parts)
+
+
+def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
+    """The effects form of a rule (see the module's docstring), validated."""
+    from rnnbook.stats import DIRECTIONS, INTERVALS
+
+    if set(raw) - {"effects", "combine", "not_attempted"} or not raw.get("effects"):
+        raise ClaimError(
+            f"{where}: a rule mapping takes 'effects' (a list), 'combine' and "
+            "'not_attempted'"
+        )
+    out = []
+    for e in raw["effects"]:
+        if not isinstance(e, dict) or set(e) - _EFFECT_KEYS:
+            raise ClaimError(f"{where}: effect {e!r} takes only {sorted(_EFFECT_KEYS)}")
+        for key in ("name", "effect", "direction", "smallest"):
+            if key not in e:
+                raise ClaimError(f"{where}: effect {e.get('name')!r} needs {key!r}")
+        e = {"interval": "mean", "no_effect": 0, **e}
+        if e["interval"] not in INTERVALS:
+            raise ClaimError(f"{where}: interval must be one of {INTERVALS}")
+        if e["direction"] not in DIRECTIONS:
+            raise ClaimError(f"{where}: direction must be one of {DIRECTIONS}")
+        for key in ("over", "effect", "gate", "smallest", "no_effect"):
+            if key in e:
+                compile_rule(str(e[key]), where)
+        out.append({k: str(v) if k != "name" else v for k, v in e.items()})
+    combine = raw.get("combine", "all")
+    if combine == "all":
+        k = None
+    elif isinstance(combine, dict) and set(combine) == {"at_least"}:
+        k = int(combine["at_least"])
+    else:
+        raise ClaimError(f"{where}: combine must be 'all' or {{at_least: k}}")
+    na = raw.get("not_attempted")
+    if na is not None:
+        compile_rule(str(na), where)
+    return tuple(out), k, None if na is None else str(na)
+
+
+def _history(raw: Any, where: str) -> tuple[dict, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(
+        isinstance(h, dict) and set(h) == {"date", "old_rule", "why"} for h in raw
+    ):
+        raise ClaimError(
+            f"{where}: 'history' is a list of {{date, old_rule, why}} entries"
+        )
+    return tuple({k: str(v).strip() for k, v in h.items()} for h in raw)
 
 
 def _rule(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
@@ -235,7 +313,19 @@ _KEYS = {
     "measured",
     "note",
     "trained",
+    "history",
 }
+_EFFECT_KEYS = {
+    "name",
+    "over",
+    "effect",
+    "interval",
+    "direction",
+    "smallest",
+    "no_effect",
+    "gate",
+}
+LEVEL = 0.95
 
 
 def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
@@ -273,6 +363,12 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
         if not str(raw["id"]).startswith(data["paper"] + "."):
             raise ClaimError(f"{where}: the id must start with the paper's short name")
         gate, gate_value = _gate(raw.get("trained"), where)
+        effects, combine, not_attempted = (), None, None
+        if isinstance(raw["rule"], dict):
+            if gate is None:
+                raise ClaimError(f"{where}: a rule of effects needs a 'trained' gate")
+            effects, combine, not_attempted = _effects(raw["rule"], where)
+            raw = {**raw, "rule": [{"otherwise": "inconclusive"}]}
         out[raw["id"]] = Declaration(
             id=raw["id"],
             paper=data["paper"],
@@ -287,6 +383,10 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
             trained=gate,
             trained_value=gate_value,
             chapter=chapter,
+            effects=effects,
+            combine=combine,
+            not_attempted=not_attempted,
+            history=_history(raw.get("history"), where),
         )
     return out
 
@@ -329,6 +429,7 @@ class Decision:
     measured: Any
     note: str
     trained: dict | None
+    effects: list | None = None
 
 
 class _Fmt(dict):
@@ -386,6 +487,8 @@ def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
             f"claim {d.id}: {sorted(clash)} are declared constants, not measurements"
         )
     names = {**d.constants, **values, "profile": profile}
+    if d.effects:
+        return _decide_effects(d, names)
     trained = None
     if d.trained is not None:
         where = f"claim {d.id} (trained)"
@@ -412,3 +515,119 @@ def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
         measured = dict(values) or None
     note = _show(d.note, names, f"claim {d.id}") if d.note else ""
     return Decision(verdict=verdict, measured=measured, note=note, trained=trained)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}" if math.isfinite(x) else str(x)
+
+
+def effects_text(d: Declaration) -> str:
+    """The effects rule in words (shown in the claim box)."""
+    parts = []
+    for e in d.effects:
+        over = f" for each key in {e['over']}" if "over" in e else ""
+        sign = {"above": ">", "below": "<", "within": "within +-"}[e["direction"]]
+        parts.append(
+            f"{e['name']}{over}: {e['effect']} ({e['interval']} interval), "
+            f"the paper's effect {sign} {e['smallest']} (no effect: {e['no_effect']})"
+            + (f", gate {e['gate']}" if "gate" in e else "")
+        )
+    how = "all" if d.combine is None else f"at least {d.combine}"
+    return (
+        "per effect, reproduced if its interval lies beyond the smallest effect, not "
+        "reproduced if it excludes it, inconclusive otherwise (level 1 - 0.05/k over the "
+        f"k effects); claim: {how} (book/verdicts.md). " + "; ".join(parts)
+    )
+
+
+def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Decision:
+    """Apply an effects rule (book/verdicts.md). ``measure(effect, key)`` may stand in for the
+    measurements: it returns ``(data, gate passed)``, and ``keys(effect)`` for the keys of its
+    ``over`` (the rule-engine tests feed synthetic data through them)."""
+    from rnnbook.stats import Interval, combine_effects, decide_effect, effect_interval
+
+    where = f"claim {d.id}"
+    measured, note = None, ""
+    if measure is None:
+        if d.measured is not None:
+            measured = _show(d.measured, names, where)
+        note = _show(d.note, names, where) if d.note else ""
+        if d.not_attempted and evaluate(d.not_attempted, names, where):
+            return Decision("not-attempted", measured, note, None, [])
+    runs = []
+    for e in d.effects:
+        if keys is not None:
+            over = keys(e)
+        else:
+            over = evaluate(e["over"], names, where) if "over" in e else [None]
+        runs += [(e, key) for key in over]
+    if not runs:
+        raise ClaimError(f"{where}: no effect to decide (an empty 'over')")
+    level = 1 - (1 - LEVEL) / len(runs)
+    effects, gates = [], {}
+    for e, key in runs:
+        nk = {**names, "key": key}
+        name = str(e["name"]).format(key=key)
+        if measure is not None:
+            data, ok = measure(e, key)
+            gates[name] = ok
+        else:
+            gate = e.get("gate", d.trained)
+            ok = bool(evaluate(gate, nk, f"{where} ({name}, gate)"))
+            gates[name] = ok
+            if d.trained_value is not None and "gate" not in e:
+                value = evaluate(d.trained_value, nk, f"{where} (trained)")
+                gates[name] = plain(value)
+            data = plain(evaluate(e["effect"], nk, f"{where} ({name})"))
+        smallest = float(evaluate(e["smallest"], nk, where))
+        null = float(evaluate(e["no_effect"], nk, where))
+        try:
+            iv = effect_interval(e["interval"], data, level, null)
+        except ValueError:  # nothing to compare (no seed, no trial)
+            iv = Interval(math.nan, math.nan, math.nan, 0, level)
+        decision, contrary = decide_effect(iv, e["direction"], smallest, null)
+        if not ok:
+            decision, contrary = "inconclusive", False
+        effects.append(
+            {
+                "name": name,
+                "estimate": iv.mean,
+                "lo": iv.lo,
+                "hi": iv.hi,
+                "level": round(level, 5),
+                "n": iv.n,
+                "interval": e["interval"],
+                "direction": e["direction"],
+                "smallest": smallest,
+                "null": null,
+                "trained": ok,
+                "decision": decision,
+                "contrary": contrary,
+            }
+        )
+    verdict = combine_effects(
+        [x["decision"] for x in effects], [x["contrary"] for x in effects], d.combine
+    )
+    passed = all(x["trained"] for x in effects)
+    trained = {"rule": d.trained, "value": gates, "passed": passed}
+    decided = "; ".join(_effect_line(x) for x in effects)
+    measured = f"{measured}. Decided: {decided}" if measured else f"Decided: {decided}"
+    return Decision(verdict, measured, note, trained, effects)
+
+
+def _effect_line(x: dict) -> str:
+    sign = {"above": ">", "below": "<", "within": "within +-"}[x["direction"]]
+    why = x["decision"]
+    if not x["trained"]:
+        why = "inconclusive (an arm did not train)"
+    elif x["contrary"]:
+        why += " (significant effect against the paper)"
+    elif x["hi"] - x["lo"] <= 1e-12 * max(1.0, abs(x["estimate"])) or not math.isfinite(
+        x["hi"] - x["lo"]
+    ):
+        why += " (the interval has no width: it decides nothing)"
+    return (
+        f"{x['name']} {_fmt(x['estimate'])} [{_fmt(x['lo'])}, {_fmt(x['hi'])}] "
+        f"({x['level']:.2%} {x['interval']}, n={x['n']}) vs {sign} "
+        f"{_fmt(x['smallest'])}: {why}"
+    )

@@ -204,6 +204,15 @@ class Table1Result:
                 for k in COMPARISONS
             },
             **flat,
+            # per comparison, the difference per fold (mean over seeds): what the rule decides on
+            "fold_diffs": {
+                k: [float(v) for v in D.mean(0)] for k, D in self.differences().items()
+            },
+            # per comparison, the worse of its two models' mean test R^2 (each arm's gate)
+            "r2_arms": {
+                k: float(min(self._r2(reg, a).mean(), self._r2(reg, b).mean()))
+                for k, (reg, a, b) in COMPARISONS.items()
+            },
             "r2_best": float(r2m.max(1).min()),
             "wins_lim": int(
                 np.sum(

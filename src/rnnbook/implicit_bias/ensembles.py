@@ -43,13 +43,16 @@ def checkpoints(steps: int, k: int = 8) -> list[int]:
 def interval_fields(name: str, samples, scale=None) -> dict:
     """``{name: mean, name_lo: lower, name_hi: upper}`` of the 95% interval over the seeds in
     ``samples`` (1-D). ``scale`` (e.g. ``np.exp``) maps the three numbers, e.g. from a log ratio
-    to a factor."""
-    iv = seed_interval(np.asarray(samples, dtype=float))
+    to a factor. ``name_seeds`` holds the samples themselves (before ``scale``), from which the
+    claim engine computes the interval that decides."""
+    x = np.asarray(samples, dtype=float)
+    iv = seed_interval(x)
     f = (lambda v: v) if scale is None else scale
     return {
         name: float(f(iv.mean)),
         f"{name}_lo": float(f(iv.lo)),
         f"{name}_hi": float(f(iv.hi)),
+        f"{name}_seeds": [float(v) for v in x.ravel()],
     }
 
 

@@ -181,7 +181,9 @@ def kinds_summary_seeds(by_seed: dict[int, dict]) -> dict:
     ``alif_one`` of ``n_alif`` runs), the fraction of the differentiable pairs converged per seed
     with its 95% interval (``conv_mean``, ``conv_lo``, ``conv_hi``), and the gates: ``moved``, the
     fraction of differentiable runs that ended closer to their target than they started, and
-    ``diff_conv``, the fraction of differentiable runs that converged."""
+    ``diff_conv``, the fraction of differentiable runs that converged; per ALIF network
+    (``alif_kinds``) the runs that failed at rho_t = 0.5 over the seeds, ``[failed, runs]``
+    (``alif_fail_half``)."""
     from rnnbook.stats import seed_interval
 
     per = [kinds_summary(runs) for runs in by_seed.values()]
@@ -196,8 +198,22 @@ def kinds_summary_seeds(by_seed: dict[int, dict]) -> dict:
         if k in DIFFERENTIABLE
     ]
     moved = np.mean([_closer(rep, t) for rep, t in diff]) if diff else float("nan")
+    alif = list(
+        dict.fromkeys(
+            k for runs in by_seed.values() for k, _ in runs if k not in DIFFERENTIABLE
+        )
+    )
+    fails = {
+        k: [
+            sum(not runs[(k, 0.5)][0].converged for runs in by_seed.values()),
+            len(by_seed),
+        ]
+        for k in alif
+    }
     return dict(
         tot,
+        alif_kinds=[RNN_LABELS[k] for k in alif],
+        alif_fail_half={RNN_LABELS[k]: v for k, v in fails.items()},
         conv_mean=ci.mean,
         conv_lo=ci.lo,
         conv_hi=ci.hi,
@@ -233,19 +249,24 @@ def pretrain_variants_seeds(
 def variants_summary_seeds(by_seed: dict[int, dict], max_steps: int) -> dict:
     """:func:`variants_summary` per seed, averaged over seeds, with 95% intervals over seeds of
     the spread difference ``dsd`` = sd_full - sd_gd (negative: the method narrows the spread) and
-    of gradient descent's mean deviation ``md_gd``; the gate ``gd_toward``: the fraction of seeds
-    in which gradient descent alone ended closer to the target than it started."""
+    of gradient descent's mean deviation ``md_gd``, with the per-seed samples the rule decides on
+    (``log_sd_ratio_seeds`` = log(sd_full / sd_gd), ``md_gd_seeds``); the gates ``gd_toward`` and
+    ``full_toward``: the fraction of seeds in which gradient descent alone (the full method)
+    ended closer to the target than it started."""
     from rnnbook.stats import seed_interval
 
     per = [variants_summary(v, max_steps) for v in by_seed.values()]
     out = {k: float(np.mean([p[k] for p in per])) for k in per[0]}
     dsd = seed_interval([p["sd_full"] - p["sd_gd"] for p in per])
     md = seed_interval([p["md_gd"] for p in per])
-    gd = list(VARIANTS)[0]
-    toward = [
-        abs(v[gd].history["mean_dev"][-1]) < abs(v[gd].history["mean_dev"][0])
-        for v in by_seed.values()
-    ]
+    gd, full = list(VARIANTS)[0], list(VARIANTS)[-1]
+
+    def toward(name):
+        return [
+            abs(v[name].history["mean_dev"][-1]) < abs(v[name].history["mean_dev"][0])
+            for v in by_seed.values()
+        ]
+
     return dict(
         out,
         last=per[0]["last"],
@@ -254,6 +275,9 @@ def variants_summary_seeds(by_seed: dict[int, dict], max_steps: int) -> dict:
         dsd_hi=dsd.hi,
         md_gd_lo=md.lo,
         md_gd_hi=md.hi,
-        gd_toward=float(np.mean(toward)),
+        gd_toward=float(np.mean(toward(gd))),
+        full_toward=float(np.mean(toward(full))),
+        log_sd_ratio_seeds=[float(np.log(p["sd_full"] / p["sd_gd"])) for p in per],
+        md_gd_seeds=[p["md_gd"] for p in per],
         n_seeds=len(per),
     )

@@ -360,6 +360,45 @@ class Runs:
                 out[(name, d)] = np.mean(wins, 0) if wins else np.full(shape, np.nan)
         return out
 
+    def _both_trained(self, t: str, k: str, d: int, a, b) -> bool:
+        """Both compared arms passed their task's bar (mean final score over seeds)."""
+        return min(self.perf(t, k, d, a), self.perf(t, k, d, b)) >= self.bars[t]
+
+    def pooled(self) -> dict:
+        """What the Fig. 3 rules decide on, over the pairs whose two compared arms trained.
+        Per rate and depth ``[wins, trials]`` over the (task, network, seed) trials (final
+        scores); per rate the per-seed deepest-minus-shallowest difference of the win fractions,
+        over the pairs trained at both depths (``gap``: a list over seeds, empty if none)."""
+        g, out = self.grid, {}
+        d0, d1 = g.depths[0], g.depths[-1]
+        for name, a, b, alif in (
+            ("half>one", 0.5, 1.0, False),
+            ("half>none", 0.5, "none", False),
+            ("one>none-alif", 1.0, "none", True),
+        ):
+
+            def wins(x, d, a=a, b=b):
+                return self.scores_at(*x, d, a)[:, -1] > self.scores_at(*x, d, b)[:, -1]
+
+            for d in g.depths:
+                pairs = [
+                    x for x in self._pairs(alif) if self._both_trained(*x, d, a, b)
+                ]
+                w = [wins(x, d) for x in pairs]
+                out[(name, d)] = [int(np.sum(w)), int(np.size(w))]
+            both = [
+                x
+                for x in self._pairs(alif)
+                if self._both_trained(*x, d0, a, b) and self._both_trained(*x, d1, a, b)
+            ]
+            if both and d1 != d0:
+                deep = np.mean([wins(x, d1) for x in both], 0)
+                shallow = np.mean([wins(x, d0) for x in both], 0)
+                out[(name, "gap")] = [float(v) for v in deep - shallow]
+            else:
+                out[(name, "gap")] = []
+        return out
+
     def intervals(self) -> dict:
         """Per rate and depth, and per rate the deepest-minus-shallowest gap: (mean, lo, hi)
         arrays over checkpoints, the 95% Student-t interval over seeds."""
@@ -412,8 +451,9 @@ class Runs:
 
     def comparisons(self, tol: float = 0.1) -> dict:
         """What the three claims of Fig. 3 measure, with the grid's scale: the rates' intervals
-        over seeds at the end of training, the trained fractions, and the fraction of
-        pre-trainings whose mean radius ended within ``tol`` of the target."""
+        over seeds at the end of training, the pooled counts and per-seed gaps the rules decide
+        on (:meth:`pooled`), the trained fractions, and the fraction of pre-trainings whose
+        mean radius ended within ``tol`` of the target."""
         g, iv = self.grid, self.intervals()
         n_pairs, n_alif_pairs = len(self._pairs(False)), len(self._pairs(True))
         out = {k: v for k, v in asdict(g).items() if k != "seeds"}
@@ -427,11 +467,17 @@ class Runs:
             out[f"n_conv_{tag}"] = len(reps)
             out[f"pre_{tag}_ok"] = float(np.mean(near)) if near else float("nan")
             out[f"trained_{tag}"] = self.trained(alif)
+        pooled = self.pooled()
         for short, name in (
             ("half_one", "half>one"),
             ("half_none", "half>none"),
             ("alif", "one>none-alif"),
         ):
+            out[f"{short}_counts"] = [pooled[(name, d)] for d in g.depths]
+            out[f"{short}_gap_seeds"] = pooled[(name, "gap")]
+            out[f"{short}_pooled_text"] = _pooled_text(
+                g.depths, out[f"{short}_counts"], out[f"{short}_gap_seeds"]
+            )
             for d in g.depths:
                 m, lo, hi = (float(a[-1]) for a in iv[(name, d)])
                 for key, v in (("mean", m), ("lo", lo), ("hi", hi)):
@@ -453,3 +499,20 @@ class Runs:
                 + f"; gap {out[f'{short}_gap']:+.0%} [{lo:+.0%}, {hi:+.0%}]"
             )
         return out
+
+
+def _pooled_text(depths, counts, gap) -> str:
+    """The pooled rates with their Wilson 95% intervals and the per-seed gap, as text."""
+    from rnnbook.stats import bootstrap_mean, wilson_interval
+
+    parts = []
+    for d, (k, n) in zip(depths, counts):
+        if n:
+            w = wilson_interval(k, n)
+            parts.append(f"depth {d}: {k}/{n} = {w.mean:.0%} [{w.lo:.0%}, {w.hi:.0%}]")
+        else:
+            parts.append(f"depth {d}: no pair with both arms trained")
+    if gap:
+        b = bootstrap_mean(gap)
+        parts.append(f"gap (per seed) {b.mean:+.0%} [{b.lo:+.0%}, {b.hi:+.0%}]")
+    return "; ".join(parts)

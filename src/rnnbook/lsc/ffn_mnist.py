@@ -469,7 +469,23 @@ class Runs:
             n_seeds=g.seeds,
             budget=self.steps[checkpoint],
         )
-        return {**out, **compare(self.accuracy(checkpoint), g.acts, g.lrs)}
+        return {
+            **out,
+            **compare(self.accuracy(checkpoint), g.acts, g.lrs, self.identical()),
+        }
+
+    def identical(self) -> np.ndarray:
+        """(activation, seed): True where the LSC pre-training stopped at its first check (the
+        Glorot net already met the LSC), so that Glorot+LSC is the Glorot net itself."""
+        return np.array(
+            [
+                [
+                    p["converged"] and p["steps"] <= 1
+                    for p in self.results[a]["pretrain"]
+                ]
+                for a in self.grid.acts
+            ]
+        )
 
     def trend(self) -> dict[str, np.ndarray]:
         """Each claim's statistic with its interval at every budget: arrays over ``steps``."""
@@ -483,33 +499,62 @@ class Runs:
         return out
 
 
-def compare(acc: np.ndarray, acts, lrs) -> dict:
+def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
     """The three comparisons of Fig. 2 from accuracies (activation, init, lr, seed), the seeds
     paired (one seed: the same Glorot net, with and without pre-training, and the same batches).
 
-    * ``best_*``: per seed, the fraction of (activation, lr) cells where Glorot+LSC beats both
-      Glorot and He (strictly), with its 95% t interval over seeds;
-    * ``gl_*``: per seed, the mean over cells of (Glorot+LSC - Glorot), with its interval;
-      ``frac_glorot`` the fraction of cells whose mean over seeds improves;
+    A cell (activation, lr) enters a comparison only if each of its compared arms trained (seed-mean
+    test accuracy at least twice chance); ``same`` (activation, seed), True where the LSC
+    pre-training stopped at its first check (the net already met the LSC), marks the
+    (activation, seed) runs whose Glorot+LSC net *is* the Glorot net: left out of the comparison
+    with Glorot (counted in ``n_identical``).
+
+    * ``best_k``/``best_n``: over the (cell, seed) trials of the cells where all three arms trained,
+      how often Glorot+LSC beats both others (strictly); ``best_*`` its Wilson 95% interval;
+    * ``gl_seeds``: per seed, the mean over its compared cells of (Glorot+LSC - Glorot), ``gl_*``
+      its t interval; ``gl_k``/``gl_n`` the (cell, seed) pairs that improve;
+      ``frac_glorot`` the fraction of compared cells whose mean over seeds improves;
     * ReLU vs He (:func:`relu_vs_he`);
-    * ``best_acc``: the best mean test accuracy of any arm (the trained-or-not gate).
+    * ``best_acc``: the best mean test accuracy of any arm; ``cells_trained``: the fraction of
+      cells where all three arms trained (the gate).
     """
+    from rnnbook.stats import wilson_interval
+
     gl, he, lsc = (acc[:, INITS.index(i)] for i in INITS)  # (A, L, S)
-    S = acc.shape[-1]
+    A, L, S = gl.shape
+    ok = {
+        k: v.mean(-1) >= 2 * CHANCE for k, v in (("gl", gl), ("he", he), ("lsc", lsc))
+    }
+    all3 = ok["gl"] & ok["he"] & ok["lsc"]  # (A, L)
     beats = (lsc > gl) & (lsc > he)
-    frac = beats.reshape(-1, S).mean(0)
-    diff = (lsc - gl).reshape(-1, S)
-    best, improve = seed_interval(frac), seed_interval(diff.mean(0))
+    best = wilson_interval(int(beats[all3].sum()), max(int(all3.sum()) * S, 1))
+    same = np.zeros((A, S), bool) if same is None else np.asarray(same, bool)
+    use = (ok["gl"] & ok["lsc"])[:, :, None] & ~same[:, None, :]  # (A, L, S)
+    diff = lsc - gl
+    per_seed = [diff[..., s][use[..., s]] for s in range(S)]
+    gl_seeds = [float(d.mean()) for d in per_seed if d.size]
+    improve = seed_interval(gl_seeds) if gl_seeds else None
+    cell_mean = np.where(use, diff, np.nan)
+    cells = ~np.all(np.isnan(cell_mean), -1)
     means = acc.mean(-1)
     out = dict(
-        n_cells=int(beats.shape[0] * beats.shape[1]),
-        best_mean=best.mean,
-        best_lo=best.lo,
-        best_hi=best.hi,
-        gl_mean=improve.mean,
-        gl_lo=improve.lo,
-        gl_hi=improve.hi,
-        frac_glorot=float((diff.mean(1) > 0).mean()),
+        n_cells=int(A * L),
+        cells_trained=float(all3.mean()),
+        best_k=int(beats[all3].sum()),
+        best_n=int(all3.sum()) * S,
+        best_mean=best.mean if all3.any() else float("nan"),
+        best_lo=best.lo if all3.any() else float("nan"),
+        best_hi=best.hi if all3.any() else float("nan"),
+        gl_seeds=gl_seeds,
+        gl_mean=improve.mean if improve else float("nan"),
+        gl_lo=improve.lo if improve else float("nan"),
+        gl_hi=improve.hi if improve else float("nan"),
+        gl_k=int((diff[use] > 0).sum()),
+        gl_n=int(use.sum()),
+        n_identical=int(same.sum()),
+        frac_glorot=float((np.nanmean(cell_mean[cells], -1) > 0).mean())
+        if cells.any()
+        else float("nan"),
         best_acc=float(means.max()),
         chance=CHANCE,
     )
@@ -518,25 +563,32 @@ def compare(acc: np.ndarray, acts, lrs) -> dict:
 
 def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
     """On ReLU, per seed: the best test accuracy over the learning rates of He and of Glorot+LSC,
-    their difference (``he_diff_*``, LSC minus He, with its interval over seeds) and
-    log10(best lr of LSC / best lr of He) (``lr_*``); the best ReLU arm's mean (``relu_best``).
-    Needs ReLU and at least two learning rates (``attempted``)."""
+    their difference (``he_diff_*``, LSC minus He, with its interval over seeds; ``he_diff_seeds``)
+    and log10(best lr of LSC / best lr of He) (``lr_seeds``, a discrete statistic: ``lr_higher``
+    the share of seeds in which it is above 0, with its exact interval); each arm's best
+    seed-mean accuracy (``relu_arms``, the gate) and the best of them (``relu_best``). Needs ReLU
+    and at least two learning rates (``attempted``)."""
+    from rnnbook.stats import sign_share
+
     if "relu" not in acts or len(lrs) < 2:
         return dict(attempted=False, relu="not run at this profile", relu_best=0.0)
     r = acc[acts.index("relu")]  # (I, L, S)
     he, lsc = r[INITS.index("he")], r[INITS.index("glorot+lsc")]
     loglr = np.log10(np.asarray(lrs, dtype=float))
     d = seed_interval(lsc.max(0) - he.max(0))
-    shift = seed_interval(loglr[lsc.argmax(0)] - loglr[he.argmax(0)])
+    shift = loglr[lsc.argmax(0)] - loglr[he.argmax(0)]
+    higher = sign_share(shift)
     return dict(
         attempted=True,
         relu_best=float(r.mean(-1).max()),
+        relu_arms=float(min(he.mean(-1).max(), lsc.mean(-1).max())),
+        he_diff_seeds=[float(v) for v in lsc.max(0) - he.max(0)],
+        lr_seeds=[float(v) for v in shift],
         he_diff_mean=d.mean,
         he_diff_lo=d.lo,
         he_diff_hi=d.hi,
-        lr_mean=shift.mean,
-        lr_lo=shift.lo,
-        lr_hi=shift.hi,
+        lr_mean=float(shift.mean()),
         relu=f"best-lr accuracy LSC - He {d.mean:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]; "
-        f"log10 best-lr ratio LSC/He {shift.mean:+.2f} [{shift.lo:+.2f}, {shift.hi:+.2f}]",
+        f"log10 best-lr ratio LSC/He per seed {np.round(shift, 2).tolist()}: higher in "
+        f"{higher.mean:.0%} of the seeds [exact 95% interval {higher.lo:.0%}, {higher.hi:.0%}]",
     )

@@ -117,6 +117,7 @@ class GradientCurves:
             out[f"growth_{name}"] = 10**iv.mean
             out[f"growth_{name}_lo"] = 10**iv.lo
             out[f"growth_{name}_hi"] = 10**iv.hi
+            out[f"log_growth_{name}_seeds"] = [float(v) for v in np.log10(g[t])]
             out[f"conv_{name}"] = sum(r.converged for r in self.reports[t])
         devs = [abs(r.mean_dev) for rs in self.reports.values() for r in rs]
         out["max_dev"] = float(max(devs))

@@ -178,6 +178,13 @@ def fig_s3_summary(studies: list[FigS3Study]) -> dict:
         **{k: first[k] for k in ("frac_sig", "pair_frac", "lag0", "spikes")},
         mean_norm=[float(np.mean([c["mean_norm"][j] for c in checks])) for j in (0, 1)],
         init_mean_norm=[
+        worst_seeds=[float(w) for w in worst],
+        # per network, the largest over layers of mean |r| at lags >= lag0 over |r| at lag 1
+        # (below 1/2: decays)
+        decay_ratio_each=[
+            float(max(m / max(v, 1e-12) for m, v in zip(c["mean_abs"], c["lag1"])))
+            for c in checks
+        ],
             float(np.mean([c["init_mean_norm"][j] for c in checks])) for j in (0, 1)
         ],
         pretrain_steps=max(c["pretrain_steps"] for c in checks),

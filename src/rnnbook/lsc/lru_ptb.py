@@ -284,6 +284,55 @@ class Runs:
         """The 95% t interval over seeds of each effect: (mean, lo, hi) over checkpoints."""
         return {k: seed_interval(v, axis=0) for k, v in self.effects().items()}
 
+    def seed_effects(self) -> dict:
+        """What the rules decide on: per setting ('L=3', 'L=3 clip', ...) the per-seed final
+        effects in log perplexity (``one_worst_seeds``, ``half_one_seeds``), per (depth,
+        initialization) the clipping effect (``clip_seeds``), the best-half effect per seed
+        averaged over the settings (``best_half_seeds``), and each compared arm's gate: its
+        seed-mean test perplexity below the unigram model's (``arm_ok``, ``clip_ok``)."""
+        g, eff = self.grid, self.effects()
+        settings = [(d, cl) for d in g.depths for cl in (False, True)]
+
+        def lab(d, cl):
+            return f"L={d}{' clip' if cl else ''}"
+
+        def final(k):
+            return [float(v) for v in eff[k][:, -1]]
+
+        ok = {
+            (d, c, cl): bool(self.ppl(d, c, cl).mean() < self.unigram)
+            for d, cl in settings
+            for c in CONDS
+        }
+        best = np.mean([eff[("best-half", d, cl)][:, -1] for d, cl in settings], 0)
+        return dict(
+            settings=[lab(d, cl) for d, cl in settings],
+            clip_settings=[
+                f"L={d} {c}" for d in g.depths for c in ("default", "rho=0.5")
+            ],
+            one_worst_seeds={
+                lab(d, cl): final(("one-worst", d, cl)) for d, cl in settings
+            },
+            half_one_seeds={
+                lab(d, cl): final(("half-one", d, cl)) for d, cl in settings
+            },
+            best_half_seeds=[float(v) for v in best],
+            clip_seeds={
+                f"L={d} {c}": final(("clip", d, c))
+                for d in g.depths
+                for c in ("default", "rho=0.5")
+            },
+            arm_ok={
+                lab(d, cl): {c: ok[(d, c, cl)] for c in CONDS} for d, cl in settings
+            },
+            clip_ok={
+                f"L={d} {c}": ok[(d, c, False)] and ok[(d, c, True)]
+                for d in g.depths
+                for c in ("default", "rho=0.5")
+            },
+            all_arms_ok=all(ok.values()),
+        )
+
     def comparisons(self, clip_tol: float = 0.1) -> dict:
         """What the four claims of Table I and Fig. 4 measure: per (depth, clip) setting whether
         each effect's interval at the end of training lies above or below 0 (for clipping:
@@ -312,6 +361,7 @@ class Runs:
             (d, c, cl): self.ppl(d, c, cl).mean() for d, cl in settings for c in CONDS
         }
         out = {k: v for k, v in asdict(g).items() if k != "seeds"}
+        out.update(self.seed_effects())
         out.update(
             n_seeds=g.seeds,
             patience=g.patience,

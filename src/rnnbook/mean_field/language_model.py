@@ -332,6 +332,8 @@ def seed_values(runs: dict[str, list[LMResult]], unigram_ppl: float) -> dict:
         "gap": interval(ppl["minimalRNN"] / np.minimum(ppl["GRU"], ppl["LSTM"]) - 1),
         "lstm_gru": interval(ppl["LSTM"] - ppl["GRU"], 2),
         "gru_min": interval(ppl["GRU"] - ppl["minimalRNN"], 2),
+        "lstm_gru_rel": interval(ppl["LSTM"] / ppl["GRU"] - 1),
+        "gru_min_rel": interval(ppl["GRU"] / ppl["minimalRNN"] - 1),
         "unigram_ppl": round(unigram_ppl, 2),
         "parameters": {c: rs[0].parameters for c, rs in runs.items()},
         "trend_steps": [s for s, _ in runs["LSTM"][0].test_curve],

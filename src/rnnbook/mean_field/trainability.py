@@ -357,13 +357,16 @@ def train(
 
 def interval(samples, digits: int = 4) -> dict:
     """Mean of a statistic over seeds with its 95% Student-t interval, as the ledger's rules read
-    it: {'mean', 'lo', 'hi', 'n'} (rnnbook.stats.seed_interval)."""
-    iv = seed_interval(np.asarray(samples, float))
+    it: {'mean', 'lo', 'hi', 'n'} (rnnbook.stats.seed_interval), with the per-seed samples
+    ('seeds') from which the claim engine computes its own interval."""
+    x = np.asarray(samples, float)
+    iv = seed_interval(x)
     return {
         "mean": round(iv.mean, digits),
         "lo": round(iv.lo, digits),
         "hi": round(iv.hi, digits),
         "n": iv.n,
+        "seeds": [round(float(v), digits + 2) for v in x.ravel()],
     }
 
 

@@ -179,9 +179,12 @@ def seed_values(curves: dict) -> dict:
     the learning curve so far (mean test accuracy over the evaluations up to a step); the effects
     critical minus off-critical (mean of the two of each) and critical orthogonal minus Gaussian
     as 95% intervals over seeds, at the end and at every evaluation ('trend_*'); the seed-mean
-    areas; and the gate ``best_acc``: the best initialization's seed-mean final accuracy."""
+    areas; critical minus off-critical for each W distribution ('d_pair'); each
+    initialization's seed-mean final accuracy ('arm_acc', in the order of LABELS: the gate of
+    every compared arm) and the best of them ('best_acc')."""
     acc = by_seed(curves)
-    out = {"d_crit": {}, "d_orth": {}, "auc": {}, "best_acc": {}}
+    out = {"d_crit": {}, "d_orth": {}, "auc": {}, "best_acc": {}, "arm_acc": {}}
+    out |= {"d_pair": {}}
     out |= {"trend_crit": {}, "trend_orth": {}}
     for kind, a in acc.items():
         n = np.arange(1, a.shape[0] + 1)[:, None, None]
@@ -190,10 +193,16 @@ def seed_values(curves: dict) -> dict:
         orth = auc[..., 0] - auc[..., 1]
         out["trend_crit"][kind] = [interval(c) for c in crit]
         out["trend_orth"][kind] = [interval(c) for c in orth]
+        # critical minus off-critical with the same W distribution (orthogonal, Gaussian)
+        out["d_pair"][kind] = {
+            "orthogonal": interval(auc[-1, :, 0] - auc[-1, :, 2]),
+            "gaussian": interval(auc[-1, :, 1] - auc[-1, :, 3]),
+        }
         out["d_crit"][kind] = out["trend_crit"][kind][-1]
         out["d_orth"][kind] = out["trend_orth"][kind][-1]
         out["auc"][kind] = np.round(auc[-1].mean(0), 3).tolist()
         out["best_acc"][kind] = round(float(a[-1].mean(0).max()), 3)
+        out["arm_acc"][kind] = np.round(a[-1].mean(0), 3).tolist()
     out["n_seeds"] = acc["vanilla"].shape[1]
     out["trend_steps"] = next(iter(curves.values())).steps
     return out
@@ -209,6 +218,8 @@ def ledger_values(v: dict, claim: str) -> dict:
         },
         "auc": v["auc"],
         "best_acc": v["best_acc"],
+        "arm_acc": v["arm_acc"],
+        "d_pair": v["d_pair"],
     }
 
 

@@ -1,0 +1,188 @@
+"""Every training rule under the verdict design of book/verdicts.md, fed synthetic measurements.
+
+For each declared training claim (a claim with a ``trained`` gate) the measurements are replaced
+by synthetic data for each of its effects (``rnnbook.book.claims._decide_effects`` with
+``measure``): the paper's effect, a true null, an effect short of the paper's size, a reversed
+effect, tied seeds, an effect on its line and one untrained arm. Each scenario must give the
+verdict the design says; a significant contrary effect is never reproduced or partly reproduced.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rnnbook.book import claims
+
+ROOT = Path(__file__).resolve().parents[2]
+DECLARED = claims.all_declared(ROOT)
+TRAINING = {k: d for k, d in DECLARED.items() if d.trained is not None}
+N_SEEDS = 400
+N_TRIALS = 4000
+
+
+def test_every_training_claim_uses_the_design():
+    assert len(TRAINING) == 28
+    for d in TRAINING.values():
+        assert d.effects, f"{d.id}: a training claim declares its rule as effects"
+        assert d.history, f"{d.id}: its rule was changed after a run; keep the history"
+
+
+def _const(d, expr, key=None):
+    """``over``, ``smallest`` and ``no_effect`` read only constants (declared, not measured)."""
+    return claims.evaluate(expr, {**d.constants, "profile": "book", "key": key})
+
+
+def _keys(d, e):
+    """The keys of an effect; an ``over`` that reads a measured list (the settings of a grid
+    the reader may change) gets four synthetic settings, as at the book's profile."""
+    if "over" not in e:
+        return [None]
+    try:
+        return _const(d, e["over"])
+    except claims.ClaimError:
+        return ["s1", "s2", "s3", "s4"]
+
+
+def _effects(d):
+    out = []
+    for e in d.effects:
+        keys = _keys(d, e)
+        for key in keys:
+            out.append(
+                (e, key, _const(d, e["smallest"], key), _const(d, e["no_effect"], key))
+            )
+    return out
+
+
+def _targets(e, S, N):
+    """The true effect of each scenario for one effect, on the statistic's own scale."""
+    d = max(abs(S - N), 0.05) / 2
+    if e["direction"] == "within":
+        return {
+            "paper": N,
+            "null": N,
+            "short": N + 2 * S,
+            "reversed": N + 2 * S,
+            "line": N + S,
+        }
+    sign = 1 if e["direction"] == "above" else -1
+    paper, reversed_ = S + sign * d, N - sign * d
+    short = (S + N) / 2 if S != N else reversed_
+    if e["interval"] in ("wilson", "exact", "sign"):
+        paper = min(max(paper, (S + (1 if sign > 0 else 0)) / 2), 0.99)
+        reversed_ = min(max(reversed_, 0.01), 0.99)
+        short = min(max(short, 0.01), 0.99)
+    return {"paper": paper, "null": N, "short": short, "reversed": reversed_, "line": S}
+
+
+def _data(e, theta, S, N, tie=False):
+    rng = np.random.default_rng(0)
+    kind = e["interval"]
+    if kind in ("wilson", "exact"):
+        return [round(theta * N_TRIALS), N_TRIALS]
+    if kind == "sign":
+        k = round(theta * N_TRIALS)
+        return [N + 1.0] * k + [N - 1.0] * (N_TRIALS - k)
+    if tie:
+        return [theta] * 5
+    sd = max(abs(S - N), 0.05) / 40
+    x = theta + sd * rng.standard_normal(N_SEEDS)
+    return x - x.mean() + theta
+
+
+def _decide(d, scenario, untrained=(), tie=False, override=None):
+    table = {}
+    for i, (e, key, S, N) in enumerate(_effects(d)):
+        name = (e["name"], key)
+        sc = override.get(i, scenario) if override else scenario
+        theta = _targets(e, S, N)[sc]
+        table[name] = (_data(e, theta, S, N, tie), i not in untrained)
+
+    def measure(e, key):
+        return table[(e["name"], key)]
+
+    names = {**d.constants, "profile": "book"}
+    return claims._decide_effects(d, names, measure, lambda e: _keys(d, e))
+
+
+IDS = sorted(TRAINING)
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_rule_decides_both_ways(cid):
+    d = TRAINING[cid]
+    effects = _effects(d)
+    k = len(effects)
+    paper = _decide(d, "paper")
+    assert paper.verdict == "reproduced", paper.measured
+    rev = _decide(d, "reversed")
+    assert rev.verdict == "not-reproduced", rev.measured
+    # every effect that can go against the paper does (a share of seeds with no effect at 0,
+    # e.g. 'a higher learning rate', can only fall short)
+    assert all(
+        x["contrary"]
+        for x in rev.effects
+        if not (x["interval"] in ("sign", "wilson", "exact") and x["null"] <= 0)
+    )
+    short = _decide(d, "short")
+    assert short.verdict == "not-reproduced", short.measured
+    line = _decide(d, "line")
+    assert line.verdict == "inconclusive", line.measured
+    null = _decide(d, "null")
+    if all(e["direction"] != "within" and S != N for e, _, S, N in effects):
+        assert null.verdict == "not-reproduced", null.measured  # decided 'no effect'
+    assert null.verdict != "reproduced" or all(
+        e["direction"] == "within" or S == N for e, _, S, N in effects
+    )
+    # one effect against the paper, all others as the paper says: never reproduced or partly
+    for i in range(k):
+        mixed = _decide(d, "paper", override={i: "reversed"})
+        if mixed.effects[i]["contrary"]:
+            assert mixed.verdict == "not-reproduced", mixed.measured
+        else:  # an effect that can only fall short (see above)
+            assert mixed.verdict == "partly-reproduced", mixed.measured
+    # ties: a zero-width interval decides nothing
+    tied = _decide(d, "paper", tie=True)
+    for x in tied.effects:
+        if x["hi"] - x["lo"] <= 0:
+            assert x["decision"] == "inconclusive"
+    if all(e["interval"] in ("mean", "bootstrap") for e, *_ in effects):
+        assert tied.verdict == "inconclusive"
+    # one untrained arm: its effect is undecided and the claim is not reproduced from it
+    for i in range(k):
+        un = _decide(d, "paper", untrained=(i,))
+        assert un.effects[i]["decision"] == "inconclusive"
+        assert not un.trained["passed"]
+        if d.combine is None:
+            assert un.verdict == "inconclusive"
+    assert paper.effects[0]["level"] == pytest.approx(1 - 0.05 / k, abs=1e-5)
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_tolerance_text_states_the_rule(cid):
+    """The tolerance text names every smallest effect the rule tests against, the number of
+    effects' multiplicity level and the design's page."""
+    d = TRAINING[cid]
+    text = " ".join(str(d.tolerance).split())
+    assert "book/verdicts.md" in text
+    effects = _effects(d)
+    measured_keys = any(
+        "over" in e and _keys(d, e) == ["s1", "s2", "s3", "s4"] for e in d.effects
+    )
+    if measured_keys:  # as many effects as the grid has settings: the level is stated
+        assert "1 - 0.05/" in text, text
+    elif len(effects) > 1:
+        assert f"1 - 0.05/{len(effects)}" in text, text
+    for e, key, S, _ in effects:
+        shown = {f"{S:g}", f"{S:.2f}", f"{S:.3f}", f"{S:.0%}"}
+        assert any(
+            re.search(rf"(?<![\d.]){re.escape(s)}(?!\d)", text) for s in shown
+        ), (
+            f"{cid}: the tolerance does not state the smallest effect {S:g} of {e['name']}"
+        )
+        if d.combine is not None:
+            assert f"at least {d.combine}" in text

@@ -25,3 +25,19 @@ def clear_result_caches(build: Path) -> None:
     (``--force``) or a dry run that measures time and memory recomputes them."""
     for name in RESULT_CACHES:
         shutil.rmtree(build / name, ignore_errors=True)
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``path`` whole or not at all: into a temporary file beside it, then renamed over it
+    (a killed process or a full disk leaves the old file, never a truncated one)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -1,4 +1,5 @@
-"""Chapters run as tasks of a Dask cluster give the same ledger as the local process pool."""
+"""Chapters run as tasks of a Dask cluster give the same ledger as the local process pool; the
+pipeline is handed either executor and does not know which one it runs on."""
 
 import json
 import shutil
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rnnbook.book import pipeline
+from rnnbook.book.execution import LocalPool
 
 from tests.conftest import ROOT
 
@@ -32,8 +34,17 @@ def two_chapter_book(tmp_path: Path) -> Path:
 
 def test_dask_cluster_gives_the_local_ledger(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
+    from rnnbook.book.distributed import DaskExecutor
+
     local = two_chapter_book(tmp_path / "local")
-    pipeline.build(local, "smoke", jobs=2, html=False, log=lambda *_: None, force=True)
+    pipeline.build(
+        local,
+        "smoke",
+        html=False,
+        log=lambda *_: None,
+        force=True,
+        executor=LocalPool(2),
+    )
     remote = two_chapter_book(tmp_path / "remote")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -44,10 +55,19 @@ def test_dask_cluster_gives_the_local_ledger(tmp_path):
             html=False,
             log=lambda *_: None,
             force=True,
-            executor=cluster,
+            executor=DaskExecutor(cluster),
         )
     a = json.loads((local / "_build" / "claims.json").read_text())
     b = json.loads((remote / "_build" / "claims.json").read_text())
     assert len(a) >= 4 and a == b
     for name in CHAPTERS:
         assert (remote / "_build" / "stage" / f"{name}.ipynb").exists()
+
+
+def test_the_pipeline_refuses_what_is_not_an_executor(tmp_path):
+    """A bare cluster object is not an executor: the message says how to wrap it."""
+    book = two_chapter_book(tmp_path)
+    with pytest.raises(TypeError, match="DaskExecutor"):
+        pipeline.build(
+            book, "smoke", html=False, log=lambda *_: None, executor=object()
+        )

@@ -13,7 +13,7 @@ import pytest
 
 from rnnbook.book import claims as claim_declarations
 from rnnbook.book import ledger
-from rnnbook.book import pipeline
+from rnnbook.book import execution, pipeline
 from rnnbook.book.params import ParameterError
 
 from tests.conftest import ROOT
@@ -282,7 +282,7 @@ def test_a_kernel_that_did_not_start_is_started_again(
             raise failures[len(seen) - 1]
 
     monkeypatch.setattr(papermill, "execute_notebook", fake)
-    r = pipeline._execute(_job(tmp_path))
+    r = execution.execute_job(_job(tmp_path))
     assert len(seen) == calls and (r["error"] is None) == ok
 
 

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.jobs,
                 html=not args.no_html,
                 force=args.force,
-                executor=distributed.parse_scheduler(args.scheduler),
+                executor=distributed.from_scheduler(args.scheduler),
             )
         else:
             overrides = {k: _value(v) for k, v in args.parameter}

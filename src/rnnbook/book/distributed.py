@@ -1,6 +1,7 @@
 """Chapters as tasks of a Dask cluster: the ``paper`` profile where one machine is not enough.
 
-The unit of work is the chapter. :func:`run_on_cluster` ships each chapter's source and claim
+The unit of work is the chapter. :class:`DaskExecutor`, the pipeline's executor for a cluster (the
+other is :class:`~rnnbook.book.execution.LocalPool`), ships each chapter's source and claim
 declarations to a Dask worker, which executes it with papermill in a scratch folder of its own and
 sends back the executed notebook and the claim records; the pipeline then writes them into
 ``_build/`` exactly as a local run does. The workers need the same environment (``make venv``, or
@@ -17,13 +18,13 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from .execution import OnResult, OnStart, execute_job
 
 
 def remote_execute(job: dict) -> dict:
     """On a worker: run one chapter in a scratch book of its own; return notebook and claims."""
-    from . import pipeline
-
     with tempfile.TemporaryDirectory(prefix="rnnbook-") as tmp:
         root = Path(tmp)
         source = root / job["source_name"]
@@ -43,7 +44,7 @@ def remote_execute(job: dict) -> dict:
             "MPLCONFIGDIR": str(build / ".cache" / "matplotlib"),
         }
         out = build / "stage" / "chapter.ipynb"
-        result = pipeline._execute(
+        result = execute_job(
             {
                 **job,
                 "source": str(source),
@@ -68,11 +69,30 @@ def _client(cluster: Any):
     return Client(cluster), True
 
 
+class DaskExecutor:
+    """The pipeline's executor for a Dask cluster: ``cluster`` is a scheduler address, a
+    ``dask.distributed.Client`` or a cluster object (``LocalCluster``, ``SLURMCluster``)."""
+
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+
+    def describe(self) -> str:
+        return f"the Dask cluster {describe(self.cluster)}"
+
+    def run(self, jobs: list[dict], on_start: OnStart, on_result: OnResult) -> None:
+        run_on_cluster(jobs, self.cluster, on_result, on_start)
+
+
 def run_on_cluster(
-    jobs: list[dict], cluster: Any, root: Path, on_result: Callable[[dict], None]
+    jobs: list[dict],
+    cluster: Any,
+    on_result: OnResult,
+    on_start: OnStart | None = None,
 ) -> None:
     """Submit every job to the cluster; call ``on_result`` in this process as each one returns
-    (with the executed notebook and the claim records written where the local run writes them)."""
+    (with the executed notebook and the claim records written where the local run writes them).
+    ``on_start`` is called as each job is submitted (the scheduler, not this process, knows
+    when a worker takes it up)."""
     from dask.distributed import as_completed
 
     client, own = _client(cluster)
@@ -83,7 +103,6 @@ def run_on_cluster(
             claims = source.with_suffix("").with_suffix(".claims.yaml")
             payload = {
                 **job,
-                "source_name": str(source.relative_to(root)),
                 "source_text": source.read_text(),
                 "claims_text": claims.read_text() if claims.exists() else None,
             }
@@ -92,6 +111,8 @@ def run_on_cluster(
                     remote_execute, payload, pure=False, key=f"chapter-{job['chapter']}"
                 )
             )
+            if on_start is not None:
+                on_start(job)
         for fut in as_completed(futures):
             r = fut.result()
             job = next(j for j in jobs if j["chapter"] == r["chapter"])
@@ -118,6 +139,11 @@ def write_back(job: dict, result: dict) -> None:
 
 def describe(cluster: Any) -> str:
     return cluster if isinstance(cluster, str) else type(cluster).__name__
+
+
+def from_scheduler(text: str | None) -> DaskExecutor | None:
+    """The executor for ``--scheduler`` (``None``: the local process pool)."""
+    return None if text is None else DaskExecutor(parse_scheduler(text))
 
 
 def parse_scheduler(text: str | None) -> Any:

@@ -10,7 +10,9 @@ Here a chapter's key is the hash of everything its execution depends on:
 * its **parameters and profile**, the pinned **``requirements.txt``**, and the **data** it reads (the
   fetched data folder, when :mod:`rnnbook.datasets` is among its imports).
 
-The executed notebook and its claim records are kept under ``_build/cache/<chapter>/<key>/``.
+The executed notebook and its claim records are kept under ``_build/cache/<chapter>/<key>/``,
+written whole or not at all and checked against their checksums when read (:class:`Cache`); a
+build holds its folder's lock (:func:`build_lock`), so two builds never write one folder at once.
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from ..cache import write_atomic
 
 DATA_MODULES = ("rnnbook.datasets",)
 
@@ -180,21 +186,54 @@ def why_changed(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
     return "; ".join(reasons) or "its inputs changed"
 
 
+ENTRY_FILES = "notebook.ipynb", "claims/*.json"
+
+
+def file_sums(folder: Path) -> dict[str, str]:
+    """The SHA-256 of every file of an entry (its notebook and claim records), by relative path."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for pattern in ENTRY_FILES
+        for p in sorted(Path(folder).glob(pattern))
+    }
+
+
 class Cache:
-    """``_build/cache/<chapter>/<key>/``: the executed notebook, its claims and where they came from."""
+    """``_build/cache/<chapter>/<key>/``: the executed notebook, its claims and where they came from.
+
+    An entry is written whole or not at all (into a temporary folder beside it, then renamed into
+    place) and checked when read: its ``meta.json`` holds the SHA-256 of each of its files. An entry
+    that fails the check is counted a miss, its reason left in :attr:`damaged`, and removed."""
 
     def __init__(self, build: Path) -> None:
         self.folder = Path(build) / "cache"
+        self.damaged: dict[str, str] = {}  # chapter -> what was wrong with its entry
 
     def _dir(self, chapter: str, digest: str) -> Path:
         return self.folder / chapter.removeprefix("notebooks/") / digest
 
     def lookup(self, chapter: str, key: Key) -> dict | None:
-        meta = self._dir(chapter, key.digest) / "meta.json"
-        try:
-            return json.loads(meta.read_text())
-        except (OSError, ValueError):
+        """The entry's metadata when it is there and whole; ``None`` otherwise."""
+        d = self._dir(chapter, key.digest)
+        if not d.is_dir():
             return None
+        problem = check_entry(d, key.digest)
+        if problem is None:
+            return json.loads((d / "meta.json").read_text())
+        self.damaged[chapter] = problem
+        self.discard(chapter, key)
+        return None
+
+    def discard(self, chapter: str, key: Key) -> None:
+        _remove(self._dir(chapter, key.digest))
+
+    def sweep(self) -> None:
+        """Remove the temporary folders a killed build left (under the build lock)."""
+        if self.folder.is_dir():
+            for tmp in self.folder.glob("*/*/.tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
+            for tmp in self.folder.glob("*/.tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
 
     def last_parts(self, chapter: str) -> dict | None:
         try:
@@ -205,6 +244,10 @@ class Cache:
             )
         except (OSError, ValueError):
             return None
+
+    def _remember(self, chapter: str, key: Key) -> None:
+        last = self.folder / chapter.removeprefix("notebooks/") / "last.json"
+        write_atomic(last, json.dumps(key.parts, indent=1))
 
     def store(
         self,
@@ -218,20 +261,29 @@ class Cache:
         cpu_seconds: float | None = None,
     ) -> None:
         d = self._dir(chapter, key.digest)
-        shutil.rmtree(d, ignore_errors=True)
-        (d / "claims").mkdir(parents=True)
-        shutil.copy2(notebook, d / "notebook.ipynb")
-        for f in Path(claims).glob("*.json"):
-            shutil.copy2(f, d / "claims" / f.name)
-        meta = {
-            "key": key.digest,
-            "seconds": seconds,
-            "build": build_id,
-            "peak_mb": peak_mb,
-            "cpu_seconds": cpu_seconds,
-        }
-        (d / "meta.json").write_text(json.dumps(meta, indent=1))
-        (d.parent / "last.json").write_text(json.dumps(key.parts, indent=1))
+        d.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=d.parent))
+        try:
+            (tmp / "claims").mkdir()
+            shutil.copyfile(notebook, tmp / "notebook.ipynb")
+            for f in sorted(Path(claims).glob("*.json")):
+                shutil.copyfile(f, tmp / "claims" / f.name)
+            meta = {
+                "key": key.digest,
+                "seconds": seconds,
+                "build": build_id,
+                "peak_mb": peak_mb,
+                "cpu_seconds": cpu_seconds,
+                "files": file_sums(tmp),
+            }
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
+            _sync(tmp)
+            _remove(d)
+            os.rename(tmp, d)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._remember(chapter, key)
 
     def restore(
         self, chapter: str, key: Key, source: Path, notebook: Path, claims: Path
@@ -243,8 +295,86 @@ class Cache:
         edited = refresh_markdown(source, d / "notebook.ipynb", notebook)
         shutil.rmtree(claims, ignore_errors=True)
         shutil.copytree(d / "claims", claims)
-        (d.parent / "last.json").write_text(json.dumps(key.parts, indent=1))
+        self._remember(chapter, key)
         return edited
+
+
+def check_entry(d: Path, digest: str) -> str | None:
+    """What is wrong with the cache entry in ``d`` (in a few words), or ``None`` if it is whole."""
+    try:
+        meta = json.loads((d / "meta.json").read_text())
+    except FileNotFoundError:
+        return "meta.json missing"
+    except (OSError, ValueError) as e:
+        return f"meta.json unreadable: {type(e).__name__}"
+    if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict):
+        return "meta.json has no checksums (written by an older build)"
+    if meta.get("key") != digest:
+        return "meta.json names another key"
+    try:
+        found = file_sums(d)
+    except OSError as e:
+        return f"unreadable: {e}"
+    want = meta["files"]
+    for name in sorted(set(want) | set(found)):
+        if name not in found:
+            return f"{name} missing"
+        if name not in want:
+            return f"{name} not in its checksums"
+        if found[name] != want[name]:
+            return f"{name} fails its checksum"
+    if "notebook.ipynb" not in found:
+        return "notebook.ipynb missing"
+    return None
+
+
+def _sync(folder: Path) -> None:
+    """Flush an entry's files to the disk before it is renamed into place."""
+    for p in [*folder.rglob("*"), folder]:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove(d: Path) -> None:
+    """Remove an entry: first renamed aside (no reader sees half of it), then deleted."""
+    if not d.exists():
+        return
+    aside = d.with_name(f".tmp-old-{d.name}-{os.getpid()}")
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(d, aside)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+@contextmanager
+def build_lock(folder: Path, log=print):
+    """Hold ``<folder>/.lock`` for the length of a build: a second build in the same folder
+    says so and waits for the first (the operating system drops the lock of a killed build)."""
+    import fcntl
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            log(f"another build is using {folder} ({holder}); waiting for it to finish")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()}, since {datetime.now():%H:%M:%S}")
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()
+            f.flush()
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def refresh_markdown(source: Path, executed: Path, out: Path) -> bool:

@@ -15,28 +15,26 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..cache import clear_result_caches
+from ..cache import clear_result_caches, write_atomic
 from . import execution_cache as xc
 from . import ledger
 from . import pages
+from .execution import Executor, LocalPool, execute_job
 from .params import PROFILES, ParameterError
+from .progress import Progress
 
 SOURCE_SUFFIXES = (".py", ".md")
 COSTS = Path(__file__).with_name("chapter_seconds.yaml")
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 class BuildError(RuntimeError):
@@ -133,95 +131,6 @@ def check_parameters(chapter: Chapter, given: dict[str, Any]) -> None:
         )
 
 
-#: a kernel that dies before it answers (two kernels started at once can draw the same TCP
-#: port: "Address already in use") has run no cell, so the chapter is started again
-KERNEL_START_TRIES = 3
-
-
-def kernel_did_not_start(e: BaseException) -> bool:
-    """Whether ``e`` says the kernel died before it replied to its first request."""
-    return "before replying to kernel_info" in str(e)
-
-
-def _execute(job: dict) -> dict:
-    """Worker: convert one chapter with Jupytext and run it with papermill (in a separate process)."""
-    os.environ.update(job["env"])
-    import jupytext
-    import papermill as pm
-
-    src, out, cwd = Path(job["source"]), Path(job["output"]), Path(job["cwd"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cwd.mkdir(parents=True, exist_ok=True)
-    nb = jupytext.read(src)
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    unexecuted = cwd / (out.stem + ".in.ipynb")
-    jupytext.write(nb, unexecuted)
-    t0 = time.perf_counter()
-    error = None
-    try:
-        for attempt in range(1, KERNEL_START_TRIES + 1):
-            try:
-                pm.execute_notebook(
-                    str(unexecuted),
-                    str(out),
-                    parameters=job["parameters"],
-                    kernel_name="python3",
-                    cwd=str(cwd),
-                    progress_bar=False,
-                    log_output=False,
-                )
-                break
-            except RuntimeError as e:  # a kernel that never started ran nothing
-                if not kernel_did_not_start(e) or attempt == KERNEL_START_TRIES:
-                    raise
-    except pm.PapermillExecutionError as e:
-        error = {
-            "cell": e.exec_count,
-            "ename": e.ename,
-            "evalue": e.evalue,
-            "traceback": _ANSI.sub("", "\n".join(e.traceback)),
-        }
-    except Exception as e:  # kernel died, bad notebook, ...
-        error = {
-            "cell": None,
-            "ename": type(e).__name__,
-            "evalue": str(e),
-            "traceback": "",
-        }
-    if out.exists():
-        hide_parameter_cells(out)
-    # the kernel is this worker's only child (one chapter per worker process): its peak memory
-    # and CPU time (which, unlike the wall time, does not grow with the load of the machine)
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {
-        "chapter": job["chapter"],
-        "seconds": time.perf_counter() - t0,
-        "cpu_seconds": usage.ru_utime + usage.ru_stime,
-        "peak_mb": usage.ru_maxrss / 1024,
-        "error": error,
-    }
-
-
-HIDDEN_TAGS = ("parameters", "injected-parameters")
-
-
-def hide_parameter_cells(path: Path) -> None:
-    """Tag papermill's parameters cells ``remove-cell``: they stay in the notebook (papermill
-    needs them) but not on the page, where the resolved-parameter line tells the reader more."""
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        tags = cell.metadata.get("tags", [])
-        if any(t in tags for t in HIDDEN_TAGS) and "remove-cell" not in tags:
-            cell.metadata["tags"] = [*tags, "remove-cell"]
-    nbformat.write(nb, path)
-
-
 def chapter_threads() -> int:
     """Threads per chapter kernel: 1, whatever the machine (``RNNBOOK_THREADS`` overrides).
 
@@ -303,20 +212,33 @@ def execute_chapters(
     overrides: dict[str, Any] | None = None,
     log=print,
     force: bool = False,
-    executor: Any = None,
+    executor: Executor | None = None,
     build_dir: Path | None = None,
     env: dict[str, str] | None = None,
     keep_going: bool = False,
 ) -> list[dict]:
     """Run the chapters of ``_toc.yml`` at ``profile`` whose inputs changed since their cached run
     (all of them with ``force``); reuse the others. Raises BuildError naming each failed chapter
-    (``keep_going``: returns the failures among the results instead).
+    (``keep_going``: returns the failures among the results instead). The caller holds the build
+    folder's lock (:func:`~rnnbook.book.execution_cache.build_lock`).
 
-    ``executor``: ``None`` runs the chapters in a local process pool; a Dask scheduler address, client
-    or cluster runs each chapter as a task of that cluster (:mod:`rnnbook.book.distributed`)."""
+    ``executor``: where the chapters run, an :class:`~rnnbook.book.execution.Executor`; ``None``
+    is a :class:`~rnnbook.book.execution.LocalPool` of ``jobs`` processes (default: one per core).
+    A Dask cluster is :class:`rnnbook.book.distributed.DaskExecutor`. Each job writes into a
+    folder of this build's own (``_build/running/``); a chapter's notebook and claims reach the
+    stage only from a run that ended, through the cache, so a killed build leaves nothing half
+    written for the next one."""
     build = build_dir or root / "_build"
+    if executor is not None and not callable(getattr(executor, "run", None)):
+        raise TypeError(
+            f"executor {executor!r} is not an Executor: pass LocalPool(jobs), or wrap a Dask "
+            "cluster or scheduler address in rnnbook.book.distributed.DaskExecutor"
+        )
     chs = chapters(root)
     index, cache = xc.ModuleIndex(xc.local_src(root)), xc.Cache(build)
+    cache.sweep()  # what a killed build left half written
+    running_dir = build / "running"
+    shutil.rmtree(running_dir, ignore_errors=True)
     bid = xc.build_id(root)
     if force:  # everything is recomputed: the stored experiment runs too
         clear_result_caches(build)
@@ -329,8 +251,14 @@ def execute_chapters(
         out = build / "stage" / f"{ch.name}.ipynb"
         claims = build / "claims" / ch.short
         hit = None if force else cache.lookup(ch.name, key)
+        damage = cache.damaged.pop(ch.name, None)
         if hit is not None:
-            edited = cache.restore(ch.name, key, ch.source, out, claims)
+            try:
+                edited = cache.restore(ch.name, key, ch.source, out, claims)
+            except Exception as e:  # read whole, yet not a notebook of this chapter
+                hit, damage = None, f"not readable: {type(e).__name__}: {e}"[:200]
+                cache.discard(ch.name, key)
+        if hit is not None:
             why = (
                 "code unchanged, prose edited and re-rendered"
                 if edited
@@ -348,65 +276,82 @@ def execute_chapters(
                 }
             )
             continue
-        why = (
-            "--force" if force else xc.why_changed(cache.last_parts(ch.name), key.parts)
-        )
+        if damage is not None:
+            log(f"  damaged cache entry of {ch.name} ({damage}): running it again")
+            why = f"its cached run was damaged ({damage})"
+        elif force:
+            why = "--force"
+        else:
+            why = xc.why_changed(cache.last_parts(ch.name), key.parts)
         plan.append((ch, params, key, out, claims, why))
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan) or 1))
     threads = chapter_threads()
-    job_list = [
-        {
-            "chapter": ch.name,
-            "source": str(ch.source),
-            "parameters": params,
-            "output": str(out),
-            "cwd": str(build / "work" / ch.short),
-            "env": {
-                **_kernel_env(build, ch, threads, claims_dir=claims, root=root),
-                **(env or {}),
-            },
-        }
-        for ch, params, key, out, claims, why in plan
-    ]
-    log(
-        f"executing {len(job_list)} of {len(chs)} chapter(s) at profile '{profile}' "
-        f"on {jobs} worker(s)"
-    )
-    by_name = {p[0].name: p for p in plan}
+    if executor is None:
+        executor = LocalPool(min(jobs or os.cpu_count() or 1, len(plan) or 1))
+    job_list = []
     for ch, params, key, out, claims, why in plan:
         shutil.rmtree(claims, ignore_errors=True)
+        private = running_dir / f"{os.getpid()}"
+        job_list.append(
+            {
+                "chapter": ch.name,
+                "source": str(ch.source),
+                "source_name": str(ch.source.relative_to(root)),
+                "parameters": params,
+                "output": str(private / "stage" / f"{ch.name}.ipynb"),
+                "cwd": str(build / "work" / ch.short),
+                "env": {
+                    **_kernel_env(
+                        build,
+                        ch,
+                        threads,
+                        claims_dir=private / "claims" / ch.short,
+                        root=root,
+                    ),
+                    **(env or {}),
+                },
+            }
+        )
+    log(
+        f"executing {len(job_list)} of {len(chs)} chapter(s) at profile '{profile}' "
+        f"on {executor.describe()}"
+    )
+    by_name = {p[0].name: p for p in plan}
+    jobs_by_name = {j["chapter"]: j for j in job_list}
 
     def done(r: dict) -> None:
         ch, params, key, out, claims, why = by_name[r["chapter"]]
+        job = jobs_by_name[r["chapter"]]
         where = f" on {r['worker']}" if r.get("worker") else ""
-        if r["error"] is None:
-            cache.store(
-                ch.name,
-                key,
-                out,
-                claims,
-                r["seconds"],
-                bid,
-                r.get("peak_mb"),
-                r.get("cpu_seconds"),
-            )
-            log(f"  ran    {r['chapter']}  {r['seconds']:.1f} s{where}: {why}")
-        else:
-            log(f"  FAILED {r['chapter']}  {r['seconds']:.1f} s{where}")
+        ok = r["error"] is None
+        if ok:
+            ran_nb = Path(job["output"])
+            ran_claims = Path(job["env"]["RNNBOOK_CLAIMS_DIR"])
+            ran_claims.mkdir(parents=True, exist_ok=True)
+            meta = dict(peak_mb=r.get("peak_mb"), cpu_seconds=r.get("cpu_seconds"))
+            try:
+                cache.store(ch.name, key, ran_nb, ran_claims, r["seconds"], bid, **meta)
+            except OSError as e:  # a full disk: the book still gets this run
+                log(f"  could not keep {ch.name} in the cache: {e}")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ran_nb, out)
+            shutil.rmtree(claims, ignore_errors=True)
+            shutil.copytree(ran_claims, claims)
+        progress.finish(r["chapter"], r["seconds"], ok, f"{where}: {why}")
         results.append({**r, "reason": why})
 
-    if job_list and executor is not None:
-        from . import distributed
-
-        log(f"submitting them to the Dask cluster {distributed.describe(executor)}")
-        distributed.run_on_cluster(job_list, executor, root, done)
-    elif job_list:
-        with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=get_context("spawn"), max_tasks_per_child=1
-        ) as pool:
-            futures = [pool.submit(_execute, j) for j in job_list]
-            for fut in as_completed(futures):
-                done(fut.result())
+    if job_list:
+        progress = Progress.for_terminal(
+            log,
+            total=len(job_list),
+            expected=expected_seconds(build, profile),
+            workers=getattr(executor, "jobs", len(job_list)),
+        )
+        progress.queue([j["chapter"] for j in job_list])
+        try:
+            executor.run(job_list, lambda j: progress.start(j["chapter"]), done)
+        finally:
+            progress.close()
+        shutil.rmtree(running_dir, ignore_errors=True)
     failed = [r for r in results if r["error"] is not None]
     if failed and not keep_going:
         raise BuildError(
@@ -466,17 +411,23 @@ def build(
     html: bool = True,
     log=print,
     force: bool = False,
-    executor: Any = None,
+    executor: Executor | None = None,
 ) -> Path:
     """The whole pipeline; returns the HTML folder (or the build folder with ``html=False``).
 
-    Chapters whose inputs did not change since their cached run are reused (``force``: run all)."""
+    Chapters whose inputs did not change since their cached run are reused (``force``: run all).
+    One build at a time per folder: a second one waits for the first (then reuses its runs)."""
     root = root.resolve()
     if profile not in PROFILES:
         raise ParameterError(
             f"parameter 'profile' = {profile!r}: must be one of {', '.join(map(repr, PROFILES))}"
         )
     build_dir = root / "_build"
+    with xc.build_lock(build_dir, log=log):
+        return _build(root, build_dir, profile, jobs, html, log, force, executor)
+
+
+def _build(root, build_dir, profile, jobs, html, log, force, executor) -> Path:
     for stale in ("claims", "stage/notebooks"):
         shutil.rmtree(build_dir / stale, ignore_errors=True)
     (build_dir / "claims").mkdir(parents=True, exist_ok=True)
@@ -486,7 +437,7 @@ def build(
     )
     wall = time.perf_counter() - t0
     claims = ledger.collect(build_dir / "claims")
-    (build_dir / "claims.json").write_text(json.dumps(claims, indent=1))
+    write_atomic(build_dir / "claims.json", json.dumps(claims, indent=1))
     ran = [r for r in results if not r.get("reused")]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(ran) or 1))
     timings = {
@@ -505,7 +456,7 @@ def build(
             for r in results
         },
     }
-    (build_dir / "timings.json").write_text(json.dumps(timings, indent=1))
+    write_atomic(build_dir / "timings.json", json.dumps(timings, indent=1))
     log(f"{len(claims)} claim(s) -> {build_dir / 'claims.json'}")
     stage = stage_sources(root)
     pages.write_generated(
@@ -534,21 +485,22 @@ def dry_run(
     (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter."""
     root = root.resolve()
     build = root / "_build" / "dry-run"
-    shutil.rmtree(build / "claims", ignore_errors=True)
-    results = execute_chapters(
-        root,
-        profile,
-        jobs,
-        log=log,
-        force=True,
-        build_dir=build,
-        env={
-            "RNNBOOK_DRY_RUN": str(steps),
-            "RNNBOOK_DRY_RUN_REPEATS": str(repeats),
-            "RNNBOOK_DRY_RUN_SAMPLES": str(samples),
-        },
-        keep_going=True,
-    )
+    with xc.build_lock(build, log=log):
+        shutil.rmtree(build / "claims", ignore_errors=True)
+        results = execute_chapters(
+            root,
+            profile,
+            jobs,
+            log=log,
+            force=True,
+            build_dir=build,
+            env={
+                "RNNBOOK_DRY_RUN": str(steps),
+                "RNNBOOK_DRY_RUN_REPEATS": str(repeats),
+                "RNNBOOK_DRY_RUN_SAMPLES": str(samples),
+            },
+            keep_going=True,
+        )
     report = {
         r["chapter"]: {
             "seconds": round(r["seconds"], 1),
@@ -589,6 +541,15 @@ def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> 
     slug = "__".join(f"{k}={v}" for k, v in sorted(params.items()))
     slug = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", slug)[:120]
     out_dir = root / "_build" / "runs" / ch.short / slug
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    # two runs of one chapter with the same parameters share a folder: one at a time
+    with xc.build_lock(out_dir.parent / f".{slug}", log=log):
+        return _run_chapter(root, ch, params, out_dir, log)
+
+
+def _run_chapter(
+    root: Path, ch: Chapter, params: dict[str, Any], out_dir: Path, log
+) -> Path:
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     job = {
@@ -602,11 +563,11 @@ def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> 
         ),
     }
     log(f"running {ch.short} with {params}")
-    r = _execute(job)
+    r = execute_job(job)
     if r["error"] is not None:
         raise BuildError(_report_failure(r, params["profile"]))
     claims = ledger.collect(out_dir / "claims") if (out_dir / "claims").exists() else []
-    (out_dir / "claims.json").write_text(json.dumps(claims, indent=1))
+    write_atomic(out_dir / "claims.json", json.dumps(claims, indent=1))
     for c in claims:
         log(f"  {c['verdict']:18s} {c['id']}: {json.dumps(c['measured'])[:100]}")
     log(f"done in {r['seconds']:.1f} s: {job['output']}")

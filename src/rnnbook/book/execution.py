@@ -1,0 +1,224 @@
+"""Running chapters: one job format, one interface, and the local process pool.
+
+A *job* is a dict naming one chapter's source, parameters, output notebook, working folder and
+environment; :func:`execute_job` runs it (Jupytext, then papermill) and returns what happened.
+An :class:`Executor` runs a list of jobs and reports each start and each result; the pipeline is
+handed one and does not know where the chapters run. Two implementations:
+
+* :class:`LocalPool` (here): one spawned process per chapter, ``jobs`` at a time on this machine;
+* :class:`rnnbook.book.distributed.DaskExecutor`: each chapter a task of a Dask cluster.
+
+The kernels talk to papermill over the IPC transport (Unix sockets named after the kernel's own
+connection file), so two kernels started at once can never draw the same TCP port.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import signal
+import sys
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Callable, Protocol
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+#: a kernel that dies before it answers has run no cell, so the chapter is started again; over
+#: IPC no two kernels share an address, so this is left for rarer deaths (a full /tmp, an OOM kill)
+KERNEL_START_TRIES = 3
+
+#: the longest Unix socket path is 107 bytes; a kernel's sockets are "<runtime dir>/kernel-<uuid>-ipc-N"
+_MAX_RUNTIME_DIR = 60
+
+
+def kernel_did_not_start(e: BaseException) -> bool:
+    """Whether ``e`` says the kernel died before it replied to its first request."""
+    return "before replying to kernel_info" in str(e)
+
+
+def ipc_kernel_manager():
+    """A papermill-ready kernel manager class whose kernels listen on IPC sockets, not TCP ports."""
+    from jupyter_client import AsyncKernelManager
+    from traitlets import default
+
+    class IPCKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _transport_default(self) -> str:
+            return "ipc"
+
+    return IPCKernelManager
+
+
+def short_runtime_dir() -> None:
+    """Point Jupyter's runtime folder (where the IPC sockets live) at a short temporary path when
+    the default one is too long for a Unix socket's name."""
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    if len(jupyter_runtime_dir()) > _MAX_RUNTIME_DIR:
+        os.environ["JUPYTER_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="rnnbook-k")
+
+
+def execute_job(job: dict) -> dict:
+    """Convert one chapter with Jupytext and run it with papermill; returns the chapter's wall and
+    CPU time, peak memory and error (``None`` when every cell ran)."""
+    os.environ.update(job["env"])
+    import jupytext
+    import papermill as pm
+
+    short_runtime_dir()
+    src, out, cwd = Path(job["source"]), Path(job["output"]), Path(job["cwd"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cwd.mkdir(parents=True, exist_ok=True)
+    nb = jupytext.read(src)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    unexecuted = cwd / (out.stem + ".in.ipynb")
+    jupytext.write(nb, unexecuted)
+    t0 = time.perf_counter()
+    error = None
+    try:
+        for attempt in range(1, KERNEL_START_TRIES + 1):
+            try:
+                pm.execute_notebook(
+                    str(unexecuted),
+                    str(out),
+                    parameters=job["parameters"],
+                    kernel_name="python3",
+                    cwd=str(cwd),
+                    progress_bar=False,
+                    log_output=False,
+                    kernel_manager_class=ipc_kernel_manager(),
+                )
+                break
+            except RuntimeError as e:  # a kernel that never started ran nothing
+                if not kernel_did_not_start(e) or attempt == KERNEL_START_TRIES:
+                    raise
+    except pm.PapermillExecutionError as e:
+        error = {
+            "cell": e.exec_count,
+            "ename": e.ename,
+            "evalue": e.evalue,
+            "traceback": _ANSI.sub("", "\n".join(e.traceback)),
+        }
+    except Exception as e:  # kernel died, bad notebook, ...
+        error = {
+            "cell": None,
+            "ename": type(e).__name__,
+            "evalue": str(e),
+            "traceback": "",
+        }
+    if out.exists():
+        hide_parameter_cells(out)
+    # the kernel is this worker's only child (one chapter per worker process): its peak memory
+    # and CPU time (which, unlike the wall time, does not grow with the load of the machine)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "chapter": job["chapter"],
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024,
+        "error": error,
+    }
+
+
+HIDDEN_TAGS = ("parameters", "injected-parameters")
+
+
+def hide_parameter_cells(path: Path) -> None:
+    """Tag papermill's parameters cells ``remove-cell``: they stay in the notebook (papermill
+    needs them) but not on the page, where the resolved-parameter line tells the reader more."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if any(t in tags for t in HIDDEN_TAGS) and "remove-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
+    nbformat.write(nb, path)
+
+
+OnStart = Callable[[dict], None]
+OnResult = Callable[[dict], None]
+
+
+class Executor(Protocol):
+    """Where chapters run. ``run`` calls ``on_start(job)`` when a job starts (or is queued on a
+    cluster) and ``on_result(result)`` in this process as each job ends, the executed notebook
+    and the claim records then in place (``job["output"]``, ``job["env"]["RNNBOOK_CLAIMS_DIR"]``)."""
+
+    def describe(self) -> str: ...
+
+    def run(self, jobs: list[dict], on_start: OnStart, on_result: OnResult) -> None: ...
+
+
+def _die_with_parent() -> None:
+    """In a pool worker: end when the build that started it ends (a killed build leaves no
+    chapter running on), and shut its kernel down on the way out."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the worker ends with its chapter
+        pass
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
+def _pooled(job: dict) -> dict:
+    _die_with_parent()
+    return execute_job(job)
+
+
+class LocalPool:
+    """The chapters in fresh spawned processes on this machine, ``jobs`` at a time, in the order
+    given (the pipeline gives them longest first)."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+
+    def describe(self) -> str:
+        return f"{self.jobs} local worker(s)"
+
+    def run(self, jobs: list[dict], on_start: OnStart, on_result: OnResult) -> None:
+        todo, running = list(jobs), {}
+        with ProcessPoolExecutor(
+            max_workers=self.jobs,
+            mp_context=get_context("spawn"),
+            max_tasks_per_child=1,
+        ) as pool:
+            while todo or running:
+                while todo and len(running) < self.jobs:
+                    job = todo.pop(0)
+                    running[pool.submit(_pooled, job)] = job
+                    on_start(job)
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    job = running.pop(fut)
+                    try:
+                        result = fut.result()
+                    except (
+                        Exception
+                    ) as e:  # the worker itself died (killed, out of memory)
+                        result = failed(job, e)
+                    on_result(result)
+
+
+def failed(job: dict, e: BaseException) -> dict:
+    """The result of a job whose worker died before it could report."""
+    return {
+        "chapter": job["chapter"],
+        "seconds": 0.0,
+        "error": {
+            "cell": None,
+            "ename": type(e).__name__,
+            "evalue": str(e) or "the worker process died",
+            "traceback": "",
+        },
+    }

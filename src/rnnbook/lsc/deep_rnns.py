@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from rnnbook import plotting
-from rnnbook.stats import seed_interval
+from rnnbook.stats import bootstrap_mean
 
 from . import ensemble, experiments, tasks
 from .models import DIFFERENTIABLE, RNN_LABELS, make_rnn
@@ -401,13 +401,14 @@ class Runs:
 
     def intervals(self) -> dict:
         """Per rate and depth, and per rate the deepest-minus-shallowest gap: (mean, lo, hi)
-        arrays over checkpoints, the 95% Student-t interval over seeds."""
+        arrays over checkpoints, the 95% percentile bootstrap interval over seeds (a rate's
+        interval stays inside [0, 1], a gap's inside [-1, 1])."""
         g, r, out = self.grid, self.rates(), {}
         for name in RATES:
             for d in g.depths:
-                out[(name, d)] = seed_interval(r[(name, d)], axis=0)
+                out[(name, d)] = _bootstrap_columns(r[(name, d)])
             gap = r[(name, g.depths[-1])] - r[(name, g.depths[0])]
-            out[(name, "gap")] = seed_interval(gap, axis=0)
+            out[(name, "gap")] = _bootstrap_columns(gap)
         return out
 
     def rates_table(self) -> str:
@@ -499,6 +500,20 @@ class Runs:
                 + f"; gap {out[f'{short}_gap']:+.0%} [{lo:+.0%}, {hi:+.0%}]"
             )
         return out
+
+
+def _bootstrap_columns(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and 95% bootstrap interval over seeds (rows) of each column of ``x``; NaN where a
+    column has no value."""
+    cols = []
+    for c in np.asarray(x, float).T:
+        if np.isnan(c).any():
+            cols.append((np.nan, np.nan, np.nan))
+        else:
+            iv = bootstrap_mean(c)
+            cols.append((iv.mean, iv.lo, iv.hi))
+    m, lo, hi = (np.array(v) for v in zip(*cols))
+    return m, lo, hi
 
 
 def _pooled_text(depths, counts, gap) -> str:

@@ -160,6 +160,9 @@ class Ensemble:
     def __init__(self, models: list[nn.Module], device: str = "cpu") -> None:
         from . import models as M
 
+        # the members may sit on different devices (pre-trained ones on the device): all
+        # are moved there first (in place, as nn.Module.to does)
+        models = [m.to(device) for m in models]
         self.n, self.model = len(models), models[0]
         params, buffers = stack_module_state(models)
         self.params = {

@@ -186,3 +186,85 @@ def test_tolerance_text_states_the_rule(cid):
         )
         if d.combine is not None:
             assert f"at least {d.combine}" in text
+
+
+def _write(tmp_path, rule, history=None):
+    import yaml
+
+    claim = {
+        "id": "lsc.test.effect",
+        "source": "Fig. 0",
+        "statement": "A pre-training helps both models.",
+        "tolerance": "two effects (book/verdicts.md) at level 1 - 0.05/2, above 0.01",
+        "constants": {"margin": 0.01},
+        "rule": rule,
+        "trained": {"rule": "acc[key] > 0.2", "value": "acc[key]"},
+        "measured": "gain {gain}",
+    }
+    if history is not None:
+        claim["history"] = history
+    p = tmp_path / "c.claims.yaml"
+    p.write_text(yaml.safe_dump({"paper": "lsc", "claims": [claim]}))
+    return claims.load(p)["lsc.test.effect"]
+
+
+RULE = {
+    "effects": [
+        {
+            "name": "{key}",
+            "over": "['a', 'b']",
+            "effect": "gain[key]",
+            "direction": "above",
+            "smallest": "margin",
+        }
+    ]
+}
+
+
+def test_effects_rule_is_applied_with_its_gates_and_recorded(tmp_path):
+    hist = [{"date": "2026-11-26", "old_rule": "gain > 0", "why": "no size"}]
+    d = _write(tmp_path, RULE, hist)
+    assert d.history == tuple(hist) and "book/verdicts.md" in d.rule_text()
+    up, down = [0.05, 0.06, 0.07, 0.05], [-0.05, -0.06, -0.07, -0.05]
+    dec = claims.decide(
+        d, {"gain": {"a": up, "b": up}, "acc": {"a": 0.9, "b": 0.9}}, "book"
+    )
+    assert dec.verdict == "reproduced" and dec.trained["passed"]
+    assert [e["decision"] for e in dec.effects] == ["reproduced"] * 2
+    assert (
+        dec.effects[0]["level"] == pytest.approx(0.975)
+        and "Decided: a " in dec.measured
+    )
+    dec = claims.decide(
+        d, {"gain": {"a": up, "b": down}, "acc": {"a": 0.9, "b": 0.9}}, "book"
+    )
+    assert dec.verdict == "not-reproduced" and dec.effects[1]["contrary"]
+    # b's arms did not train: b decides nothing, and a reversed b is not reported as contrary
+    dec = claims.decide(
+        d, {"gain": {"a": up, "b": down}, "acc": {"a": 0.9, "b": 0.1}}, "book"
+    )
+    assert dec.verdict == "inconclusive" and not dec.trained["passed"]
+    assert (
+        dec.effects[1]["decision"] == "inconclusive" and not dec.effects[1]["contrary"]
+    )
+    assert dec.trained["value"] == {"a": 0.9, "b": 0.1}
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"effects": [{**RULE["effects"][0], "interval": "z"}]}, "interval"),
+        ({"effects": [{**RULE["effects"][0], "direction": "up"}]}, "direction"),
+        ({"effects": [{**RULE["effects"][0], "null": 0}]}, "takes only"),
+        ({"effects": [{"name": "x", "effect": "gain"}]}, "needs"),
+        ({**RULE, "combine": "most"}, "combine"),
+    ],
+)
+def test_a_bad_effects_rule_is_refused(tmp_path, bad, match):
+    with pytest.raises(claims.ClaimError, match=match):
+        _write(tmp_path, bad)
+
+
+def test_history_needs_date_old_rule_and_why(tmp_path):
+    with pytest.raises(claims.ClaimError, match="history"):
+        _write(tmp_path, RULE, [{"date": "2026-11-26", "why": "no size"}])

@@ -609,7 +609,14 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
         [x["decision"] for x in effects], [x["contrary"] for x in effects], d.combine
     )
     passed = all(x["trained"] for x in effects)
-    trained = {"rule": d.trained, "value": gates, "passed": passed}
+    rule = d.trained
+    if any(
+        "gate" in e for e in d.effects
+    ):  # the arms of each effect, by their own gates
+        rule = "each effect's own arms: " + "; ".join(
+            f"{e['name']}: {e.get('gate', d.trained)}" for e in d.effects
+        )
+    trained = {"rule": rule, "value": gates, "passed": passed}
     decided = "; ".join(_effect_line(x) for x in effects)
     measured = f"{measured}. Decided: {decided}" if measured else f"Decided: {decided}"
     return Decision(verdict, measured, note, trained, effects)

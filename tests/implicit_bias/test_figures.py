@@ -22,6 +22,11 @@ from rnnbook.implicit_bias import (  # noqa: E402
     stability,
 )
 
+from tests.figure_checks import legible_figures  # noqa: E402, F401
+
+pytestmark = pytest.mark.usefixtures("legible_figures")
+
+
 INIT = dict(nu_W=0.3, nu_F=1.0, nu_C=1.0)
 TASK = dict(T=5, n_train=6, n_test=6, snr_db=20.0, lr=0.02, steps=4, seed=0, **INIT)
 

@@ -21,6 +21,11 @@ from rnnbook.infinite_width.regression import gaussian_regression  # noqa: E402
 from rnnbook.stats import power_law_fit  # noqa: E402
 
 
+from tests.figure_checks import legible_figures  # noqa: E402, F401
+
+pytestmark = pytest.mark.usefixtures("legible_figures")
+
+
 @pytest.fixture(autouse=True)
 def _close():
     yield

@@ -16,6 +16,11 @@ from rnnbook.lsc import (
 )
 
 
+from tests.figure_checks import legible_figures  # noqa: E402, F401
+
+pytestmark = pytest.mark.usefixtures("legible_figures")
+
+
 @pytest.fixture(autouse=True)
 def _close():
     yield

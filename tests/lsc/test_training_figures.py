@@ -17,6 +17,11 @@ from .test_lru_ptb import BASE as LRU_BASE
 matplotlib.use("Agg")
 
 
+from tests.figure_checks import legible_figures  # noqa: E402, F401
+
+pytestmark = pytest.mark.usefixtures("legible_figures")
+
+
 @pytest.fixture(autouse=True)
 def _close():
     yield

@@ -13,6 +13,11 @@ from rnnbook.mean_field import language_model as lm, theory  # noqa: E402
 from rnnbook.mean_field import timescale_fit, trainable_depth  # noqa: E402
 from rnnbook.mean_field.trainability import TrainResult  # noqa: E402
 
+from tests.figure_checks import legible_figures  # noqa: E402, F401
+
+pytestmark = pytest.mark.usefixtures("legible_figures")
+
+
 rng = np.random.default_rng(0)
 G, K, T = 3, 4, 12
 run = {"c": rng.uniform(0, 1, (G, K, T)), "q": rng.uniform(1, 2, (G, K, T))}

@@ -75,7 +75,7 @@ def ntk_convergence(res: Convergence) -> Figure:
         title=rf"Empirical NTK vs limit kernel ($\nu_W={S['nu_W']}$, $T={S['T']}$, "
         rf"$n_x={S['n_x']}$, $n_y={S['n_y']}$)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -95,7 +95,7 @@ def rho_readout(res: Convergence) -> Figure:
         ylabel=r"$\rho_j$ (dimensionless)",
         title="Scale factors read off the empirical NTK of an impulse",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -119,7 +119,7 @@ def spectral_radius(radii: np.ndarray, nu_Ws: list[float], widths: list[int]) ->
         title="Spectral radius at initialization (4), "
         f"mean ± sd over {radii.shape[2]} draws",
     )
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
@@ -141,7 +141,7 @@ def realizations(res: Realizations, n_x: int, n_y: int) -> Figure:
         ylabel="relative output error (float64)",
         title=rf"Realising random filters by an RNN ($n_x={n_x}$, $n_y={n_y}$)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -168,8 +168,7 @@ def init_moments(mc: MonteCarlo) -> Figure:
         title="Theorem 3.3(a): Gaussianity (95% CI)",
     )
     for ax in axes:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+        ax.legend()
     return fig
 
 
@@ -199,7 +198,7 @@ def loss_curves(ts: TeacherStudent) -> Figure:
         ylabel=MSE,
         title="Fig. 1: RNN and scaled convolution, same learning rate (first seed)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -220,7 +219,7 @@ def first_steps(ts: TeacherStudent, k: int = 10) -> Figure:
             label=f"{name}, scaled conv",
         )
     ax.set(xlabel=STEP, ylabel=MSE, title="Fig. 2: the first 10 steps of Fig. 1")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -247,7 +246,7 @@ def impulse_responses(ts: TeacherStudent) -> Figure:
         ylabel="$|L_j|$ (output units per input unit)",
         title=f"Impulse responses after {ts.setup['steps']} steps (first seed)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -271,7 +270,7 @@ def drift(ts: TeacherStudent) -> Figure:
         ylabel=r"$\|L^\ell_j - L^0_j\|_F$ (output units per input unit)",
         title=f"Drift of the impulse response after $\\ell={ell}$ steps (first seed)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -295,7 +294,7 @@ def finite_width(fw: FiniteWidth, tol: float = 0.10) -> Figure:
         ylabel="training MSE (output units$^2$)",
         title="Fig. 4: RNN (solid) vs scaled conv (dashed), seed 0",
     )
-    axes[0].legend(fontsize=7)
+    axes[0].legend()
     ns, g, f = np.array(fw.widths, float), fw.gaps, fw.fit
     label = f"mean, 95% interval over {seeds} seeds"
     m, lo, hi = curve_intervals(g)
@@ -311,8 +310,7 @@ def finite_width(fw: FiniteWidth, tol: float = 0.10) -> Figure:
         title="Gap between the training curves "
         f"(pooled fit: $n^{{{f.slope:.2f}\\pm{f.ci95:.2f}}}$)",
     )
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
+    axes[1].legend()
     return fig
 
 
@@ -340,7 +338,7 @@ def delay(sweep: DelaySweep, snr_db: float) -> Figure:
     for ax in axes:
         ax.axhline(noise, color="gray", ls=":", label="noise level")
         ax.set_yscale("log")
-        ax.legend(fontsize=8)
+        ax.legend()
     axes[0].set(
         xlabel="delay (time steps)",
         ylabel="relative test error (test MSE / mean $y^2$)",
@@ -351,7 +349,6 @@ def delay(sweep: DelaySweep, snr_db: float) -> Figure:
         ylabel="relative training error (same scale)",
         title="Training error after the same number of steps",
     )
-    fig.tight_layout()
     return fig
 
 
@@ -372,7 +369,7 @@ def fmri_recording(X: np.ndarray, Y: np.ndarray, volumes: int = 300) -> Figure:
         ylabel="BOLD (% signal change)",
         title="nitime's event-related fMRI recording: the first 10 minutes",
     )
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
@@ -395,11 +392,10 @@ def r2_curves(res: Table1Result) -> Figure:
             f"{reg} data (mean over {res.setup['folds']} folds, {len(res.r2)} seeds)"
         )
         axes[r].set(xlabel="full-batch GD step", title=title)
-        axes[r].legend(fontsize=8)
+        axes[r].legend()
     axes[0].set_ylabel("test $R^2$ of the BOLD signal")
     final = res.r2.mean((0, 2))
     axes[0].set_ylim(min(-0.1, float(final.min()) - 0.15), float(final.max()) + 0.1)
-    fig.tight_layout()
     return fig
 
 
@@ -420,7 +416,7 @@ def learned_filters(res: Table1Result) -> Figure:
         ylabel="filter coefficient $L_j$ (z-scored BOLD per z-scored input)",
         title=f"Learned responses to stimulus kind {kind + 1} (all data, fold 1)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -446,7 +442,7 @@ def effect_vs_steps(
     if log_y:
         ax.set_yscale("log")
     ax.set(xlabel=STEP, ylabel=ylabel, title=title)
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -474,7 +470,6 @@ def delay_trend(sweep: DelaySweep, steps: list[int], flat: float) -> Figure:
     fig.suptitle(
         f"Fig. 3 effects vs training (mean, 95% interval over {sweep.seeds} seeds)"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -507,7 +502,6 @@ def kernel_trend(
         f"Effects vs training (mean, 95% interval over seeds: Fig. 1 "
         f"{ts.setup['n_seeds']}, Fig. 4 {fw.setup['n_seeds']})"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -534,5 +528,4 @@ def table1_trend(res: Table1Result, steps: list[int]) -> Figure:
         f"Table 1 comparisons vs training (mean, 95% interval over {len(res.r2)} seeds "
         f"and over {res.setup['folds']} folds)"
     )
-    fig.tight_layout()
     return fig

@@ -48,7 +48,7 @@ def truncation(te: TruncationErrors, lim_lam: np.ndarray, steps, tau, d):
         ylabel=r"largest trajectory error (dimensionless)",
         title=f"Truncating the limit model ({steps} steps of size {tau}, $d={d}$)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -77,7 +77,7 @@ def predictor_paths(runs: dict, lim_lam: np.ndarray, lam_hat: np.ndarray, steps,
         ylabel=r"$\lambda_2$ (second coordinate)",
         title=rf"Fig. 2.1A: predictor paths, $k\leq{steps}$, $\tau={tau}$",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -114,7 +114,7 @@ def rate(widths, curves, title: str, d: int | None = None, reference=None):
         title=title,
     )
     width_axis(ax, widths)
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -137,7 +137,7 @@ def v_mean_square(runs: dict, lim_k: np.ndarray, lim_b_sq: np.ndarray):
         ylabel=r"mean square of the entries of $\tilde V(k)$",
         title="Fig. 2.1C: the output layer's scale, finite width vs limit",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -164,7 +164,7 @@ def weight_moments(widths, fits: dict[str, PowerLaw], steps: int):
         title=f"Theorem 2.2: moments of the weights at $k={steps}$",
     )
     width_axis(ax, widths)
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -201,7 +201,7 @@ def entry_law(e: EntryLaw, dist: str, m: int, k: int):
         ylabel="probability density",
         title=f"Fig. 2.3A: {dist} initialization, $m={m}$, $k={k}$",
     )
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -231,7 +231,7 @@ def flow_paths(flows: dict[float, FlowSolution], lin: np.ndarray, lam_hat: np.nd
         ylabel=r"$\lambda_2$ (second coordinate)",
         title="Fig. 2.2A: gradient-flow paths (projection)",
     )
-    ax.legend(fontsize=7)
+    ax.legend()
     ax2.axhline(RESOLUTION, color="gray", ls=":", label="resampling resolution")
     ax2.set(
         xlabel="fraction of the path travelled (by length)",
@@ -239,8 +239,7 @@ def flow_paths(flows: dict[float, FlowSolution], lin: np.ndarray, lam_hat: np.nd
         ylim=(1e-6, 1),
         title="Distance to the linear path, all d coordinates",
     )
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+    ax2.legend()
     return fig
 
 
@@ -266,8 +265,7 @@ def flow_risk(flows, lin_t, lin_risk, t_end: float, tau: float):
             ylabel="risk (mean square loss / 2)",
             title=f"Fig. 2.2B: the objective, {ttl}",
         )
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        ax.legend()
     return fig
 
 
@@ -309,7 +307,7 @@ def min_norm_convergence(run: MinNormRun, nrm: float):
         ylabel="relative error (dimensionless)",
         title="Theorem 2.3: convergence of the limit predictor",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -326,7 +324,7 @@ def multilayer_paths(study, lam_hat: np.ndarray, tau: float, L: int = 2):
         ylabel=r"$\lambda_2$",
         title=f"predictor paths, $L={L}$ ({L + 2} layers), $\\tau={tau}$",
     )
-    ax.legend(fontsize=7)
+    ax.legend()
     dist = np.linalg.norm(study.limit_lam - lam_hat, axis=1) / np.linalg.norm(lam_hat)
     bx.semilogy(np.arange(len(dist)), np.maximum(dist, 1e-17), color="black")
     bx.set(

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from rnnbook.plotting import COLORS
+from rnnbook.plotting import COLORS, legend_below, panels
 
 
 def lemma2_sums(s) -> Figure:
@@ -45,7 +45,7 @@ def lemma2_sums(s) -> Figure:
         ylabel="gradient paths per time step (count)",
         title=f"Lemma 2's quantity on two graphs (T = {T})",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -57,7 +57,7 @@ def fig1b(regimes, dl_fixed: int, T_fixed: int, ratio: int) -> Figure:
         "ii": rf"(ii) $T={T_fixed}$, $\Delta l$ grows",
         "iii": rf"(iii) $T/\Delta l={ratio}$, both grow",
     }
-    fig, axs = plt.subplots(1, 3, figsize=(11, 3.6))
+    fig, axs = panels(3)
     for ax, r in zip(axs, regimes):
         ax.plot(r.x, r.log_paths / np.log(10), label=r"paths $\binom{T+\Delta l}{T}$")
         ax.plot(
@@ -73,11 +73,8 @@ def fig1b(regimes, dl_fixed: int, T_fixed: int, ratio: int) -> Figure:
             ylabel=r"$\log_{10}$ of the count",
             title=titles[r.name],
         )
-    axs[0].legend(fontsize=8)
-    fig.suptitle(
-        "Fig. 1b: number of gradient paths in a time-depth grid (semi-log axes)"
-    )
-    fig.tight_layout()
+    legend_below(fig, ncol=1)
+    fig.suptitle("Fig. 1b: gradient paths in a time-depth grid (semi-log axes)")
     return fig
 
 
@@ -128,12 +125,11 @@ def fig1c(f) -> Figure:
                 ylabel="amplitude",
             )
             ax.title.set_fontsize(9)
-            ax.legend(fontsize=7, loc="upper right")
+            ax.legend(loc="upper right")
     fig.suptitle(
         f"Fig. 1c (top): PascalRNN, L = {f.L}, T = {f.T}, {f.batch} Gaussian inputs "
         f"of std {f.std}"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -192,11 +188,10 @@ def update_bounds(ex) -> Figure:
                 ylabel=r"$\sigma=\sqrt{n\,\mathrm{Var}\,\Delta b_1}$ (update, $\eta=1$)",
                 title=f"targets {case}, {'Eq. (1)' if conv == 'eq1' else 'stacked'} graph",
             )
-            ax.legend(fontsize=6, ncol=2)
+            ax.legend(ncol=2)
     fig.suptitle(
         "Theorems 1-3: measured update of the deepest layer (Delta l = L - 1) vs the bounds"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -204,8 +199,8 @@ def nonnormal(nn, conventions: list[str]) -> Figure:
     """Derivative sums and updates of the non-normal pair against Gaussian matrices with the
     same radii, per Delta l (:class:`~rnnbook.lsc.bounds_experiment.NonNormal`)."""
     cases = list(dict.fromkeys(k[0] for k in nn.results))
-    fig, axs = plt.subplots(1, len(cases), figsize=(11, 4), squeeze=False)
-    for ax, case in zip(axs[0], cases):
+    fig, axs = panels(len(cases), row_height=3.4)
+    for ax, case in zip(np.atleast_1d(axs), cases):
         for j, conv in enumerate(conventions):
             res = nn.results[case, conv]
             g = "Eq. (1)" if conv == "eq1" else "stacked"
@@ -224,11 +219,11 @@ def nonnormal(nn, conventions: list[str]) -> Figure:
             ylabel=r"$\frac{1}{T}\sum_t\sum_{t'\leq t}\|J^{t,L}_{t',l}\|_2$ or $\sigma$",
             title=f"radii {case}, c = {nn.c:g}, T = {nn.T}",
         )
-        ax.legend(fontsize=6.5)
+    legend_below(fig, ncol=2)
     fig.suptitle(
-        "Every transition derivative has the LSC radius, yet the gradient explodes with depth"
+        "Every transition derivative has the LSC radius,\n"
+        "yet the gradient explodes with depth"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -277,10 +272,9 @@ def lemma1(st) -> Figure:
         ylabel="variance",
         title="Lemma 1: variance of the spectral radius",
     )
-    for ax, size in zip(axs, (8, 7)):
+    for ax in axs:
         _log_ticks(ax, ns[::2])
-        ax.legend(fontsize=size)
-    fig.tight_layout()
+        ax.legend()
     return fig
 
 
@@ -321,8 +315,7 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
         title="He initialization, ReLU: radius across depth",
     )
     for ax in axs:
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        ax.legend()
     return fig
 
 
@@ -347,8 +340,8 @@ def fig_s2(
         axs[2, j].set_xlabel(
             "time step $t$ (0.5 ms steps)" if time_repeat == 2 else "time step $t$"
         )
-        axs[1, j].legend(fontsize=7)
-        axs[2, j].legend(fontsize=7)
+        axs[1, j].legend()
+        axs[2, j].legend()
     for ax, name in zip(axs[:, 0], ("covariance", "correlation", "$p$-value")):
         ax.set_ylabel(name)
     fig.suptitle(
@@ -356,7 +349,6 @@ def fig_s2(
         or f"Fig. S2: LSTM at initialization on spike-latency digits ({samples} samples, "
         f"width {width})"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -406,7 +398,7 @@ def lower_lsc(growth, lyap, newman) -> Figure:
         ylabel=r"$\frac{1}{n}\log|\det J_n|$",
         title="the l-LSC stabilizes the typical product",
     )
-    axs[0].legend(fontsize=8)
+    axs[0].legend()
     i = np.arange(1, len(newman) + 1)
     axs[1].plot(i, lyap, "o", color=COLORS[1], label="measured (QR)")
     axs[1].plot(i, newman, "x", ms=9, color=COLORS[3], label="Newman's formula")
@@ -416,8 +408,7 @@ def lower_lsc(growth, lyap, newman) -> Figure:
         ylabel=r"Lyapunov exponent $\lambda_i$ (per step)",
         title=r"what it leaves free: $\sum_i\lambda_i=0$",
     )
-    axs[1].legend(fontsize=8)
-    fig.tight_layout()
+    axs[1].legend()
     return fig
 
 
@@ -447,6 +438,5 @@ def gain_scan(scan) -> Figure:
         title="driven tanh RNN: the l-LSC out of reach",
         ylim=(max(-20, ax.get_ylim()[0]), 1),
     )
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
+    ax.legend(ncol=2)
     return fig

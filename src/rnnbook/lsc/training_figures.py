@@ -6,11 +6,10 @@ gradient through time of a deep GRU) and Fig. 4 (the LRU's validation perplexity
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from rnnbook.plotting import COLORS
+from rnnbook.plotting import COLORS, legend_below, panels
 
 from .deep_rnns import CONDITIONS, conditions
 from .ffn_mnist import DATASETS, INITS
@@ -20,7 +19,7 @@ from .models import RNN_LABELS
 
 def pretraining_curves(runs: dict, kinds: list) -> Figure:
     """The mean radius during pre-training, per network, for rho_t = 0.5 and 1."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    fig, axes = panels(2, sharey=True)
     for ax, target in zip(axes, (0.5, 1.0)):
         for i, kind in enumerate(kinds):
             rep = runs[(kind, target)][0]
@@ -32,15 +31,15 @@ def pretraining_curves(runs: dict, kinds: list) -> Figure:
             )
         ax.axhline(target, color="k", ls="--", lw=1, label=r"target $\rho_t$")
         ax.set(xlabel="pre-training step", title=rf"$\rho_t={target}$", yscale="log")
-    axes[0].set_ylabel(r"mean radius $\overline{\rho(M_k)}$ (dimensionless)")
-    axes[1].legend(fontsize=7, ncol=2)
+    axes[0].set_ylabel(r"mean radius $\overline{\rho(M_k)}$")
+    legend_below(fig)
     fig.suptitle("LSC pre-training of the six RNNs (2 layers, sl-MNIST inputs)")
     return fig
 
 
 def variant_curves(var_runs: dict, width: int) -> Figure:
     """Mean radius and its spread across k during pre-training, per variant of the method."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, axes = panels(2)
     for i, (name, rep) in enumerate(var_runs.items()):
         s = np.arange(1, rep.steps + 1)
         mean = 0.5 + np.array(rep.history["mean_dev"])
@@ -58,8 +57,8 @@ def variant_curves(var_runs: dict, width: int) -> Figure:
         ylabel=r"std of $\rho(M_k)$ across $k$",
         title="spread over $k$",
     )
-    axes[0].legend(fontsize=7)
-    axes[1].legend(fontsize=7)
+    axes[0].legend()
+    axes[1].legend()
     fig.suptitle(
         f"GRU (2 x {width}), pre-training towards $\\rho_t=0.5$, three variants"
     )
@@ -70,10 +69,9 @@ def ffn_accuracy(runs) -> Figure:
     """Fig. 2: test accuracy against the learning rate per activation and initialization
     (``runs``: :class:`rnnbook.lsc.ffn_mnist.Runs`)."""
     g, acc = runs.grid, runs.acc
-    fig, axes = plt.subplots(
-        1, len(g.acts), figsize=(4 * len(g.acts), 3.6), sharey=True, squeeze=False
-    )
-    for ax, a in zip(axes[0], g.acts):
+    fig, axes = panels(len(g.acts), sharey=True)
+    axes = np.atleast_1d(axes)
+    for ax, a in zip(axes, g.acts):
         for i, init in enumerate(INITS):
             m = [acc[(a, init, lr)].mean() for lr in g.lrs]
             sd = [acc[(a, init, lr)].std() for lr in g.lrs]
@@ -81,11 +79,11 @@ def ffn_accuracy(runs) -> Figure:
                 g.lrs, m, yerr=sd, marker="o", capsize=3, color=COLORS[i], label=init
             )
         ax.set(xscale="log", xlabel="learning rate", title=f"activation: {a}")
-    axes[0][0].set_ylabel("test accuracy (fraction)")
-    axes[0][-1].legend(fontsize=8)
+    axes[0].set_ylabel("test accuracy (fraction)")
+    legend_below(fig)
     fig.suptitle(
-        f"{g.depth}-layer FFN of width {g.width} on {DATASETS[runs.dataset]} "
-        f"(mean ± sd over {g.seeds} seed(s), after {runs.steps[-1]} steps)"
+        f"{g.depth}-layer FFN of width {g.width} on {DATASETS[runs.dataset]}\n"
+        f"mean ± sd over {g.seeds} seed(s), after {runs.steps[-1]} steps"
     )
     return fig
 
@@ -93,15 +91,15 @@ def ffn_accuracy(runs) -> Figure:
 def ffn_trend(runs_by_data: dict) -> Figure:
     """Each Fig. 2 statistic against the training budget, with its 95% interval over seeds, per
     data set (``runs_by_data``: {name: :class:`rnnbook.lsc.ffn_mnist.Runs`})."""
-    panels = (
+    stats = (
         ("best", "fraction of cells where\nGlorot+LSC beats both", 0.5),
         ("gl", "Glorot+LSC - Glorot\n(test accuracy)", 0.0),
         ("he_diff", "ReLU: best Glorot+LSC - best He\n(test accuracy)", 0.0),
     )
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    fig, axes = panels(3)
     for i, (name, runs) in enumerate(runs_by_data.items()):
         t = runs.trend()
-        for ax, (key, label, ref) in zip(axes, panels):
+        for ax, (key, label, ref) in zip(axes, stats):
             m, lo, hi = t[f"{key}_mean"], t[f"{key}_lo"], t[f"{key}_hi"]
             if np.all(np.isnan(m)):
                 continue
@@ -109,11 +107,8 @@ def ffn_trend(runs_by_data: dict) -> Figure:
             ax.fill_between(t["steps"], lo, hi, color=COLORS[i], alpha=0.2)
             ax.axhline(ref, color="k", ls="--", lw=1)
             ax.set(xscale="log", xlabel="training steps (batch 32)", ylabel=label)
-    axes[0].legend(fontsize=8)
-    fig.suptitle(
-        "Fig. 2 effects vs. training budget (mean and 95% interval over seeds)"
-    )
-    fig.tight_layout()
+    legend_below(fig)
+    fig.suptitle("Fig. 2 effects vs. training budget (mean, 95% interval over seeds)")
     return fig
 
 
@@ -121,11 +116,10 @@ def deep_rnn_scores(runs) -> Figure:
     """Fig. 3: per task and network, the test figure of merit of each depth and condition
     (``runs``: :class:`rnnbook.lsc.deep_rnns.Runs`)."""
     g = runs.grid
-    fig, axes = plt.subplots(
-        1, len(g.tasks), figsize=(4.2 * len(g.tasks), 3.8), squeeze=False
-    )
+    fig, axes = panels(len(g.tasks), row_height=3.2)
+    axes = np.atleast_1d(axes)
     names = {"none": "none", 0.5: r"$\rho_t=0.5$", 1.0: r"$\rho_t=1$"}
-    for ax, t in zip(axes[0], g.tasks):
+    for ax, t in zip(axes, g.tasks):
         xs = np.arange(len(g.kinds))
         for j, (d, c) in enumerate([(d, c) for d in g.depths for c in CONDITIONS]):
             vals, errs = [], []
@@ -144,25 +138,24 @@ def deep_rnn_scores(runs) -> Figure:
                 label=f"L={d}, {names[c]}",
                 mfc="white" if d != g.depths[0] else None,
             )
-        ax.set_xticks(xs, [RNN_LABELS[k] for k in g.kinds], rotation=30, fontsize=8)
+        ax.set_xticks(xs, [RNN_LABELS[k] for k in g.kinds], rotation=30)
         lm = runs.task_kinds[t] == "lm"
         ylabel = "test perplexity (lower is better)" if lm else None
         ax.set(title=t, ylabel=ylabel or "test mode accuracy (fraction)")
         if lm:
             ax.set_yscale("log")
-    axes[0][-1].legend(fontsize=7, ncol=2)
+    legend_below(fig, ncol=3)
     fig.suptitle(
         f"Six RNNs, depths {g.depths}, with and without LSC pre-training "
         f"({g.seeds} seed(s))"
     )
-    fig.tight_layout()
     return fig
 
 
 def gradient_through_time(res) -> Figure:
     """Fig. 1c (bottom): the gradient reaching layer 1 Δt steps back, with the fitted bounds of the
     proof of Theorem 1 (``res``: :class:`rnnbook.lsc.gru_gradient.GradientCurves`)."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, axes = panels(2)
     dts = np.arange(len(res.paths))
     for ax, target in zip(axes, (0.5, 1.0)):
         for c in res.runs[target]:
@@ -171,7 +164,7 @@ def gradient_through_time(res) -> Figure:
             dts,
             res.curves[target],
             color=COLORS[1],
-            label=r"$G(\Delta t)$, geometric mean over seeds (thin: each seed)",
+            label=r"$G(\Delta t)$, geometric mean (thin: each seed)",
         )
         if target == 0.5:
             bound, label = np.full_like(dts, res.c2, dtype=float), r"bound $c_2$"
@@ -183,11 +176,11 @@ def gradient_through_time(res) -> Figure:
         conv = f"({sum(r.converged for r in reps)}/{len(reps)} converged)"
         ax.set(
             xlabel=r"steps back in time $\Delta t$",
-            title=rf"GRU L={res.depth}, $\rho_t={target}$ " + conv,
+            title=rf"$\rho_t={target}$ " + conv,
         )
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel(r"gradient norm reaching layer 1 (a.u.)")
-    fig.tight_layout()
+        ax.legend()
+    axes[0].set_ylabel(r"gradient norm at layer 1 (a.u.)")
+    fig.suptitle(f"GRU of depth L={res.depth}")
     return fig
 
 
@@ -195,10 +188,9 @@ def lru_validation(runs) -> Figure:
     """Fig. 4: validation perplexity during training, seed 0, per initialization, with (dashed)
     and without clipping (``runs``: :class:`rnnbook.lsc.lru_ptb.Runs`)."""
     depths = runs.grid.depths
-    fig, axes = plt.subplots(
-        1, len(depths), figsize=(5 * len(depths), 3.6), squeeze=False, sharey=True
-    )
-    for ax, d in zip(axes[0], depths):
+    fig, axes = panels(len(depths), sharey=True)
+    axes = np.atleast_1d(axes)
+    for ax, d in zip(axes, depths):
         for i, c in enumerate(CONDS):
             for cl in (False, True):
                 h = np.array(runs.results[(d, 0, c, cl)]["history"])
@@ -211,8 +203,8 @@ def lru_validation(runs) -> Figure:
                         label=f"{LABEL[c]}{' + clip' if cl else ''}",
                     )
         ax.set(yscale="log", xlabel="training step", title=f"LRU depth {d} (seed 0)")
-    axes[0][0].set_ylabel("validation perplexity")
-    axes[0][-1].legend(fontsize=7, ncol=2)
+    axes[0].set_ylabel("validation perplexity")
+    legend_below(fig, ncol=2)
     return fig
 
 
@@ -221,7 +213,7 @@ def effect_vs_steps(
 ) -> Figure:
     """An effect along training: per label, its mean and 95% interval over seeds (``curves``:
     label -> (mean, lo, hi) arrays over ``steps``), with the decision threshold ``ref``."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = panels(1, row_height=3.4)
     for i, (label, (m, lo, hi)) in enumerate(curves.items()):
         color = COLORS[i % len(COLORS)]
         ax.plot(steps, m, "o-", color=color, ms=3, label=label)
@@ -231,6 +223,5 @@ def effect_vs_steps(
     if ref is not None:
         ax.axhline(ref, color="grey", ls="--", lw=1, label="decision threshold")
     ax.set(xlabel="training steps", ylabel=ylabel, title=title)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.legend()
     return fig

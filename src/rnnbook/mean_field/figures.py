@@ -9,7 +9,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from rnnbook.plotting import COLORS
+from rnnbook.plotting import COLORS, COLUMN_INCHES, legend_below, panels
+from rnnbook.plotting import panels as _panels
 
 from . import monte_carlo
 from .timescale_fit import WindowFit
@@ -63,8 +64,8 @@ def vanilla_covariance(theory: dict, untied: dict, tied: dict, sigma_w) -> plt.F
         ylabel="pre-activation variance $q^t$",
         title="Variance stays at $q^*$ (dots: MC untied)",
     )
-    axes[0].legend(fontsize=8)
-    axes[1].legend(fontsize=8)
+    axes[0].legend()
+    axes[1].legend()
     return fig
 
 
@@ -91,7 +92,7 @@ def fig1ab(theory_c: np.ndarray, untied: dict, tied: dict, mu_b) -> plt.Figure:
     axes[1].set(xlabel="time step $t$", title="(b) untied (solid) vs tied (dashed) MC")
     for ax in axes:
         ax.axvline(9.5, color="gray", lw=0.8)
-    axes[0].legend(fontsize=7, ncol=2)
+    axes[0].legend(ncol=2)
     return fig
 
 
@@ -125,7 +126,7 @@ def fig1ce(
         axes[0].annotate(
             "not converged",
             (mu_b[k], c_u.mean(1)[k]),
-            fontsize=7,
+            fontsize=8,
             xytext=(3, -12),
             textcoords="offset points",
         )
@@ -134,7 +135,7 @@ def fig1ce(
         ylabel=r"fixed point $c^*$",
         title="(c) fixed point of the cosine similarity",
     )
-    axes[0].legend(fontsize=8)
+    axes[0].legend()
     for (S, (_, tau)), col in zip(curves.items(), COLORS):
         axes[1].semilogy(
             mu_fine, tau, "-", color=col, lw=2, label=rf"$\Sigma_{{12}}={S}$"
@@ -145,7 +146,7 @@ def fig1ce(
         title="(e) timescale of signal propagation",
         ylim=(0.1, 5e4),
     )
-    axes[1].legend(fontsize=8)
+    axes[1].legend()
     return fig
 
 
@@ -174,7 +175,7 @@ def fig1d(fits: list[WindowFit], untied: dict, cstar, mu_b) -> plt.Figure:
         title=r"(d) linearised dynamics: MC (solid) vs $Ae^{-t/\tau}$ (dashed)",
         ylim=(1e-4, 1.5),
     )
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -226,7 +227,7 @@ def runaway(trajectories: dict, qstar: float, mu_b: float) -> plt.Figure:
         title=f"Algorithm 1 at $q^*={qstar:.2f}$, $\\mu_b={mu_b:.2f}$: "
         "an unstable fixed point",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -237,7 +238,7 @@ def minimal_spectrum(study) -> plt.Figure:
     """The spectral variance over T at each critical initialization, with the variance Eq. (12)
     implies (Eq. (12) - chi_1^(2T)) and the free product of the derived one-step variance."""
     n = len(study.settings)
-    fig, axes = plt.subplots(1, n, figsize=(13, 4), sharey=False)
+    fig, axes = panels(n)
     for ax, (qs, mu) in zip(np.atleast_1d(axes), study.settings):
         for name, col in _ENSEMBLE_COLORS.items():
             e = study.ensembles[(qs, mu, name)]
@@ -271,7 +272,7 @@ def minimal_spectrum(study) -> plt.Figure:
             ylabel=r"variance of the spectrum of $JJ^\top$",
             title=f"$\\mu_b={mu:g}$, $q^*={qs:g}$ ($\\chi_1=1$)",
         )
-    np.atleast_1d(axes)[0].legend(fontsize=7)
+    np.atleast_1d(axes)[0].legend()
     return fig
 
 
@@ -296,7 +297,7 @@ def vanilla_spectrum(study: dict, sigma_w2: float) -> plt.Figure:
         ylabel=r"variance of the spectrum of $JJ^\top$",
         title=f"Vanilla RNN at $\\chi_1=1$ ($q^*=0.5$, $\\sigma_w^2={sigma_w2:.3f}$)",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -325,7 +326,7 @@ def gradient_norms(g) -> plt.Figure:
         title=f"minimalRNNs, $N={g.N}$",
         ylim=(1e-12, 10),
     )
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -335,7 +336,11 @@ def fig2(acc: dict, tau: dict, sweeps: dict, Ts) -> plt.Figure:
     with tau on the same logarithmic depth axis (values outside the grid at its edge)."""
     Ts = np.asarray(Ts)
     fig, axes = plt.subplots(
-        2, len(sweeps), figsize=(15, 6.5), sharey=True, squeeze=False
+        len(sweeps),
+        2,
+        figsize=(COLUMN_INCHES, 2.7 * len(sweeps) + 0.4),
+        sharey=True,
+        squeeze=False,
     )
     rows = np.arange(len(Ts))
     for j, (name, s) in enumerate(sweeps.items()):
@@ -348,7 +353,7 @@ def fig2(acc: dict, tau: dict, sweeps: dict, Ts) -> plt.Figure:
             right=len(Ts) - 0.5,
         )
         for i, wt in enumerate(("untied", "tied")):
-            ax = axes[i, j]
+            ax = axes[j, i]
             im = ax.pcolormesh(
                 xi,
                 rows,
@@ -360,14 +365,13 @@ def fig2(acc: dict, tau: dict, sweeps: dict, Ts) -> plt.Figure:
             )
             ax.grid(False)
             ax.plot(xi, y_tau, "w-o", ms=3, lw=2, label=r"$\tau$ (theory)")
-            ax.set_xticks(xi, [f"{x:g}" for x in s.xs], fontsize=7)
+            ax.set_xticks(xi, [f"{x:g}" for x in s.xs])
             ax.set_yticks(rows, [str(t) for t in Ts])
             ax.set_title(f"{name}, {wt}", fontsize=9)
-            if j == 0:
+            if i == 0:
                 ax.set_ylabel("depth $T$ (noise steps)")
-            if i == 1:
-                ax.set_xlabel(s.xlabel)
-    axes[0, 0].legend(fontsize=7, loc="upper right")
+            ax.set_xlabel(s.xlabel)
+    legend_below(fig)
     fig.colorbar(im, ax=axes, label="training accuracy", shrink=0.8)
     return fig
 
@@ -386,7 +390,7 @@ def fig3(curves: dict, labels, T: int) -> plt.Figure:
             ylabel="test accuracy",
             title=f"{model}, sequential MNIST, $T={T}$",
         )
-    axes[0].legend(fontsize=8)
+    axes[0].legend()
     return fig
 
 
@@ -403,7 +407,7 @@ def language_models(results: dict) -> plt.Figure:
         yscale="log",
         title=f"Word-level LM, {n:,} parameters each",
     )
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -411,10 +415,8 @@ def effect_trends(panels: list[dict]) -> plt.Figure:
     """Each training claim's effect against training steps: the seed mean with its 95% interval
     (shaded), the 'no effect' line at 0 and the declared band (dashed). A panel is a dict with
     'title', 'ylabel', 'band' (or None) and 'curves': label -> (steps, list of interval dicts)."""
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False
-    )
-    for ax, p in zip(axes[0], panels):
+    fig, axes = _panels(len(panels))
+    for ax, p in zip(np.atleast_1d(axes), panels):
         for (label, (steps, ivs)), col in zip(p["curves"].items(), COLORS):
             m, lo, hi = (np.array([iv[k] for iv in ivs]) for k in ("mean", "lo", "hi"))
             ax.plot(steps, m, "-o", ms=3, color=col, label=label)
@@ -425,6 +427,5 @@ def effect_trends(panels: list[dict]) -> plt.Figure:
                 ax.axhline(b, color="grey", lw=1, ls="--")
         ax.set(xlabel="training step", ylabel=p["ylabel"])
         ax.set_title(p["title"], fontsize=9)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        ax.legend()
     return fig

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from rnnbook.plotting import COLORS
+from rnnbook.plotting import COLORS, LINESTYLES, legend_below, panels
 from rnnbook.stats import seed_interval
 
 from .linear_diagnostics import LinearSweep, rho_ratio_at
@@ -22,14 +22,15 @@ LABELS = {
 }
 
 
-def _band(ax, x, v, color, label, marker="o"):
+def _band(ax, x, v, color, label, marker="o", ls="-"):
     mean, lo, hi = seed_interval(v)
     ax.errorbar(
         x,
         mean,
         yerr=[mean - lo, hi - mean],
-        fmt=marker + "-",
-        ms=3,
+        fmt=marker,
+        ls=ls,
+        ms=4,
         capsize=2,
         color=color,
         label=label,
@@ -39,9 +40,10 @@ def _band(ax, x, v, color, label, marker="o"):
 def four_curves(sw: LinearSweep) -> Figure:
     """One panel per width: the four diagnostics against nu_W, with the prediction nu_W."""
     W = len(sw.widths)
-    fig, axes = plt.subplots(1, W, figsize=(3.2 * W, 3.6), sharey=True, squeeze=False)
+    fig, axes = panels(W, sharey=True)
+    axes = np.atleast_1d(axes)
     nu = np.asarray(sw.nu_Ws)
-    for a, (ax, n) in enumerate(zip(axes[0], sw.widths)):
+    for a, (ax, n) in enumerate(zip(axes, sw.widths)):
         ax.plot(nu, nu, "k-", lw=2, alpha=0.35, label=r"prediction $\nu_W$")
         ax.plot(
             nu,
@@ -50,7 +52,7 @@ def four_curves(sw: LinearSweep) -> Figure:
             lw=1,
             label=rf"$\rho_{{j+1}}/\rho_j$ at $j={sw.T - 2}$",
         )
-        for q, c, mk in zip(LABELS, COLORS, "osD^"):
+        for q, c, mk, ls in zip(LABELS, COLORS, "osD^", LINESTYLES[1:]):
             if q in sw.values:
                 _band(
                     ax,
@@ -59,35 +61,34 @@ def four_curves(sw: LinearSweep) -> Figure:
                     c,
                     LABELS[q],
                     mk,
+                    ls,
                 )
         ax.set_title(f"width $n={n}$")
         ax.set_xlabel(NU)
-    axes[0, 0].set_ylabel("per-step factor")
-    axes[0, -1].legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    axes[0].set_ylabel("per-step factor")
+    legend_below(fig, ncol=2)
     return fig
 
 
 def nonlinear_panels(sweeps: list[NonlinearSweep]) -> Figure:
     """Per cell: measured gradient and memory decay, LSC radius^2, against chi_1 (theory) and nu_W."""
-    fig, axes = plt.subplots(
-        1, len(sweeps), figsize=(4.6 * len(sweeps), 3.8), squeeze=False
-    )
-    for ax, sw in zip(axes[0], sweeps):
+    fig, axes = panels(len(sweeps), row_height=3.2)
+    axes = np.atleast_1d(axes)
+    for ax, sw in zip(axes, sweeps):
         nu = np.asarray(sw.nu_Ws)
         ax.plot(nu, nu, "k-", lw=2, alpha=0.35, label=r"linear theory: $\nu_W$")
         ax.plot(
             nu, sw.chi1_theory, "k--", lw=1.5, label=r"mean-field $\chi_1$ (theory)"
         )
-        for q, c, mk in zip(("radius2", "grad_decay", "memory_decay"), COLORS, "osD"):
-            _band(ax, nu, sw.values[q], c, LABELS[q], mk)
+        qs = ("radius2", "grad_decay", "memory_decay")
+        for q, c, mk, ls in zip(qs, COLORS, "osD", LINESTYLES[1:]):
+            _band(ax, nu, sw.values[q], c, LABELS[q], mk, ls)
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")
         name = "tanh RNN" if sw.cell == "tanh" else "minimalRNN (gated)"
         ax.set_title(f"{name}, $n={sw.n}$")
         ax.set_xlabel(NU)
         ax.set_ylabel("per-step factor")
-    axes[0, 0].legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    legend_below(fig, ncol=2)
     return fig
 
 
@@ -107,22 +108,21 @@ def impulse_responses(h_true, h_l2, h_rho0, fit) -> Figure:
         color=COLORS[0],
         label=r"deep linear limit: $X^+y$ (min $\ell_2$)",
     )
-    ax.plot(j, h_rho0, "s-", ms=3, color=COLORS[1], label=r"min $\sum_j h_j^2/\rho_j$")
+    ax.plot(j, h_rho0, "s--", ms=3, color=COLORS[1], label=r"min $\sum_j h_j^2/\rho_j$")
     ax.plot(
         j,
         fit.h_gd,
-        "D-",
+        "D-.",
         ms=3,
         color=COLORS[2],
         label="linear RNN, kernel GD from $h^0$",
     )
     ax.plot(j, fit.h0, ":", color=COLORS[2], label="its $h^0$ (initialization)")
     ax.set_ylabel(r"impulse response $h_j$")
-    ax.legend(fontsize=7)
+    ax.legend()
     ax2.plot(j, fit.rho, "k.-")
     ax2.set_ylabel(r"$\rho_j$")
     ax2.set_xlabel("lag $j$ (time steps)")
-    fig.tight_layout()
     return fig
 
 
@@ -145,6 +145,5 @@ def kernel_convergence(widths, gd, lim) -> Figure:
     ax.set_yscale("log")
     ax.set_xlabel("width $n$")
     ax.set_ylabel(r"$\|h_{GD}-h_{closed}\|/\|h_{lim}-h^0\|$")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.legend()
     return fig

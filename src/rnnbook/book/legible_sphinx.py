@@ -1,0 +1,153 @@
+"""Plain words where a reader expects words (loaded by :mod:`rnnbook.book.sphinx_ext`).
+
+* A chapter title with math keeps its math on the page, but browser tabs, the search results, the
+  sidebar and every cross-reference to the chapter get a plain-text form of it
+  (``$\\rho_t=\\tfrac12$`` reads "ρₜ = 1/2"): :func:`tex_plain`.
+* A figure of a chapter gets as alt text what its caption says it shows (the paragraph
+  "**Figure N.** ..." that follows it) instead of its file name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from docutils import nodes
+
+GREEK = {
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "varepsilon": "ε",
+    "zeta": "ζ",
+    "eta": "η",
+    "theta": "θ",
+    "kappa": "κ",
+    "lambda": "λ",
+    "mu": "μ",
+    "nu": "ν",
+    "xi": "ξ",
+    "pi": "π",
+    "rho": "ρ",
+    "sigma": "σ",
+    "tau": "τ",
+    "phi": "φ",
+    "varphi": "φ",
+    "chi": "χ",
+    "psi": "ψ",
+    "omega": "ω",
+    "Gamma": "Γ",
+    "Delta": "Δ",
+    "Theta": "Θ",
+    "Lambda": "Λ",
+    "Sigma": "Σ",
+    "Phi": "Φ",
+    "Psi": "Ψ",
+    "Omega": "Ω",
+    "infty": "∞",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "neq": "≠",
+    "approx": "≈",
+    "times": "×",
+    "cdot": "·",
+    "to": "→",
+    "sim": "~",
+    "pm": "±",
+    "ell": "ℓ",
+    "sqrt": "√",
+}
+SUB = dict(zip("0123456789aehijklmnoprstuvx+-=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎"))
+SUP = dict(zip("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"))
+
+
+def _script(text: str, table: dict, mark: str) -> str:
+    text = text.strip()
+    if text and all(c in table for c in text):
+        return "".join(table[c] for c in text)
+    return f"{mark}{text}" if len(text) == 1 else f"{mark}({text})"
+
+
+def tex_plain(tex: str) -> str:
+    """A TeX formula as plain Unicode text: ``\\rho_t=\\tfrac12`` -> ``ρₜ = 1/2``."""
+    s = tex.strip().strip("$")
+    s = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"\1/\2", s)
+    s = re.sub(r"\\[dt]?frac\s*(\w)\s*(\w)", r"\1/\2", s)
+    s = re.sub(
+        r"\\([A-Za-z]+)(?![A-Za-z])",
+        lambda m: GREEK.get(m[1], "" if m[1] != "mathcal" else ""),
+        s,
+    )
+    s = re.sub(r"_\{([^{}]*)\}|_(\S)", lambda m: _script(m[1] or m[2], SUB, "_"), s)
+    s = re.sub(r"\^\{([^{}]*)\}|\^(\S)", lambda m: _script(m[1] or m[2], SUP, "^"), s)
+    s = re.sub(r"[{}]|\\[,;:! ]", "", s)
+    s = re.sub(r"\s*(=|≤|≥|<|>)\s*", r" \1 ", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def plain(node: nodes.Node) -> str:
+    """The text of a node with its math written in plain Unicode."""
+    out = []
+    for n in node.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(n, nodes.math):
+            out.append(tex_plain(n.astext()))
+        elif not any(isinstance(p, nodes.math) for p in _parents(n)):
+            out.append(n.astext())
+    return re.sub(r"\s+", " ", "".join(out)).strip()
+
+
+def _parents(n: nodes.Node):
+    while n.parent is not None:
+        n = n.parent
+        yield n
+
+
+def plain_titles(app, doctree) -> None:
+    """Titles with math: their plain form for tabs, search, sidebar and cross-references."""
+    env, docname = app.env, app.env.docname
+    for store in (env.titles, env.longtitles):
+        title = store.get(docname)
+        if title is not None and any(title.findall(nodes.math)):
+            store[docname] = nodes.title("", plain(title))
+
+
+def _caption_after(image: nodes.image) -> nodes.paragraph | None:
+    """The paragraph "Figure N. ..." after the notebook cell that holds ``image``."""
+    cell = image
+    while cell is not None and "cell" not in cell.get("classes", []):
+        cell = cell.parent
+    if cell is None or cell.parent is None:
+        return None
+    siblings = cell.parent.children
+    for node in siblings[siblings.index(cell) + 1 :]:
+        if "cell" in node.get("classes", []):
+            return None
+        para = next(iter(node.findall(nodes.paragraph)), None)
+        if para is not None:
+            return para if plain(para).startswith("Figure") else None
+    return None
+
+
+def figure_alt(app, doctree) -> None:
+    """Alt text of a chapter's figures: what its caption says the figure shows."""
+    for image in doctree.findall(nodes.image):
+        if image.get("alt"):
+            continue
+        para = _caption_after(image)
+        if para is None:
+            continue
+        text = plain(para)
+        if len(text) > 400:  # the caption's first sentences
+            cut = text.rfind(". ", 0, 400)
+            text = text[: cut + 1] if cut > 40 else text[:400] + "…"
+        image["alt"] = text
+
+
+def setup(app) -> dict[str, Any]:
+    app.connect("doctree-read", plain_titles, priority=900)
+    app.connect("doctree-read", figure_alt, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -146,3 +146,98 @@ def test_no_page_asks_a_cdn_for_mathjax(smoke_book):
     for path in pages(smoke_book / "html"):
         text = path.read_text(errors="replace")
         assert not re.search(r'src="https?://[^"]*mathjax', text, re.I), path
+
+
+#: every element of the article must fit the page, or scroll inside a box of its own
+TOO_WIDE = """() => {
+  const article = document.querySelector('article') || document.querySelector('main');
+  if (!article) return [];
+  const W = document.documentElement.clientWidth;
+  const right = Math.min(W, article.getBoundingClientRect().right) + 2;
+  const scrolls = (e) => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const out = [];
+  if (document.documentElement.scrollWidth > W + 1)
+    out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px > ${W} px`);
+  const sel = 'mjx-container, img, table, pre, div.math, p, li, h1, h2, h3, dl, .admonition';
+  for (const el of article.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    let p = el.parentElement, inBox = false;
+    while (p && p !== article) { if (scrolls(p)) { inBox = true; break; } p = p.parentElement; }
+    if (!inBox && r.right > right) {
+      const what = el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '');
+      out.push(`${what} ${Math.round(r.width)} px wide ends at ${Math.round(r.right)} px > ${Math.round(right)} px: `
+        + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 60));
+    }
+  }
+  return out.slice(0, 5);
+}"""
+
+#: the chapters' figures as displayed: size, file and alt text
+FIGURES = """() => Array.from(document.querySelectorAll('article .cell_output img')).map(i => ({
+  src: i.getAttribute('src'), alt: i.getAttribute('alt') || '',
+  shown: i.getBoundingClientRect().width, natural: i.naturalWidth}))"""
+
+
+def open_page(browser, path: Path, width: int, dark: bool = False):
+    page = browser.new_page(
+        viewport={"width": width, "height": 900},
+        color_scheme="dark" if dark else "light",
+    )
+    page.route(
+        "**/*",
+        lambda r: (
+            r.continue_()
+            if r.request.url.startswith(("file://", "data:"))
+            else r.abort()
+        ),
+    )
+    page.goto(path.as_uri(), wait_until="load")
+    page.evaluate(
+        "() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null"
+    )
+    return page
+
+
+def figure_problems(page, path: Path) -> list[str]:
+    """A chapter's figures: text >= 10 px as displayed, an alt text that describes them."""
+    from rnnbook import plotting
+
+    out = []
+    for f in page.evaluate(FIGURES):
+        name = f["src"].rsplit("/", 1)[-1]
+        if not f["alt"] or f["alt"] == f["src"] or f["alt"].endswith((".svg", ".png")):
+            out.append(f"figure {name} has no alt text describing it")
+        rec = plotting.recorded_legibility(
+            (path.parent / unquote(f["src"])).read_bytes()
+        )
+        if rec is None:
+            out.append(f"figure {name} was not drawn by the book's figure style")
+            continue
+        pt, px_per_pt = rec
+        shown = pt * px_per_pt * f["shown"] / max(f["natural"], 1)
+        if shown < plotting.MIN_TEXT_PX - 0.05:
+            out.append(
+                f"figure {name}: smallest text {shown:.1f} px as displayed "
+                f"({f['shown']:.0f} px wide, drawn {f['natural']} px)"
+            )
+    return out
+
+
+def test_nothing_is_wider_than_the_page_and_figures_read(smoke_book, browser):
+    """At a laptop's 1280 px and a phone's 400 px, no element runs out of the page (long
+    equations and tables scroll in their own box); at 1280 px every figure's text is >= 10 px."""
+    html = smoke_book / "html"
+    problems = {}
+    for path in pages(html):
+        if "refresh" in path.read_text()[:2000]:
+            continue
+        for width in (1280, 400):
+            page = open_page(browser, path, width)
+            found = page.evaluate(TOO_WIDE)
+            if width == 1280 and "notebooks" in path.parts:
+                found += figure_problems(page, path)
+            page.close()
+            if found:
+                problems[f"{path.relative_to(html)} at {width} px"] = found[:5]
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())

@@ -49,6 +49,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 d = None
 n = None
 tau = None
@@ -105,7 +106,7 @@ SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; seed of the networks"),
 }
 P, ledger = start("infinite_width/mup_limit", SPEC, globals())
-device = deep_linear.device(gpu=P.profile == "paper")
+device = P.device  # auto: CUDA when available (the draws are made on the CPU)
 
 # %% [markdown]
 # ## Why the red factors: the scale-free dynamics (2.5)

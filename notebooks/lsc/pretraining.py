@@ -56,6 +56,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 seed = None
 seeds = None
 width = None
@@ -138,7 +139,7 @@ glue("bench_speedup", speedup, display=False)
 # %%
 run_seeds = [1000 * P.seed + s for s in range(P.seeds)]
 by_seed = convergence.pretrain_kinds_seeds(
-    P.kinds, slm, P.width, x0, P.batch, P.max_steps, P.n_times, run_seeds
+    P.kinds, slm, P.width, x0, P.batch, P.max_steps, P.n_times, run_seeds, P.device
 )
 runs = by_seed[run_seeds[0]]  # the table and the figure show the first seed
 display(Markdown(convergence.kinds_table(runs)))
@@ -174,7 +175,7 @@ ledger.check("lsc.pretrain.alif-half", seeds=P.seeds, **summary, **params)
 
 # %%
 var_seeds = convergence.pretrain_variants_seeds(
-    slm, P.width, P.batch, P.max_steps, P.n_times, run_seeds
+    slm, P.width, P.batch, P.max_steps, P.n_times, run_seeds, P.device
 )
 var_runs = var_seeds[run_seeds[0]]  # the figure shows the first seed
 variants = convergence.variants_summary_seeds(var_seeds, P.max_steps)

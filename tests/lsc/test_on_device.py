@@ -71,3 +71,17 @@ def test_ffn_ensemble_on_the_device(dev):
         ens = ffn_mnist.FFNEnsemble.stack(nets, dev)
         res = ffn_mnist.train_ensemble(ens, [1e-3, 1e-2], [0, 1], data, 6, 3, 2, [3, 6])
     assert len(res["test_acc"]) == 2 and np.isfinite(res["best_val"]).all()
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_pretraining_sweeps_on_the_device(dev):
+    from rnnbook.lsc import convergence
+
+    data = spike_task().train
+    x0 = data.dense(np.arange(3))
+    with strict(dev):
+        runs = convergence.pretrain_kinds_seeds(["gru"], data, 4, x0, 3, 2, 2, [0], dev)
+        var = convergence.pretrain_variants_seeds(data, 4, 3, 2, 2, [0], dev)
+    rep, before, after = runs[0][("gru", 0.5)]
+    assert rep.steps >= 1 and all(np.isfinite(v).all() for v in after.values())
+    assert set(var[0]) == set(convergence.VARIANTS)

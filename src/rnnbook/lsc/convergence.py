@@ -37,14 +37,16 @@ def pretrain_kinds(
     max_steps: int,
     n_times: int,
     seed: int,
+    device: str = "cpu",
 ) -> dict:
     """{(kind, target): (report, radii before, radii after)} for two-layer networks of ``width``
     pre-trained on ``batches`` (one iterator shared by all runs, in order); the radii are measured
-    on ``x0`` at the same sampled time steps before and after."""
-    runs = {}
+    on ``x0`` at the same sampled time steps before and after. On ``device`` (the networks are
+    drawn on the CPU and moved; the batches are moved)."""
+    runs, x0, batches = {}, x0.to(device), _on(batches, device)
     for kind in plotting.progress(kinds, desc="pre-training"):
         for target in TARGETS:
-            model = make_rnn(kind, 2, n_in, width, 10, seed=seed)
+            model = make_rnn(kind, 2, n_in, width, 10, seed=seed).to(device)
             gen = torch.Generator().manual_seed(2)
             before = pretrain.measure(model, x0, n_times=n_times, generator=gen)
             cfg = pretrain.LSCConfig(
@@ -55,6 +57,11 @@ def pretrain_kinds(
             after = pretrain.measure(model, x0, n_times=n_times, generator=gen)
             runs[(kind, target)] = (rep, before, after)
     return runs
+
+
+def _on(batches: Iterator[Tensor], device: str) -> Iterator[Tensor]:
+    """The batches moved to ``device``."""
+    return (x.to(device) for x in batches)
 
 
 def kinds_table(runs: dict) -> str:
@@ -106,12 +113,13 @@ def pretrain_variants(
     max_steps: int,
     n_times: int,
     seed: int,
+    device: str = "cpu",
 ) -> dict[str, pretrain.LSCReport]:
     """A two-layer GRU pre-trained towards rho_t = 0.5 with each of ``VARIANTS``, for the whole
-    budget (no early stop)."""
-    out = {}
+    budget (no early stop), on ``device``."""
+    out, batches = {}, _on(batches, device)
     for name, kw in plotting.progress(VARIANTS.items(), desc="variants"):
-        model = make_rnn("gru", 2, n_in, width, 10, seed=seed)
+        model = make_rnn("gru", 2, n_in, width, 10, seed=seed).to(device)
         cfg = pretrain.LSCConfig(
             target=0.5,
             max_steps=max_steps,
@@ -148,6 +156,7 @@ def pretrain_kinds_seeds(
     max_steps: int,
     n_times: int,
     seeds: list[int],
+    device: str = "cpu",
 ) -> dict[int, dict]:
     """:func:`pretrain_kinds` once per seed of ``seeds``: the networks are initialized with that
     seed and pre-trained on their own stream of ``batch`` inputs of ``data`` (seeded with it)."""
@@ -163,6 +172,7 @@ def pretrain_kinds_seeds(
             max_steps,
             n_times,
             s,
+            device,
         )
         for s in seeds
     }
@@ -228,7 +238,13 @@ def kinds_summary_seeds(by_seed: dict[int, dict]) -> dict:
 
 
 def pretrain_variants_seeds(
-    data, width: int, batch: int, max_steps: int, n_times: int, seeds: list[int]
+    data,
+    width: int,
+    batch: int,
+    max_steps: int,
+    n_times: int,
+    seeds: list[int],
+    device: str = "cpu",
 ) -> dict[int, dict[str, pretrain.LSCReport]]:
     """:func:`pretrain_variants` once per seed (network and input stream seeded with it)."""
     from .tasks import random_batches
@@ -241,6 +257,7 @@ def pretrain_variants_seeds(
             max_steps,
             n_times,
             s,
+            device,
         )
         for s in seeds
     }

@@ -14,6 +14,7 @@ Every cell is a :class:`rnnbook.lsc.pretrain.Cell`, so :func:`rnnbook.lsc.pretra
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -371,6 +372,19 @@ class TiedDecoder(nn.Module):
         return F.linear(z, self.embedding.weight)
 
 
+def _drawn_on_cpu(build):
+    """A network builder whose tensors are made on the CPU, whatever the default device: the
+    weights are drawn on the CPU generator (the same on every device) and moved by the caller."""
+
+    @functools.wraps(build)
+    def on_cpu(*args, **kw):
+        with torch.device("cpu"):
+            return build(*args, **kw)
+
+    return on_cpu
+
+
+@_drawn_on_cpu
 def make_rnn(
     kind: str,
     depth: int,
@@ -423,6 +437,7 @@ def make_rnn(
     return StackedRNN(cells, readout, encoder)
 
 
+@_drawn_on_cpu
 def make_lru(
     depth: int,
     vocab: int,

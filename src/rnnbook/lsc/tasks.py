@@ -80,7 +80,8 @@ def random_batches(data: SpikeDataset, batch: int, seed: int) -> Iterator[torch.
     generator seeded with ``seed``: the inputs of a pre-training (its labels are not needed)."""
     gen = torch.Generator().manual_seed(seed)
     while True:
-        yield data.dense(torch.randint(len(data), (batch,), generator=gen).numpy())
+        idx = torch.randint(len(data), (batch,), generator=gen, device="cpu")
+        yield data.dense(idx.numpy())
 
 
 # ---- sl-MNIST ------------------------------------------------------------------------------------------------

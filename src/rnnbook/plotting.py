@@ -96,8 +96,11 @@ def style() -> dict:
 
 def setup() -> None:
     """Apply the book's figure style; in a notebook, show figures as SVG drawn for the column."""
-    import matplotlib.pyplot  # noqa: F401  (the inline backend sets its own style on import)
+    import matplotlib.pyplot as plt
 
+    # the backend is chosen at the first figure; the notebook's inline backend then resets the
+    # style and the figure formats, so choose it now, before setting them
+    plt.close(plt.figure())
     mpl.rcParams.update(style())
     try:
         from IPython import get_ipython

@@ -1,7 +1,12 @@
 """The execution cache: a chapter runs again exactly when something it depends on changed."""
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -174,3 +179,188 @@ def test_dry_run_caps_training_lengths(book, monkeypatch):
     assert not (
         book / "_build" / "claims.json"
     ).exists()  # the book itself is untouched
+
+
+# ---- a cache that survives damage ---------------------------------------------------------------
+
+CLAIMED = (
+    "# %%\nimport os, time\nfrom rnnbook.book.ledger import Ledger\n"
+    "time.sleep(float(os.environ.get('RNNBOOK_TEST_SLEEP_{n}', '0')))\n"
+    'Ledger("d/c{n}", profile).check("lsc.c{n}", x={n})\n'
+)
+DAMAGE = {  # chapter -> (file of its entry, what is done to it, the reason the build gives)
+    "c1": ("notebook.ipynb", "truncate", "notebook.ipynb fails its checksum"),
+    "c2": ("claims/lsc.c2.json", "truncate", "claims/lsc.c2.json fails its checksum"),
+    "c3": ("meta.json", "truncate", "meta.json unreadable"),
+    "c4": ("claims/lsc.c4.json", "delete", "claims/lsc.c4.json missing"),
+}
+
+
+def claimed_book(root: Path) -> Path:
+    """A book of four tiny chapters, each recording one declared claim."""
+    (root / "book").mkdir(parents=True)
+    (root / "book" / "intro.md").write_text("# Intro\n")
+    (root / "_config.yml").write_text(
+        "title: t\nexecute:\n  execute_notebooks: 'off'\n"
+    )
+    toc = {"format": "jb-book", "root": "book/intro", "chapters": []}
+    for n in range(1, 5):
+        src = root / "notebooks" / "d" / f"c{n}.py"
+        src.parent.mkdir(parents=True, exist_ok=True)
+        src.write_text(HEADER + CLAIMED.format(n=n))
+        src.with_suffix(".claims.yaml").write_text(
+            f"paper: lsc\nclaims:\n  - {{id: lsc.c{n}, source: Lemma 2, statement: s, "
+            f"rule: [{{reproduced: x == {n}}}, {{otherwise: not-reproduced}}]}}\n"
+        )
+        toc["chapters"].append({"file": f"notebooks/d/c{n}"})
+    (root / "_toc.yml").write_text(json.dumps(toc))
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The four-chapter book, built once: the tests copy it and damage the copy."""
+    root = claimed_book(tmp_path_factory.mktemp("pristine"))
+    pipeline.build(root, "smoke", jobs=2, html=False, log=lambda *_: None)
+    return root
+
+
+def copy_of(built: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(built, tmp_path / "book", symlinks=True))
+
+
+def entry(root: Path, chapter: str) -> Path:
+    (d,) = [
+        p for p in (root / "_build" / "cache" / "d" / chapter).iterdir() if p.is_dir()
+    ]
+    return d
+
+
+def claims_json(root: Path) -> list:
+    return json.loads((root / "_build" / "claims.json").read_text())
+
+
+def build_cli(root: Path, *extra: str, env=None, **kw) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "rnnbook", "build", "--profile", "smoke"]
+    cmd += ["--no-html", "--jobs", "2", "--root", str(root), *extra]
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+        **kw,
+    )
+
+
+def test_a_damaged_entry_is_reported_and_run_again(built, tmp_path):
+    """Each file of an entry damaged (cut short, as by a full disk, or gone): one line names
+    the chapter and the file, that chapter runs again, and the ledger is the same."""
+    root = copy_of(built, tmp_path)
+    for chapter, (name, how, _) in DAMAGE.items():
+        path = entry(root, chapter) / name
+        if how == "truncate":
+            path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+        else:
+            path.unlink()
+    lines = []
+    pipeline.build(root, "smoke", jobs=2, html=False, log=lines.append)
+    timings = json.loads((root / "_build" / "timings.json").read_text())["chapters"]
+    for chapter, (name, how, reason) in DAMAGE.items():
+        said = [s for s in lines if "damaged cache entry" in s and f"d/{chapter}" in s]
+        assert len(said) == 1 and reason in said[0], (chapter, lines)
+        t = timings[f"notebooks/d/{chapter}"]
+        assert not t["reused"] and reason in t["reason"]
+    assert claims_json(root) == claims_json(built)
+    # the entries were written anew, whole: the next build reuses every chapter
+    pipeline.build(root, "smoke", jobs=2, html=False, log=lines.append)
+    timings = json.loads((root / "_build" / "timings.json").read_text())["chapters"]
+    assert all(t["reused"] for t in timings.values())
+
+
+def test_an_entry_is_written_whole_or_not_at_all(built, tmp_path, monkeypatch):
+    """A write that fails half way (a full disk) leaves no entry, only a temporary folder that
+    the next build removes; the book still gets the run."""
+    root = copy_of(built, tmp_path)
+    cache = xc.Cache(root / "_build")
+    key = xc.Key("feedbeef", {})
+    real = shutil.copyfile
+
+    def full_disk(src, dst, *a, **k):
+        if str(dst).endswith(".json"):
+            raise OSError(28, "No space left on device")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(shutil, "copyfile", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        cache.store(
+            "notebooks/d/c1",
+            key,
+            entry(root, "c1") / "notebook.ipynb",
+            entry(root, "c1") / "claims",
+            1.0,
+            "b",
+        )
+    monkeypatch.setattr(shutil, "copyfile", real)
+    assert cache.lookup("notebooks/d/c1", key) is None
+    assert "notebooks/d/c1" not in cache.damaged  # absent, not damaged
+    # what a killed write leaves behind: a temporary folder, swept by the next build
+    left = entry(root, "c1").parent / ".tmp-killed"
+    left.mkdir()
+    (left / "notebook.ipynb").write_text("{")
+    lines = []
+    pipeline.build(root, "smoke", jobs=2, html=False, log=lines.append)
+    assert not left.exists() and "executing 0 of 4" in "\n".join(lines)
+
+
+def test_a_killed_build_is_followed_by_a_good_one(built, tmp_path):
+    """Killing a build while chapters run leaves no chapter running on and nothing half
+    written: the next build runs what had not finished and gives the same ledger."""
+    root = copy_of(built, tmp_path)
+    shutil.rmtree(root / "_build")
+    proc = build_cli(root, env={"RNNBOOK_TEST_SLEEP_4": "120"})
+    for line in proc.stdout:
+        if "start  d/c4" in line:
+            break  # chapters have gone into the cache, c4 has started
+    deadline = time.time() + 60
+    while time.time() < deadline and not processes_of(root):
+        time.sleep(0.2)  # until c4's kernel runs
+    assert processes_of(root)
+    proc.kill()
+    proc.wait()
+    # its workers and kernels end with it (each checks its parent)
+    deadline = time.time() + 30
+    while time.time() < deadline and processes_of(root):
+        time.sleep(0.5)
+    assert not processes_of(root)
+    again = build_cli(root)
+    out = again.communicate()[0]
+    assert again.returncode == 0, out
+    assert "reused notebooks/d/" in out and "ran    d/c4" in out
+    assert claims_json(root) == claims_json(built)
+
+
+def processes_of(root: Path) -> list[int]:
+    """Processes whose environment says they work for the book in ``root``."""
+    mark = f"RNNBOOK_ROOT={root}".encode()
+    found = []
+    for env in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark in env.read_bytes().split(b"\0"):
+                found.append(int(env.parent.name))
+        except OSError:
+            pass
+    return found
+
+
+def test_two_builds_in_one_folder_take_turns(built, tmp_path):
+    """Two builds started at once: the second says it waits, then reuses the first's runs."""
+    root = copy_of(built, tmp_path)
+    shutil.rmtree(root / "_build")
+    first = build_cli(root)
+    second = build_cli(root)
+    outs = [p.communicate()[0] for p in (first, second)]
+    assert [p.returncode for p in (first, second)] == [0, 0], outs
+    waited = [o for o in outs if "another build is using" in o]
+    assert len(waited) == 1 and "executing 0 of 4" in waited[0]
+    assert claims_json(root) == claims_json(built)

@@ -21,6 +21,7 @@ import signal
 import sys
 import tempfile
 import time
+import uuid
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from pathlib import Path
@@ -32,8 +33,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: IPC no two kernels share an address, so this is left for rarer deaths (a full /tmp, an OOM kill)
 KERNEL_START_TRIES = 3
 
-#: the longest Unix socket path is 107 bytes; a kernel's sockets are "<runtime dir>/kernel-<uuid>-ipc-N"
-_MAX_RUNTIME_DIR = 60
+#: a Unix socket's path has at most 107 bytes; a kernel's are "<runtime dir>/kernel-<uuid>-ipc-N",
+#: 50 bytes after the folder
+_MAX_RUNTIME_DIR = 56
 
 
 def kernel_did_not_start(e: BaseException) -> bool:
@@ -42,7 +44,11 @@ def kernel_did_not_start(e: BaseException) -> bool:
 
 
 def ipc_kernel_manager():
-    """A papermill-ready kernel manager class whose kernels listen on IPC sockets, not TCP ports."""
+    """A papermill-ready kernel manager class whose kernels listen on IPC sockets, not TCP ports.
+
+    Each kernel's sockets are files named after its own connection file (a fresh name under
+    Jupyter's runtime folder, as an absolute path): left to itself, jupyter_client would name
+    them ``kernel-ipc-N`` in the working folder, which kernels started at once would share."""
     from jupyter_client import AsyncKernelManager
     from traitlets import default
 
@@ -51,16 +57,23 @@ def ipc_kernel_manager():
         def _transport_default(self) -> str:
             return "ipc"
 
+        @default("connection_file")
+        def _connection_file_default(self) -> str:
+            return str(runtime_dir() / f"kernel-{uuid.uuid4()}.json")
+
     return IPCKernelManager
 
 
-def short_runtime_dir() -> None:
-    """Point Jupyter's runtime folder (where the IPC sockets live) at a short temporary path when
-    the default one is too long for a Unix socket's name."""
+def runtime_dir() -> Path:
+    """Jupyter's runtime folder, where the IPC sockets live; a short temporary folder when that
+    one's path is too long for a Unix socket's name."""
     from jupyter_core.paths import jupyter_runtime_dir
 
-    if len(jupyter_runtime_dir()) > _MAX_RUNTIME_DIR:
-        os.environ["JUPYTER_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="rnnbook-k")
+    folder = Path(jupyter_runtime_dir())
+    if len(str(folder)) > _MAX_RUNTIME_DIR:
+        folder = Path(tempfile.gettempdir()) / f"rnnbook-kernels-{os.getuid()}"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
 
 
 def execute_job(job: dict) -> dict:
@@ -70,7 +83,6 @@ def execute_job(job: dict) -> dict:
     import jupytext
     import papermill as pm
 
-    short_runtime_dir()
     src, out, cwd = Path(job["source"]), Path(job["output"]), Path(job["cwd"])
     out.parent.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,94 @@
+"""Running chapters: kernels on the IPC transport (no port to draw, so none to collide on), many
+started at once; the local pool reports each start and each result."""
+
+import asyncio
+import json
+
+import papermill
+
+from rnnbook.book import execution
+
+KERNELS = 8
+
+
+async def start_and_ask(n: int) -> list[dict]:
+    managers = [execution.ipc_kernel_manager()(kernel_name="python3") for _ in range(n)]
+    await asyncio.gather(*(km.start_kernel() for km in managers))
+    try:
+        clients = [km.client() for km in managers]
+        for kc in clients:
+            kc.start_channels()
+        await asyncio.gather(*(kc.wait_for_ready(timeout=120) for kc in clients))
+        for kc in clients:
+            kc.stop_channels()
+        return [km.get_connection_info() for km in managers]
+    finally:
+        await asyncio.gather(*(km.shutdown_kernel(now=True) for km in managers))
+
+
+def test_many_kernels_start_at_once_without_colliding(capfd):
+    """Eight kernels started at the same moment all answer; each listens on sockets of its own
+    (files named after its connection file), and none warns about TCP."""
+    infos = asyncio.run(start_and_ask(KERNELS))
+    assert {i["transport"] for i in infos} == {"ipc"}
+    addresses = [(i["ip"], i[f"{c}_port"]) for i in infos for c in ("shell", "iopub")]
+    assert len(set(addresses)) == len(addresses) == 2 * KERNELS
+    assert "without encryption" not in capfd.readouterr().err
+
+
+def test_chapters_run_their_kernels_over_ipc(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake(*args, **kwargs):
+        seen.update(kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake)
+    src = tmp_path / "ch.py"
+    src.write_text("# %%\nx = 1\n")
+    job = dict(
+        source=src,
+        output=tmp_path / "out" / "ch.ipynb",
+        cwd=tmp_path / "work",
+        env={},
+        parameters={},
+        chapter="ch",
+    )
+    assert execution.execute_job(job)["error"] is None
+    assert seen["kernel_manager_class"]().transport == "ipc"
+
+
+def test_the_local_pool_reports_starts_and_results(tmp_path):
+    """Two jobs at a time: each start is reported before its result, and a chapter that fails
+    comes back as a result with its error (the pool goes on)."""
+    jobs = []
+    for name, code in (
+        ("good", "x = 1"),
+        ("bad", "raise ValueError('no')"),
+        ("ok", ""),
+    ):
+        src = tmp_path / f"{name}.py"
+        src.write_text(f"# %%\n{code}\n")
+        jobs.append(
+            dict(
+                source=str(src),
+                output=str(tmp_path / "out" / f"{name}.ipynb"),
+                cwd=str(tmp_path / "work"),
+                env={},
+                parameters={},
+                chapter=name,
+            )
+        )
+    events = []
+    execution.LocalPool(2).run(
+        jobs,
+        lambda j: events.append(("start", j["chapter"])),
+        lambda r: events.append(("done", r["chapter"], r["error"] is None)),
+    )
+    assert [e for e in events if e[0] == "start"][:2] == [
+        ("start", "good"),
+        ("start", "bad"),
+    ]
+    for name, ok in (("good", True), ("bad", False), ("ok", True)):
+        assert events.index(("start", name)) < events.index(("done", name, ok))
+    nb = json.loads((tmp_path / "out" / "good.ipynb").read_text())
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"

@@ -17,6 +17,7 @@ FASHION := $(DATA)/fashion-mnist/usr/share/datasets/fashion-mnist/t10k-labels-id
 # Debian's chromium-headless-shell: the headless browser of the browser test (tests/book/test_browser.py)
 BROWSER := $(VENV)/.browser
 JOBS ?=
+TEST_WORKERS ?= auto
 NB ?=
 ARGS ?=
 
@@ -59,8 +60,10 @@ book: $(STAMP) $(AUSTEN) $(FASHION)
 paper: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
 
+# both cores (pytest-xdist); the smoke build's tests stay on one worker (tests/conftest.py), which
+# reuses the chapters cached by the last run (_build/smoke-root/_build/cache); the slowest tests last
 test: $(STAMP) $(AUSTEN) $(FASHION) $(BROWSER)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15 --durations-min=2
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests notebooks benchmarks

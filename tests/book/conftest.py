@@ -1,3 +1,4 @@
+import json
 import shutil
 import subprocess
 import sys
@@ -60,3 +61,33 @@ def smoke_book():
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
     return root / "_build"
+
+
+#: a chapter that records one declared claim (and sleeps RNNBOOK_TEST_SLEEP_<n> seconds first)
+CLAIMED = (
+    '# %% tags=["parameters"]\nprofile = "book"\n\n'
+    "# %%\nimport os, time\nfrom rnnbook.book.ledger import Ledger\n"
+    "time.sleep(float(os.environ.get('RNNBOOK_TEST_SLEEP_{n}', '0')))\n"
+    'Ledger("d/c{n}", profile).check("lsc.c{n}", x={n})\n'
+)
+
+
+def claimed_book(root: Path, n: int = 4) -> Path:
+    """A book of ``n`` tiny chapters (``d/c1``...), each recording one declared claim."""
+    (root / "book").mkdir(parents=True)
+    (root / "book" / "intro.md").write_text("# Intro\n")
+    (root / "_config.yml").write_text(
+        "title: t\nexecute:\n  execute_notebooks: 'off'\n"
+    )
+    toc = {"format": "jb-book", "root": "book/intro", "chapters": []}
+    for i in range(1, n + 1):
+        src = root / "notebooks" / "d" / f"c{i}.py"
+        src.parent.mkdir(parents=True, exist_ok=True)
+        src.write_text(CLAIMED.format(n=i))
+        src.with_suffix(".claims.yaml").write_text(
+            f"paper: lsc\nclaims:\n  - {{id: lsc.c{i}, source: Lemma 2, statement: s, "
+            f"rule: [{{reproduced: x == {i}}}, {{otherwise: not-reproduced}}]}}\n"
+        )
+        toc["chapters"].append({"file": f"notebooks/d/c{i}"})
+    (root / "_toc.yml").write_text(json.dumps(toc))
+    return root

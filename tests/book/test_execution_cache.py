@@ -14,6 +14,8 @@ import pytest
 from rnnbook.book import execution_cache as xc
 from rnnbook.book import pipeline
 
+from tests.book.conftest import claimed_book
+
 HEADER = '# %% tags=["parameters"]\nprofile = "book"\n\n'
 CHAPTERS = {
     "p/one": "# %% [markdown]\n# Prose of one.\n\n# %%\nfrom minipkg import a\nprint(a.value())\n",
@@ -183,38 +185,12 @@ def test_dry_run_caps_training_lengths(book, monkeypatch):
 
 # ---- a cache that survives damage ---------------------------------------------------------------
 
-CLAIMED = (
-    "# %%\nimport os, time\nfrom rnnbook.book.ledger import Ledger\n"
-    "time.sleep(float(os.environ.get('RNNBOOK_TEST_SLEEP_{n}', '0')))\n"
-    'Ledger("d/c{n}", profile).check("lsc.c{n}", x={n})\n'
-)
 DAMAGE = {  # chapter -> (file of its entry, what is done to it, the reason the build gives)
     "c1": ("notebook.ipynb", "truncate", "notebook.ipynb fails its checksum"),
     "c2": ("claims/lsc.c2.json", "truncate", "claims/lsc.c2.json fails its checksum"),
     "c3": ("meta.json", "truncate", "meta.json unreadable"),
     "c4": ("claims/lsc.c4.json", "delete", "claims/lsc.c4.json missing"),
 }
-
-
-def claimed_book(root: Path) -> Path:
-    """A book of four tiny chapters, each recording one declared claim."""
-    (root / "book").mkdir(parents=True)
-    (root / "book" / "intro.md").write_text("# Intro\n")
-    (root / "_config.yml").write_text(
-        "title: t\nexecute:\n  execute_notebooks: 'off'\n"
-    )
-    toc = {"format": "jb-book", "root": "book/intro", "chapters": []}
-    for n in range(1, 5):
-        src = root / "notebooks" / "d" / f"c{n}.py"
-        src.parent.mkdir(parents=True, exist_ok=True)
-        src.write_text(HEADER + CLAIMED.format(n=n))
-        src.with_suffix(".claims.yaml").write_text(
-            f"paper: lsc\nclaims:\n  - {{id: lsc.c{n}, source: Lemma 2, statement: s, "
-            f"rule: [{{reproduced: x == {n}}}, {{otherwise: not-reproduced}}]}}\n"
-        )
-        toc["chapters"].append({"file": f"notebooks/d/c{n}"})
-    (root / "_toc.yml").write_text(json.dumps(toc))
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -315,13 +291,14 @@ def test_an_entry_is_written_whole_or_not_at_all(built, tmp_path, monkeypatch):
 
 def test_a_killed_build_is_followed_by_a_good_one(built, tmp_path):
     """Killing a build while chapters run leaves no chapter running on and nothing half
-    written: the next build runs what had not finished and gives the same ledger."""
+    written: the next build reuses what had finished, runs the rest, gives the same ledger."""
     root = copy_of(built, tmp_path)
-    shutil.rmtree(root / "_build")
+    for chapter in ("c3", "c4"):  # these two must run
+        shutil.rmtree(entry(root, chapter))
     proc = build_cli(root, env={"RNNBOOK_TEST_SLEEP_4": "120"})
     for line in proc.stdout:
-        if "start  d/c4" in line:
-            break  # chapters have gone into the cache, c4 has started
+        if "ran    d/c3" in line:
+            break  # c3 is in the cache, c4 still runs
     deadline = time.time() + 60
     while time.time() < deadline and not processes_of(root):
         time.sleep(0.2)  # until c4's kernel runs
@@ -336,7 +313,7 @@ def test_a_killed_build_is_followed_by_a_good_one(built, tmp_path):
     again = build_cli(root)
     out = again.communicate()[0]
     assert again.returncode == 0, out
-    assert "reused notebooks/d/" in out and "ran    d/c4" in out
+    assert "reused notebooks/d/c3" in out and "ran    d/c4" in out
     assert claims_json(root) == claims_json(built)
 
 
@@ -354,13 +331,16 @@ def processes_of(root: Path) -> list[int]:
 
 
 def test_two_builds_in_one_folder_take_turns(built, tmp_path):
-    """Two builds started at once: the second says it waits, then reuses the first's runs."""
+    """A second build started while the first runs says it waits, then reuses its runs."""
     root = copy_of(built, tmp_path)
-    shutil.rmtree(root / "_build")
-    first = build_cli(root)
+    shutil.rmtree(entry(root, "c1"))
+    first = build_cli(root, env={"RNNBOOK_TEST_SLEEP_1": "3"})
+    for line in first.stdout:
+        if line.startswith("executing"):
+            break  # the first holds the lock
     second = build_cli(root)
-    outs = [p.communicate()[0] for p in (first, second)]
-    assert [p.returncode for p in (first, second)] == [0, 0], outs
-    waited = [o for o in outs if "another build is using" in o]
-    assert len(waited) == 1 and "executing 0 of 4" in waited[0]
+    out = second.communicate()[0]
+    first.communicate()
+    assert (first.returncode, second.returncode) == (0, 0), out
+    assert "another build is using" in out and "executing 0 of 4" in out
     assert claims_json(root) == claims_json(built)

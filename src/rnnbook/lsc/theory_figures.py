@@ -302,7 +302,7 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
     axs[0].set(
         xlabel="width $n$",
         ylabel=r"$\mathbb{E}\,\rho(M_l)$",
-        title="Corollary 1: expected radius of the layer Jacobian",
+        title="Corollary 1: expected radius",
     )
     layers = np.arange(1, c.depth + 1)
     for n in c.widths:
@@ -312,7 +312,7 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
     axs[1].set(
         xlabel="layer $l$",
         ylabel=r"mean $\rho(M_l)$",
-        title="He initialization, ReLU: radius across depth",
+        title="He initialization: radius by layer",
     )
     for ax in axs:
         ax.legend()

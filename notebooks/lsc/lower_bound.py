@@ -29,6 +29,7 @@
 # decaying covariance.
 # :::
 #
+# :nonumber:
 # Theorem 6 ({doc}`proof_assumptions`) shows that on general matrices the only such anti-norm is zero; the paper
 # then proposes the determinant on positive semi-definite (PSD) matrices, which is super-additive and multiplicative
 # there. In Sec. II-B it adds that "experimentally we found it difficult to stabilize through pre-training the lower
@@ -195,8 +196,10 @@ display(
 # negative: the path sum is not PSD, and the determinant is not an anti-norm for it. (The chain of Eq. 41 also multiplies
 # non-square factors, the row vector $\partial\mathcal L/\partial\hat o_t$ and $d h_{t',l}/d\theta_l$, whose determinant is not
 # defined, as the paper notes.) Since Theorem 6 leaves no
-# anti-norm on general matrices, the lower bound of Theorem 5 has, as stated, no anti-norm to run on for a
-# multi-layer RNN.
+# anti-norm on general matrices, the lower bound of Theorem 5 has no anti-norm to run on for a multi-layer RNN.
+# Theorem 5 itself is conditional (*if* an anti-norm is given, the l-LSC bounds the update from below), and
+# that implication is not in question: what fails is the instantiation the paper proposes for it, the
+# determinant on PSD gradient paths (Sec. II-B, App. D).
 
 # %% tags=["hide-input"]
 ledger.check(
@@ -252,8 +255,10 @@ ledger.check(
 # ## Verdicts
 #
 # The product step of Theorem 5 is the weak law of large numbers and holds, in probability, for the median product
-# (not for its mean). The step before it fails: the determinant is not super-additive on the sums of products that the
-# gradient paths form, even when every transition derivative is PSD (see {doc}`/book/errata`).
+# (not for its mean). The step before it fails for the anti-norm the paper proposes: the determinant is not
+# super-additive on the sums of products that the gradient paths form, even when every transition derivative is
+# PSD. The theorem's conditional statement stands; its determinant instantiation (Sec. II-B, App. D) does not
+# (see {doc}`/book/errata`).
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

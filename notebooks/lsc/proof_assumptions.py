@@ -26,6 +26,7 @@
 # determinant is super-additive and multiplicative.
 # :::
 #
+# :nonumber:
 # So a *lower* bound on the update cannot be built the same way in general (Theorem 5 needs such an anti-norm). And,
 # for the assumption of Theorem 2: "We show in Fig. S2 [...] that the $\{a_k\}_k$ for the LSTM [...] with default
 # initialization [...] have covariances that are either very close to zero or decay to zero, and thus have Decaying
@@ -58,6 +59,7 @@ seed = None
 import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
+calibration_draws = None
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Repeats, Param, Steps, at_least
@@ -71,7 +73,7 @@ SPEC = {
     "proof_samples": Repeats(20, 100, 1000, "matrices per size"),
     "psd_sizes": Param(list, [2, 3], D4, D4 + [16], at_least(1), "sizes", item=int),
     "samples": Repeats(96, 400, 1797, "digit images (of 1,797)", 8),
-    "lstm_width": Param(int, 8, 16, 42, at_least(1), ">= 1; LSTM width (paper: 42)"),
+    "lstm_width": Param(int, 8, 42, 42, at_least(1), ">= 1; LSTM width (paper: 42)"),
     "time_repeat": Param(int, 1, 2, 2, at_least(1), ">= 1; step repeats (paper: 2)"),
     "lag0": Param(int, 10, 10, 10, at_least(1), ">= 1; decay judged at lags >= lag0"),
     "pretrain_steps": Steps(20, 100, 400, "Fig. S3 step budget"),
@@ -83,6 +85,7 @@ P, ledger = start("lsc/proof_assumptions", SPEC, globals())
 gen = torch.Generator().manual_seed(P.seed)
 
 # %% [markdown]
+    "calibration_draws": Repeats(20, 200, 1000, "surrogate draws per row", 10),
 # ## Searching for a counterexample to Theorem 6
 #
 # For each size $n$ we take the special matrices $0, I, -I, 2I$, a diagonal of alternating signs and, for even $n$, the
@@ -160,7 +163,24 @@ ledger.check("lsc.theorem6.determinant", **det.check())
 # stand-in for MNIST we apply the same encoding (`decaying_covariance.spike_latency`, which works for any image set,
 # MNIST included) to scikit-learn's real $8\times8$ handwritten digits: 64 input channels instead of 784.
 #
-# **Network.** Two stacked LSTM layers as in App. H (Eq. 47), initialized as the paper says (input matrices Glorot
+# **What the stand-in does to spike timing.** The $8\times8$ digits have 17 grey levels, MNIST 256. The code
+# turns each level into one spike time, so the stand-in can spike only at a handful of times, and MNIST at
+# almost every millisecond of its window:
+
+# %%
+times = {L: decaying_covariance.spike_times(L) for L in (17, 256)}
+for L, t in times.items():
+    gap = int(max((t[1:] - t[:-1]).max(), 50 - t.max()))
+    print(f"{L} levels: {len(t)} spike times, {t.min()} to {t.max()} ms; longest gap {gap} ms")
+
+# %% [markdown]
+# Between these spike times, and after the last one, no input reaches the network. The stand-in's silent
+# stretches (between the spike times printed above, and the rest of the 50 ms window after the last) are a property
+# of its coarse grey levels: with MNIST the input falls silent only after 49 ms. Correlations that persist over
+# silent stretches (below) are therefore stronger evidence about the stand-in than about sl-MNIST.
+#
+# **Network.** Two stacked LSTM layers as in App. H (Eq. 47), of the paper's width 42 on sl-MNIST at the `book`
+# profile, initialized as the paper says (input matrices Glorot
 # uniform, recurrent matrices orthogonal, zero biases). $a_{t,l}=\|\partial h_{t,l}/\partial h_{t-1,l}\|_2$ with $h$ the concatenation
 # of the LSTM's two states, for every sample and time step; the Jacobians in closed form (checked against `torch.func.jacrev`
 # in the tests), the norms from batched eigenvalues of $J^\top J$.
@@ -187,7 +207,7 @@ fig = theory_figures.correlation_matrices(s2)
 # %% [markdown]
 # **Figure 2.** Correlation between the transition-derivative norms at any two time steps. Decaying covariance means
 # that the colour fades to white away from the diagonal. It does not everywhere: the spike-latency code puts all the
-# input spikes at eleven distinct times, 11 to 38 ms (the pixel values take 17 levels, and those below 6/16 never
+# input spikes at ten distinct times, 11 to 38 ms (the pixel values take 17 levels, and those below 6/16 never
 # spike), and between two spike times, and after the last one, the LSTM runs without input, so its $a_t$ stay strongly correlated across the whole silent stretch (the dark
 # blocks), whatever the lag.
 
@@ -246,24 +266,58 @@ glue("s3_frac_1", figs3["frac_sig"][0], display=False)
 glue("s3_frac_2", figs3["frac_sig"][1], display=False)
 glue("s3_worst", figs3["worst"]["mean"], display=False)
 glue("s3_networks", figs3["networks"], display=False)
-ledger.check("lsc.figs3.decaying-covariance", seeds=P.networks, **figs3, **run3)
 
 # %% [markdown]
 # After pre-training, {glue:text}`s3_frac_1:.0%` (layer 1) and {glue:text}`s3_frac_2:.0%` (layer 2) of the first
 # network's correlations with the reference step beyond the first lags remain significant at the 5% level. The
 # pre-training itself changes little here: the default LSTM's time-transition norms are already near 1, and the
-# clipped weight multiplier closes the gap in a few steps. The verdict rests on {glue:text}`s3_networks`
-# independent networks (own weights, pre-training batches and evaluation images): the worst fraction of
-# significant long-lag correlations averages {glue:text}`s3_worst:.0%` over them, and the claim is decided from
-# its 95% interval. The gate: every pre-training met its stopping criteria. Stand-in digits; the paper also
-# shows ALIF networks and two more tasks.
+# clipped weight multiplier closes the gap in a few steps.
+#
+# **The decision statistic, and what its 10% line means.** Per network the claim uses the *largest of four
+# fractions*: for each of the two layers, the fraction of correlations at lags $\ge$ lag0 significant at 5%,
+# once with respect to $t_0$ (Fig. S2's statistic) and once over all pairs of steps (the definition). It
+# averages {glue:text}`s3_worst:.0%` over the {glue:text}`s3_networks` independent networks (own weights,
+# pre-training batches and evaluation images). Is 10% the right line? Under no correlation at all each
+# correlation is significant with probability 5%, but the largest of four correlated fractions is not, and a
+# covariance that *decays* (the paper's assumption: it tends to zero, at no stated speed) can still be
+# significant at lag0 with 400 samples. We calibrate the line on surrogate norms of known covariance with the
+# same samples, steps after $t_0$ and lag0 (`decaying_covariance.calibrate`): white noise; a fast AR(1)
+# process; an AR(1) with the norms' own mean lag-1 correlation (a decaying covariance); an AR(1) whose
+# correlation falls to $1/e$ at lag0 (slowly decaying); and the norms' AR(1) plus a floor at their own mean
+# $|r|$ at lags $\ge$ lag0 that never decays. For each, how often one surrogate network crosses the line,
+# and how often the claim's decision fires, an interval over as many surrogate networks as the chapter runs
+# lying above the line:
+
+# %%
+surrogates = induced_norm.calibration_surrogates(figs3)
+kw = dict(samples=P.samples, steps=figs3["steps"], lag0=figs3["lag0"])
+cal = decaying_covariance.calibrate(
+    surrogates, draws=P.calibration_draws, seed=P.seed, networks=P.networks, **kw
+)
+display(Markdown(cal.table()))
+calib = induced_norm.calibration_values(cal)
+ledger.check(
+    "lsc.figs3.decaying-covariance", seeds=P.networks, **figs3, **run3, **calib
+)
+
+# %% [markdown]
+# The claim's fraction effect is decided only if the line separates a decaying covariance from one that never
+# decays at this sample count: the interval of the AR(1) with the norms' own lag-1 correlation may lie above
+# the line in at most 10% of the surrogate studies, that of the never-decaying floor in at least 90%. Where it
+# does not, a fraction above 10% says that correlations are still significant at lag0, not that they fail to
+# decay, and the claim is `inconclusive` for that reason (the claim box below gives both rates). The same
+# statistic and line decide Fig. S2 above, on one network: the white-noise and slow rows of the column "one
+# draw above the line" apply to it unchanged (same samples, steps and lag0). The gate: every pre-training met its stopping criteria. Stand-in digits (see the spike times
+# above); the paper also shows ALIF networks and two more tasks.
 
 # %% [markdown]
 # ## Verdicts
-
-# %% tags=["hide-input"]
-display(Markdown(ledger.table()))
 #
 # The Fig. S3 rule was re-declared after its first runs under the book's single design
 # ({doc}`/book/verdicts`): the fraction of significant correlations gets a bootstrap interval inside [0, 1]
-# and the decay is measured network by network (the claim box gives the old rule).
+# and the decay is measured network by network (the claim box gives the old rule). It was changed once more
+# after an independent audit, before its first run at the paper's width 42: the fraction effect is decided
+# only where the calibration above separates decaying from non-decaying covariance.
+
+# %% tags=["hide-input"]
+display(Markdown(ledger.table()))

@@ -19,8 +19,9 @@
 # {cite:t}`emami2021implicit` and the common special case of all four papers:
 #
 # * {cite:t}`herranzcelotti2024lsc` (LSC) ask that the *radius* of each transition derivative
-#   $\partial h_t/\partial h_{t-1} = J = W/\sqrt n$ be one (Theorem 1), so that gradients neither
-#   explode nor vanish through time;
+#   $\partial h_t/\partial h_{t-1} = J = W/\sqrt n$ be one (Theorem 1), so that their *upper* bound
+#   on the gradient grows at most polynomially through time (an upper bound: it rules out an
+#   exponential explosion of the bound, it says nothing against vanishing);
 # * {cite:t}`chen2018dynamical` (mean field) measure signal propagation by the slope $\chi_1$, the
 #   mean squared singular value of one Jacobian step, criticality being $\chi_1 = 1$, and the
 #   depth scale $\tau = -1/\log\chi$;
@@ -35,8 +36,11 @@
 # $\tau = -1/\log\nu_W$ governs signal propagation, gradient stability and memory bias (Secs. 1-2).
 # Once the network is nonlinear they part, and the chapter measures which one still predicts the
 # gradient decay (Sec. 3). Finally the two implicit biases, the $\rho$-weighted one of the linear RNN and
-# the $\ell_2$ one of the deep linear network, are one principle, GD moves the function as little as
-# the data allow in the norm of its tangent kernel, and are compared on the same data (Sec. 4).
+# the $\ell_2$ one of the deep linear network, are compared on the same data (Sec. 4). They are two
+# different mechanisms that both end on a minimum-norm-type interpolant: the linear RNN in the kernel
+# regime minimizes the change of its impulse response in the norm of a *fixed* tangent kernel; the deep
+# linear network is not in the kernel regime (its kernel evolves), and lands on $X^+y$ because its
+# predictor starts at zero and never leaves the row space of $X$.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -121,7 +125,7 @@ display(Math(steps["rho"]))
 # $2k$ Gaussian factors of $\operatorname{tr} W^k (W^\top)^k$) gives
 # $\mathbb E\|W^k\|_F^2 = \nu_W^k P_k(n)$ **exactly** at every width, with the polynomials
 
-# %%
+# %% tags=["hide-input"]
 for q in range(1, P.k_max + 1):
     display(
         Math(
@@ -132,16 +136,32 @@ display(Math(steps["grad"]))
 
 # %% [markdown]
 # The per-step decay is therefore $\nu_W$ exactly only for the first step; after that it carries a
-# correction $1 + O(k^2/n^2)$ from the pairings that tie a $W$ to a $W$ (not to a $W^\top$), so it equals
-# $\nu_W$ only as $n\to\infty$. The leading coefficient of every $P_k$ is one, the free-probability
-# statement $\varphi(c^k c^{*k}) = 1$ for a circular element $c$.
-#
-# **LSC.** The circular law puts the eigenvalues of $J$ uniformly in a disc; for such (R-diagonal)
-# limits the outer radius is $\|J\|_2 = \varphi(JJ^\top)^{1/2}$ (Haagerup and Larsen), and
-# $\varphi(JJ^\top)=\nu_W$ is the exact one-step moment above. This step is quoted, not derived, and it
-# is **asymptotic only**: the spectral radius of a finite matrix fluctuates around and above it.
+# correction $1 + O(k^2/n^2)$ from the non-planar pairings, so it equals $\nu_W$ only as $n\to\infty$.
+# Not all of the correction comes from the pairings that tie a $W$ to a $W$ (not to a $W^\top$): a
+# complex Ginibre matrix, whose entries have $\mathbb E W_{ij}^2 = 0$ and so no such pairings, still has
+# the crossing pairings of a $W$ with a $W^*$, and about half of the leading correction:
 
 # %%
+for q in range(2, P.k_max + 1):
+    pc = frobenius_moments.wick_polynomial(q, complex_entries=True)
+    display(Math(rf"P^{{\mathbb C}}_{q}(n) = {frobenius_moments.sp.latex(pc)}"))
+
+# %% [markdown]
+# The leading coefficient of every $P_k$ is one, the free-probability statement
+# $\varphi(c^k c^{*k}) = 1$ for a circular element $c$.
+#
+# **LSC.** The circular law puts the eigenvalues of $J$ uniformly in a disc; for such (R-diagonal)
+# limits the outer radius of the disc is $\|J\|_{L^2(\varphi)} = \varphi(JJ^\top)^{1/2}$ (Haagerup and
+# Larsen), and $\varphi(JJ^\top)=\nu_W$ is the exact one-step moment above. Here
+# $\|J\|_{L^2(\varphi)}$ is the trace (normalised Frobenius) norm, not the operator norm written
+# $\|J\|_2$ elsewhere in the book, which tends to $2\sqrt{\nu_W}$. The circular law is a statement about
+# the bulk of the eigenvalues: by itself it gives only $\liminf_n r(J)\ge\sqrt{\nu_W}$ (a few outlying
+# eigenvalues would not change the limit distribution). That the spectral radius converges to the edge
+# needs a separate theorem ({cite:t}`geman1986spectral`, and {cite:t}`bai1986limiting` under a finite
+# fourth moment). This step is quoted, not derived, and it is **asymptotic only**: the spectral radius of a
+# finite matrix fluctuates around and above it.
+
+# %% tags=["hide-input"]
 display(Math(steps["radius"]), Math(steps["tau"]))
 ledger.check("synthesis.timescale.derivation", **d.summary())
 
@@ -150,7 +170,7 @@ ledger.check("synthesis.timescale.derivation", **d.summary())
 # large (at $n=4$, $P_3(4)/4^4 = 1.69$): the sample means must agree with $\nu_W^kP_k(n)/n^{k+1}$ and
 # disagree with the naive $\nu_W^k$.
 
-# %%
+# %% tags=["hide-input"]
 wick = frobenius_moments.wick_check(4, P.k_max, 0.9, P.mc_samples, P.seed)
 ledger.check("synthesis.timescale.wick", **wick)
 
@@ -175,11 +195,11 @@ fig = figures.four_curves(lin)
 # **Figure 1.** The four diagnostics (95% intervals over seeds) against $\nu_W$, one panel per width,
 # with the common wide-limit prediction $\nu_W$ (grey line) and the exact finite-lag ratio
 # $\rho_{j+1}/\rho_j$ (dotted). Two curves lie on the line already at small width: $\chi_1$ is exact at
-# every width, the gradient decay nearly so. The spectral radius lies above the line and approaches it
+# every width, the gradient decay nearly so. The squared spectral radius lies above the line and approaches it
 # slowly as $n$ grows, the asymptotic member of the four. The NTK ratio follows the dotted curve, which
 # reaches $\nu_W$ only at long lags. Criticality ($\nu_W=1$) is the same point for all four.
 
-# %%
+# %% tags=["hide-input"]
 for name in ("radius", "chi1", "rho-ratio", "gradient-decay"):
     ledger.check(f"synthesis.timescale.{name}", seeds=P.seeds, **lin_summary)
 
@@ -210,14 +230,14 @@ fig = figures.nonlinear_panels([tanh, gated])
 # %% [markdown]
 # **Figure 2.** Measured per-step decays (95% intervals over seeds) against the predictions of the three
 # theories. For the tanh RNN, saturation makes $\chi_1 = \nu_W\mathbb E[\tanh'^2] < \nu_W$: the linear
-# line overestimates, while the mean-field $\chi_1$ tracks the decay and the measured local radius
-# follows it a little above (as the finite-width radius does in the linear case). With this input drive
+# line overestimates, while the mean-field $\chi_1$ tracks the decay and the measured squared local
+# radius follows it a little above (as the finite-width radius does in the linear case). With this input drive
 # $\chi_1<1$ over the whole sweep: the critical point of the tanh network has moved beyond
 # $\nu_W = 1.3$. For the gated cell the decay hardly depends on $\nu_W$; it is set by the gates. Its
 # Jacobian $\mathrm{diag}(u_t) + \mathrm{diag}(a_t)W$ is dominated by its non-random diagonal, its spectral
 # radius is set by the most open gates, and it no longer tells the average decay: only $\chi_1$ does.
 
-# %%
+# %% tags=["hide-input"]
 ledger.check(
     "synthesis.nonlinear.chi1-predicts",
     **{
@@ -234,7 +254,7 @@ ledger.check(
     seeds=P.seeds,
 )
 
-# %%
+# %% tags=["hide-input"]
 ledger.check(
     "synthesis.nonlinear.linear-fails",
     seeds=P.seeds,
@@ -247,7 +267,7 @@ ledger.check(
 )
 
 # %% [markdown]
-# ## 4. Two implicit biases, one principle
+# ## 4. Two implicit biases, two mechanisms
 #
 # **The derivation.** Linearise the RNN's impulse response at its initialization,
 # $h(\theta) = h^0 + G(\theta-\theta_0)$ with $G = \partial h/\partial\theta$, and run GD on
@@ -270,9 +290,17 @@ display(
 # %% [markdown]
 # So with $D = K$ the kernel-regime RNN lands on the interpolant closest to $h^0$ in the $K^{-1}$
 # norm. In the wide limit $K\to\mathrm{diag}(\rho_j)$ (Theorem 3.3(b) of Emami et al.): the RNN minimizes
-# $\sum_j |h_j-h^0_j|^2/\rho_j$, and long lags, with small $\rho_j$, are expensive to move. The deep
-# linear network of Chizat et al. has $K=I$ in its limit and starts from the zero predictor: its limit
-# is $X^+y$, the case $D = I$, $h^0 = 0$.
+# $\sum_j |h_j-h^0_j|^2/\rho_j$, and long lags, with small $\rho_j$, are expensive to move.
+#
+# The deep linear network of Chizat et al. gets to its minimum-norm solution by another route. Its
+# infinite-width limit is *not* a kernel regime: its tangent kernel is $3I$ at initialization only and then
+# evolves, growing with the solution ({doc}`/notebooks/infinite_width/limit_flow`: $R_\infty\succeq 3I$), so
+# it minimizes no fixed kernel norm. What it keeps is a subspace: the predictor starts at $0$ and every
+# update is $X^\top$ times something, so the predictor stays in the row space of $X$, where the only
+# interpolant is $X^+y$ (Theorem 2.3), whatever the kernel did on the way. The two results **coincide** in
+# form: $X^+y$ is the formula above with $D = I$, $h^0 = 0$. They **differ** in what fixes the answer: for
+# the kernel-regime RNN the kernel at initialization (the weights $\rho_j$) and the random start $h^0$; for
+# the deep linear network only the zero start and the row space, not the (changing) kernel.
 #
 # **The data.** An impulse response of $J$ lags fitted from $m<J$ equations
 # $y_i = \sum_j h^*_j u_{i+J-1-j}$, $u\sim\mathcal N(0,1)$, with a slowly decaying teacher $h^*$.
@@ -313,7 +341,7 @@ fig = figures.kernel_convergence(P.kernel_widths, gd, lim)
 # form with $K=\mathrm{diag}(\rho)$ (orange: the gap is the finite-width fluctuation of the NTK and
 # shrinks as the width grows, roughly like $n^{-1/2}$, dotted), mean over seeds and every seed (dots).
 
-# %%
+# %% tags=["hide-input"]
 ledger.check(
     "synthesis.bias.kernel-gd",
     derived=kkt.matches,
@@ -354,5 +382,5 @@ ledger.check(
 #
 # The book's own cross-paper claims, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -123,3 +123,67 @@ def test_fig_s2_study_summary_and_check():
     assert len({row.count("|") for row in rows}) == 1
     # the lag is counted in steps of the repeated sequence
     assert dc.fig_s2_study(8, 0, 2, 2, 10, torch.Generator()).lag0 == 20
+
+
+@pytest.mark.parametrize("phi, floor", [(0.0, 0.0), (0.8, 0.0), (0.6, 0.3)])
+def test_surrogates_have_their_known_correlation(phi, floor):
+    a = dc.surrogate_norms(40000, 12, phi, floor, np.random.default_rng(1))
+    C = np.corrcoef(a.T)
+    for lag in (1, 4, 10):
+        exact = floor + (1 - floor) * phi**lag
+        assert np.mean(np.diagonal(C, lag)) == pytest.approx(exact, abs=0.01)
+    with pytest.raises(ValueError, match="phi"):
+        dc.surrogate_norms(10, 5, 1.0, 0.0, np.random.default_rng(0))
+
+
+def test_largest_fraction_is_the_largest_of_the_four():
+    check = {"frac_sig": [0.1, 0.3], "pair_frac": [0.2, 0.05], "decays": True}
+    assert dc.largest_fraction(check) == 0.3
+
+
+def test_surrogate_statistic_runs_the_studys_code():
+    """The statistic of a surrogate equals the one computed by hand from the same draws."""
+    draw = dc.surrogate_statistic(200, 40, 8, 0.7, 0.0, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    fr = []
+    for a in [dc.surrogate_norms(200, 40, 0.7, 0.0, rng) for _ in range(2)]:
+        st = dc.lag_statistics(a, 0)
+        fr.append(float(np.mean(st.p[st.lags >= 8] < 0.05)))
+        fr.append(dc.pairwise_significance(a, 0, 8)[1])
+    assert draw == max(fr)
+
+
+def test_calibration_separates_white_noise_from_non_decaying_covariance():
+    sur = {
+        "white noise": (0.0, 0.0),
+        "slow": (0.98, 0.0),
+        "non-decaying": (0.5, 0.4),
+    }
+    cal = dc.calibrate(sur, 300, 50, 10, 20, seed=0, networks=4)
+    # under the null each correlation is significant with probability 5%
+    assert cal.mean["white noise"] == pytest.approx(0.05, abs=0.03)
+    assert cal.rate["white noise"] <= 0.3
+    # correlation 0.98^10 = 0.82 at lag0 and 0.4 forever: both always cross the 10% line
+    assert cal.rate["slow"] == cal.rate["non-decaying"] == 1.0
+    assert cal.above["slow"] == cal.above["non-decaying"] == 1.0
+    assert cal.above["white noise"] == 0.0  # intervals of 4 draws around 0.05
+    assert cal.correlation_at("non-decaying", 10) == pytest.approx(0.4 + 0.6 * 0.5**10)
+    rows = cal.table().splitlines()
+    assert len(rows) == 2 + 3 and len({r.count("|") for r in rows}) == 1
+    again = dc.calibrate(sur, 300, 50, 10, 20, seed=0, networks=4)
+    assert again.mean == cal.mean
+    with pytest.raises(ValueError, match="draws"):
+        dc.calibrate(sur, 300, 10, 10, 5, seed=0)
+    with pytest.raises(ValueError, match="networks"):
+        dc.calibrate(sur, 300, 50, 10, 3, seed=0, networks=4)
+
+
+def test_spike_times_of_the_stand_in_and_of_mnist():
+    # T(x) = 50 log(x / (x - 0.2)) ms, floored: x = 1 and 15/16 both spike at 11 ms, x = 6/16 at
+    # 38 ms, x = 5/16 only at 61 ms (after the 50 ms window)
+    digits = dc.spike_times(17)
+    assert digits.tolist() == [11, 12, 14, 15, 17, 19, 21, 25, 30, 38]
+    mnist = dc.spike_times(256)
+    assert mnist.tolist() == list(range(11, 50))
+    X = dc.load_sl_digits(300, 0)
+    assert set(np.nonzero(X.sum((0, 2)))[0]) <= set(digits.tolist())

@@ -1,5 +1,7 @@
 """Pre-training with the induced 2-norm and Fig. S3 (induced_norm)."""
 
+import math
+
 import pytest
 import torch
 
@@ -16,15 +18,23 @@ def test_norm_transition_reports_the_largest_singular_value():
     torch.testing.assert_close(t.radii(), torch.linalg.svdvals(M)[:, 0])
 
 
-def test_time_transition_norms_match_the_independent_lstm():
+def test_time_transition_norms_match_the_networks_own_jacobians():
+    """The closed-form norms against the spectral norms of the autograd Jacobians of the
+    network itself (its state is [c, h], a permutation that leaves ||.||_2 unchanged)."""
     x = torch.tensor(dc.load_sl_digits(6, 0, steps=20))
     net = make_rnn("lstm", 2, x.shape[-1], 5, 10, seed=1)
-    layers = [dc.LSTMLayer(c.W.detach(), c.U.detach(), c.b.detach()) for c in net.cells]
     ours = inn.time_transition_norms(net, x, chunk=4)
-    ref = dc.transition_norms(layers, x)
-    assert [a.shape for a in ours] == [(6, 20), (6, 20)]
+    trs = net.lsc_jacobians(x, n_times=None, include_input=False)
+    ref = [
+        torch.linalg.matrix_norm(t.M, ord=2).reshape(6, 20)
+        for t in trs
+        if t.kind == "time"
+    ]
+    assert [a.shape for a in ours] == [(6, 20), (6, 20)] and len(ref) == 2
     for a, r in zip(ours, ref):
-        torch.testing.assert_close(torch.tensor(a), r.double(), rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(
+            torch.tensor(a), r.detach().double(), rtol=1e-4, atol=1e-5
+        )
 
 
 def test_pretraining_through_the_wrapper_reaches_unit_norms():
@@ -58,6 +68,9 @@ def test_fig_s3_summary_over_networks():
     s = inn.fig_s3_summary(studies)
     checks = [st.check() for st in studies]
     worst = [max(c["frac_sig"] + c["pair_frac"]) for c in checks]
+    lag1 = [x for c in checks for x in c["lag1"]]
+    assert s["lag1_mean"] == pytest.approx(sum(lag1) / 4)
+    assert s["steps"] == 50 - studies[0].after.stats[0].t0
     assert s["networks"] == 2 and s["worst_each"] == [round(w, 3) for w in worst]
     assert abs(s["worst"]["mean"] - sum(worst) / 2) < 1e-12
     assert s["worst"]["lo"] <= s["worst"]["mean"] <= s["worst"]["hi"]
@@ -71,3 +84,16 @@ def test_fig_s3_networks_rejects_zero():
         inn.fig_s3_networks(
             0, 0, samples=24, width=4, time_repeat=1, lag0=5, steps=3, batch=16
         )
+
+
+def test_calibration_surrogates_follow_the_measured_norms():
+    summary = {"lag1_mean": 0.9, "far_mean": 0.12, "lag0": 20}
+    sur = inn.calibration_surrogates(summary)
+    assert sur["decaying"] == (0.9, 0.0) and sur["non-decaying"] == (0.9, 0.12)
+    assert sur["white noise"] == (0.0, 0.0)
+    phi = sur["slow"][0]
+    assert phi**20 == pytest.approx(math.exp(-1.0))
+    cal = dc.calibrate(sur, 60, 30, 5, 4, seed=0, networks=2)
+    v = inn.calibration_values(cal)
+    assert v["phi_data"] == 0.9 and v["floor_data"] == 0.12 and v["cal_draws"] == 4
+    assert set(v) >= {"rate_white", "rate_decaying", "rate_slow", "rate_nondecaying"}

@@ -26,6 +26,8 @@ import torch
 from scipy import special
 from torch.func import jacrev, vmap
 
+from ..stats import seed_interval
+
 
 def spike_latency(
     x: np.ndarray,
@@ -45,6 +47,14 @@ def spike_latency(
     n_idx, c_idx = np.nonzero(k < steps)
     out[n_idx, k[n_idx, c_idx].astype(int), c_idx] = 1.0
     return out
+
+
+def spike_times(levels: int, steps: int = 50) -> np.ndarray:
+    """The distinct spike times (steps) the sl code gives to an image set with ``levels`` grey
+    levels k / (levels - 1): 17 for scikit-learn's 8x8 digits (ten times, 11 to 38), 256 for MNIST
+    (39 times, 11 to 49). Coarse levels leave silent stretches between the spike times."""
+    x = np.arange(levels)[None] / (levels - 1)
+    return np.nonzero(spike_latency(x, steps=steps)[0].sum(1))[0]
 
 
 def load_sl_digits(
@@ -313,3 +323,124 @@ def fig_s2_study(
     pairwise = [pairwise_significance(a, st.t0, steps) for a, st in zip(norms, stats)]
     spikes = float(X.sum((1, 2)).mean()) / time_repeat
     return FigS2Study(X, norms, stats, pairwise, steps, spikes)
+
+
+# ---- Calibration of the decision statistic on surrogates with known covariance -------------
+
+
+def largest_fraction(check: dict) -> float:
+    """The decision statistic of Figs. S2-S3: the largest of the per-layer fractions of
+    correlations at lags >= lag0 significant at 5%, taken over both kinds (with respect to t0, and
+    over all pairs of steps) and both layers, i.e. ``max(frac_sig + pair_frac)`` of
+    :meth:`FigS2Study.check` (four fractions for two layers)."""
+    return float(max(list(check["frac_sig"]) + list(check["pair_frac"])))
+
+
+def surrogate_norms(
+    samples: int, steps: int, phi: float, floor: float, rng: np.random.Generator
+) -> np.ndarray:
+    """(samples, steps) Gaussian sequences, independent across samples, with the known correlation
+    Corr(a_s, a_t) = floor + (1 - floor) phi^|t - s| across samples: a stationary AR(1) process
+    with coefficient phi (white noise at phi = 0) plus, if floor > 0, a per-sample constant that
+    never decorrelates (a covariance that does not decay)."""
+    if not (0.0 <= phi < 1.0 and 0.0 <= floor < 1.0):
+        raise ValueError(f"phi = {phi}, floor = {floor}: both must lie in [0, 1)")
+    e = rng.standard_normal((samples, steps))
+    x = np.empty_like(e)
+    x[:, 0] = e[:, 0]
+    for t in range(1, steps):
+        x[:, t] = phi * x[:, t - 1] + np.sqrt(1.0 - phi * phi) * e[:, t]
+    z = rng.standard_normal((samples, 1))
+    return np.sqrt(floor) * z + np.sqrt(1.0 - floor) * x
+
+
+def surrogate_statistic(
+    samples: int,
+    steps: int,
+    lag0: int,
+    phi: float,
+    floor: float,
+    rng: np.random.Generator,
+    layers: int = 2,
+) -> float:
+    """The decision statistic (:func:`largest_fraction`) of ``layers`` independent surrogate layers
+    of shape (samples, steps), through the same code as the LSTM's norms (t0 = step 0)."""
+    norms = [surrogate_norms(samples, steps, phi, floor, rng) for _ in range(layers)]
+    stats = [lag_statistics(a, 0) for a in norms]
+    pairwise = [pairwise_significance(a, 0, lag0) for a in norms]
+    study = FigS2Study(None, norms, stats, pairwise, lag0, 0.0)
+    return largest_fraction(study.check())
+
+
+@dataclass
+class Calibration:
+    """How the decision statistic behaves on surrogates of known covariance, at the data's sample
+    count, number of steps and lag0: per surrogate (name -> (phi, floor)), over ``draws`` draws,
+    the crossing rate of ``line`` by one draw (one network), the mean statistic, and the rate at
+    which the claim's decision fires, the 95% t interval over ``networks`` draws lying entirely
+    above the line (``draws // networks`` independent groups)."""
+
+    samples: int
+    steps: int
+    lag0: int
+    line: float
+    draws: int
+    networks: int
+    surrogates: dict  # name -> (phi, floor)
+    rate: dict  # name -> fraction of draws with statistic > line
+    mean: dict  # name -> mean statistic
+    above: dict  # name -> fraction of groups of `networks` draws whose interval lies above line
+
+    def correlation_at(self, name: str, lag: int) -> float:
+        phi, floor = self.surrogates[name]
+        return floor + (1.0 - floor) * phi**lag
+
+    def table(self) -> str:
+        head = (
+            "| surrogate | $\\phi$ | floor | correlation at lag0 | at 2 lag0 | mean "
+            "statistic | one draw above the line | interval over "
+            f"{self.networks} draws above the line |\n|---|---|---|---|---|---|---|---|\n"
+        )
+        return head + "\n".join(
+            f"| {k} | {p:.3f} | {f:.3f} | {self.correlation_at(k, self.lag0):.3f} | "
+            f"{self.correlation_at(k, 2 * self.lag0):.3f} | {self.mean[k]:.3f} | "
+            f"{self.rate[k]:.0%} | {self.above[k]:.0%} |"
+            for k, (p, f) in self.surrogates.items()
+        )
+
+
+def calibrate(
+    surrogates: dict,
+    samples: int,
+    steps: int,
+    lag0: int,
+    draws: int,
+    seed: int,
+    networks: int = 5,
+    line: float = 0.1,
+    layers: int = 2,
+) -> Calibration:
+    """The decision statistic on each surrogate (name -> (phi, floor), see
+    :func:`surrogate_norms`), ``draws`` independent draws each, seeded from ``seed``: crossing rate
+    per draw, mean, and the rate of intervals over ``networks`` draws lying above ``line``."""
+    if draws < networks or networks < 2 or steps <= lag0:
+        raise ValueError(
+            f"draws = {draws}, networks = {networks}, steps = {steps}: need "
+            "draws >= networks >= 2 and steps > lag0"
+        )
+    rate, mean, above = {}, {}, {}
+    groups = draws // networks
+    for i, (name, (phi, floor)) in enumerate(surrogates.items()):
+        rng = np.random.default_rng([seed, i])
+        s = np.array(
+            [
+                surrogate_statistic(samples, steps, lag0, phi, floor, rng, layers)
+                for _ in range(draws)
+            ]
+        )
+        rate[name], mean[name] = float(np.mean(s > line)), float(s.mean())
+        los = [seed_interval(g).lo for g in s[: groups * networks].reshape(groups, -1)]
+        above[name] = float(np.mean(np.asarray(los) > line))
+    return Calibration(
+        samples, steps, lag0, line, draws, networks, dict(surrogates), rate, mean, above
+    )

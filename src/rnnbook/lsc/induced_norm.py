@@ -10,7 +10,10 @@ shuffling, called unchanged) is given transitions whose ``radii`` are their spec
 * :class:`InducedNormLSC` wraps a :class:`~rnnbook.lsc.pretrain.StackedRNN` so that
   :func:`~rnnbook.lsc.pretrain.pretrain` sees only such transitions;
 * :func:`fig_s3_networks` repeats the study on independent networks and :func:`fig_s3_summary`
-  gives the worst fraction of significant correlations with its 95% interval over them.
+  gives the largest of the four fractions of significant correlations (two layers, with respect to
+  t0 and over all pairs) with its 95% interval over them; :func:`calibration_surrogates` names the
+  surrogates of known covariance on which that statistic's 10% line is calibrated
+  (:func:`~rnnbook.lsc.decaying_covariance.calibrate`).
 
 :func:`fig_s3_study` pre-trains the 2-layer LSTM of App. H (:func:`rnnbook.lsc.models.make_rnn`) on
 the spike-latency digits of :mod:`rnnbook.lsc.decaying_covariance` and measures the statistics of
@@ -66,20 +69,15 @@ class InducedNormLSC(nn.Module):
 
 @torch.no_grad()
 def time_transition_norms(
-    net: StackedRNN, x: Tensor, chunk: int = 50
+    net: StackedRNN, x: Tensor, chunk: int = 64
 ) -> list[np.ndarray]:
-    """a_{t,l} = ||dh_{t,l}/dh_{t-1,l}||_2 at every sample and step: [(B, T)] per layer (batched
-    Jacobians of ``StackedRNN.lsc_jacobians``, ``chunk`` samples at a time)."""
-    out: list[list[np.ndarray]] = [[] for _ in net.cells]
-    B, T = x.shape[:2]
-    for b0 in range(0, B, chunk):
-        xb = x[b0 : b0 + chunk]
-        trs = net.lsc_jacobians(xb, n_times=None, include_input=False)
-        for tr in trs:
-            if tr.kind == "time":
-                a = torch.linalg.matrix_norm(tr.M, ord=2).reshape(xb.shape[0], T)
-                out[tr.layer - 1].append(a.double().numpy())
-    return [np.concatenate(parts) for parts in out]
+    """a_{t,l} = ||dh_{t,l}/dh_{t-1,l}||_2 at every sample and step: [(B, T)] per layer, for the
+    LSTM of ``make_rnn`` (h the concatenation of its two states): its weights run through the
+    independent closed-form LSTM of :func:`~rnnbook.lsc.decaying_covariance.transition_norms`
+    (batched Jacobians, the top eigenvalue of J^T J; the tests check it against the network's own
+    autograd Jacobians), ``chunk`` samples at a time."""
+    layers = [dc.LSTMLayer(c.W.detach(), c.U.detach(), c.b.detach()) for c in net.cells]
+    return [a.double().numpy() for a in dc.transition_norms(layers, x, chunk)]
 
 
 def digit_batches(batch: int, seed: int, time_repeat: int) -> Iterator[Tensor]:
@@ -162,22 +160,19 @@ def fig_s3_networks(networks: int, seed: int, **study) -> list[FigS3Study]:
 
 
 def fig_s3_summary(studies: list[FigS3Study]) -> dict:
-    """Fig. S3 over networks: per network the worst fraction of significant long-lag correlations
-    (over both layers, against t0 and over all pairs), whether its correlations decay and whether
-    its pre-training converged; the worst fraction's mean and 95% t interval over networks."""
+    """Fig. S3 over networks: per network the decision statistic, the largest of the four fractions
+    of significant correlations at lags >= lag0 (per layer, with respect to t0 and over all pairs;
+    :func:`~rnnbook.lsc.decaying_covariance.largest_fraction`), whether its correlations decay and
+    whether its pre-training converged; the statistic's mean and 95% t interval over networks; the
+    mean over networks and layers of |r| at lag 1 and at lags >= lag0, and the number of steps
+    after t0 (the shape of the calibration's surrogates)."""
     checks = [s.check() for s in studies]
-    worst = [max(c["frac_sig"] + c["pair_frac"]) for c in checks]
+    worst = [dc.largest_fraction(c) for c in checks]
     iv = seed_interval(worst)
     first = checks[0]
     return dict(
         worst=dict(mean=iv.mean, lo=iv.lo, hi=iv.hi, n=iv.n),
         worst_each=[round(w, 3) for w in worst],
-        decays_each=[bool(c["decays"]) for c in checks],
-        converged_each=[bool(c["converged"]) for c in checks],
-        networks=len(checks),
-        **{k: first[k] for k in ("frac_sig", "pair_frac", "lag0", "spikes")},
-        mean_norm=[float(np.mean([c["mean_norm"][j] for c in checks])) for j in (0, 1)],
-        init_mean_norm=[
         worst_seeds=[float(w) for w in worst],
         # per network, the largest over layers of mean |r| at lags >= lag0 over |r| at lag 1
         # (below 1/2: decays)
@@ -185,7 +180,53 @@ def fig_s3_summary(studies: list[FigS3Study]) -> dict:
             float(max(m / max(v, 1e-12) for m, v in zip(c["mean_abs"], c["lag1"])))
             for c in checks
         ],
+        decays_each=[bool(c["decays"]) for c in checks],
+        converged_each=[bool(c["converged"]) for c in checks],
+        networks=len(checks),
+        **{k: first[k] for k in ("frac_sig", "pair_frac", "lag0", "spikes")},
+        mean_norm=[float(np.mean([c["mean_norm"][j] for c in checks])) for j in (0, 1)],
+        init_mean_norm=[
             float(np.mean([c["init_mean_norm"][j] for c in checks])) for j in (0, 1)
         ],
         pretrain_steps=max(c["pretrain_steps"] for c in checks),
+        lag1_mean=float(np.mean([c["lag1"] for c in checks])),
+        far_mean=float(np.mean([c["mean_abs"] for c in checks])),
+        steps=int(studies[0].after.norms[0].shape[1] - studies[0].after.stats[0].t0),
+    )
+
+
+def calibration_surrogates(summary: dict) -> dict:
+    """The surrogates that calibrate the 10% line of Fig. S3 (name -> (phi, floor), see
+    :func:`rnnbook.lsc.decaying_covariance.surrogate_norms`): white noise; a fast AR(1) (phi = 0.5);
+    ``decaying``, an AR(1) with the norms' own mean lag-1 correlation (a decaying covariance by
+    definition); ``slow``, an AR(1) whose correlation falls to 1/e at lag0; ``non-decaying``, the
+    norms' lag-1 AR(1) plus a correlation floor at the norms' mean |r| at lags >= lag0, which never
+    decays."""
+    phi = min(max(summary["lag1_mean"], 0.0), 0.999)
+    floor = min(max(summary["far_mean"], 0.0), 0.999)
+    return {
+        "white noise": (0.0, 0.0),
+        "fast AR(1)": (0.5, 0.0),
+        "decaying": (phi, 0.0),
+        "slow": (float(np.exp(-1.0 / summary["lag0"])), 0.0),
+        "non-decaying": (phi, floor),
+    }
+
+
+def calibration_values(cal: dc.Calibration) -> dict:
+    """The crossing rates of the calibration as measured values of the Fig. S3 claim."""
+    return dict(
+        rate_white=cal.rate["white noise"],
+        rate_fast=cal.rate["fast AR(1)"],
+        rate_decaying=cal.rate["decaying"],
+        rate_slow=cal.rate["slow"],
+        rate_nondecaying=cal.rate["non-decaying"],
+        above_white=cal.above["white noise"],
+        above_decaying=cal.above["decaying"],
+        above_slow=cal.above["slow"],
+        above_nondecaying=cal.above["non-decaying"],
+        cal_draws=cal.draws,
+        cal_steps=cal.steps,
+        phi_data=cal.surrogates["decaying"][0],
+        floor_data=cal.surrogates["non-decaying"][1],
     )

@@ -56,8 +56,12 @@ def _classes(m: int, ties: list[tuple[int, int]]) -> int:
 
 
 @lru_cache(maxsize=None)
-def wick_polynomial(k: int) -> sp.Expr:
-    """P_k(n) with E||W^k||_F^2 = nu_W^k P_k(n) for W (n x n) with i.i.d. N(0, nu_W) entries."""
+def wick_polynomial(k: int, complex_entries: bool = False) -> sp.Expr:
+    """P_k(n) with E||W^k||_F^2 = nu_W^k P_k(n) for W (n x n) with i.i.d. N(0, nu_W) entries.
+
+    With ``complex_entries`` W is complex Ginibre (E|W_ij|^2 = nu_W, E W_ij^2 = 0): only the
+    pairings of a W with a conjugate factor W^* survive, and P_2 = n^3 + n instead of n^3 + 2n.
+    The difference between the two is the contribution of the pairings of a W with a W."""
     if not isinstance(k, int) or k < 0 or k > 7:
         raise ValueError(f"k = {k!r}: must be an integer in 0..7 ((2k-1)!! pairings)")
     if k == 0:
@@ -65,6 +69,8 @@ def wick_polynomial(k: int) -> sp.Expr:
     f = _factors(k)
     counts: dict[int, int] = {}
     for pairing in _pairings(list(range(2 * k))):
+        if complex_entries and any((a < k) == (b < k) for a, b in pairing):
+            continue  # E W W = E W* W* = 0 for complex Ginibre entries
         ties = [t for a, b in pairing for t in ((f[a][0], f[b][0]), (f[a][1], f[b][1]))]
         c = _classes(2 * k, ties)
         counts[c] = counts.get(c, 0) + 1

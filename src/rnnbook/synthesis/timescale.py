@@ -3,7 +3,9 @@ of the four papers derived with sympy, and where each identity is exact or only 
 
 1. LSC (Herranz-Celotti & Rouat): the squared spectral radius of the transition derivative
    dh_t/dh_{t-1} = J = W/sqrt(n). Asymptotic only: by the circular law the spectrum of J fills the disc of
-   radius ||J||_2 = sqrt(phi(J J^T)) (Haagerup-Larsen for R-diagonal limits), and phi(J J^T) = nu_W.
+   radius ||J||_{L^2(phi)} = sqrt(phi(J J^T)) (Haagerup-Larsen for R-diagonal limits; the trace norm,
+   not the operator norm, which tends to 2 sqrt(nu_W)), and phi(J J^T) = nu_W. The circular law alone
+   gives only liminf r(J) >= sqrt(nu_W); the convergence of r(J) is Geman's and Bai-Yin's theorem.
 2. Mean field (Chen, Pennington & Schoenholz, Eq. 4 and chi_1): chi_1 = sigma_w^2 E[phi'(u)^2] with
    phi(u) = u and sigma_w^2 = nu_W (the paper's W ~ N(0, sigma_w^2/N) is our W/sqrt(n)). Exact at every n
    in expectation: E||J||_F^2/n = nu_W.
@@ -71,7 +73,7 @@ class OneTimescale:
                 for q in sorted(g)
             )
             + r"\;\xrightarrow{n\to\infty}\;\nu_W",
-            "radius": r"r(J)^2 \xrightarrow{n\to\infty} \|J\|_2^2 = \varphi(JJ^\top) = "
+            "radius": r"r(J)^2 \xrightarrow{n\to\infty} \|J\|_{L^2(\varphi)}^2 = \varphi(JJ^\top) = "
             + L(self.radius2_limit),
             "tau": r"\tau = " + L(self.tau),
         }

@@ -1,5 +1,4 @@
-"""Two implicit biases, one principle: gradient descent from an initialization moves the function as little
-as the data allow, in the norm of its tangent kernel.
+"""Two implicit biases, two mechanisms that both end on a minimum-norm-type interpolant.
 
 * Linear RNN in the kernel regime (Emami et al., Theorem 3.3): the impulse response h(theta) linearised at
   theta_0, h_0 + G (theta - theta_0), trained by GD on (1/2)||X h - y||^2. Every gradient
@@ -9,7 +8,12 @@ as the data allow, in the norm of its tangent kernel.
   interpolant minimizing (h - h_0)^T K^{-1} (h - h_0). As n -> oo, K -> diag(rho_j) (Theorem 3.3(b)):
   the minimizer of sum_j |h_j - h_j^0|^2 / rho_j.
 * The deep linear network of Chizat et al. in its infinite-width limit starts from the zero predictor and
-  its gradient flow converges to the minimum l2-norm interpolant X^+ y (Theorem 2.3), the case K = I, h_0 = 0.
+  its gradient flow converges to the minimum l2-norm interpolant X^+ y (Theorem 2.3). This limit is not
+  a kernel regime: its tangent kernel is 3 I only at initialization and then evolves (R_inf >= 3 I grows
+  with the solution), so no fixed kernel norm is minimized. X^+ y is reached because the predictor
+  starts at 0 and every update is X^T times something: it stays in the row space of X, whose only
+  interpolant is X^+ y. The result coincides in form with the kernel formula at K = I, h_0 = 0; the
+  mechanism differs.
 
 Both are fitted here to the same under-determined system: m < J equations y_t = sum_j h_j u_{t-j} for an
 impulse response h of length J.

@@ -23,13 +23,13 @@
 # \qquad b_k=\|M_k\|_!,$$
 #
 # :::{prf:theorem} Theorem 5 of Herranz-Celotti & Rouat (lower LSC)
+# :nonumber:
 # :label: thm-lsc-5
 # The lower Local Stability Condition (l-LSC), $\mathbb E\log|b_k|=0$, is sufficient for a lower bound to the parameter
 # update anti-norm that in probability composes sub-exponentially, either with time or depth, if the $\log|b_k|$ have
 # decaying covariance.
 # :::
 #
-# :nonumber:
 # Theorem 6 ({doc}`proof_assumptions`) shows that on general matrices the only such anti-norm is zero; the paper
 # then proposes the determinant on positive semi-definite (PSD) matrices, which is super-additive and multiplicative
 # there. In Sec. II-B it adds that "experimentally we found it difficult to stabilize through pre-training the lower

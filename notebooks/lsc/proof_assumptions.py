@@ -20,13 +20,13 @@
 # $\frac1n\sum_k a_k$ by its expectation. {cite:t}`herranzcelotti2024lsc` discuss both (App. D and App. I):
 #
 # :::{prf:theorem} Theorem 6 of Herranz-Celotti & Rouat
+# :nonumber:
 # :label: thm-lsc-6
 # No super-additive ($\|A+B\|_!\ge\|A\|_!+\|B\|_!$) and super-multiplicative ($\|AB\|_!\ge\|A\|_!\|B\|_!$) scalar function
 # exists of complex or real matrices, apart from the zero function. However, on positive semi-definite matrices the
 # determinant is super-additive and multiplicative.
 # :::
 #
-# :nonumber:
 # So a *lower* bound on the update cannot be built the same way in general (Theorem 5 needs such an anti-norm). And,
 # for the assumption of Theorem 2: "We show in Fig. S2 [...] that the $\{a_k\}_k$ for the LSTM [...] with default
 # initialization [...] have covariances that are either very close to zero or decay to zero, and thus have Decaying
@@ -53,13 +53,13 @@ lag0 = None
 pretrain_steps = None
 pretrain_batch = None
 networks = None
+calibration_draws = None
 seed = None
 
 # %% tags=["hide-input"]
 import torch
 from IPython.display import Markdown, display
 from myst_nb import glue
-calibration_draws = None
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Repeats, Param, Steps, at_least
@@ -79,13 +79,13 @@ SPEC = {
     "pretrain_steps": Steps(20, 100, 400, "Fig. S3 step budget"),
     "pretrain_batch": Param(int, 32, 64, 128, at_least(2), ">= 2; Fig. S3 batch"),
     "networks": Repeats(2, 5, 5, "independent Fig. S3 networks", 2),
+    "calibration_draws": Repeats(20, 200, 1000, "surrogate draws per row", 10),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
 P, ledger = start("lsc/proof_assumptions", SPEC, globals())
 gen = torch.Generator().manual_seed(P.seed)
 
 # %% [markdown]
-    "calibration_draws": Repeats(20, 200, 1000, "surrogate draws per row", 10),
 # ## Searching for a counterexample to Theorem 6
 #
 # For each size $n$ we take the special matrices $0, I, -I, 2I$, a diagonal of alternating signs and, for even $n$, the

@@ -116,7 +116,7 @@ display(Math(steps["chi1"]), Math(steps["frobenius"]))
 # variance recursions of the proof (`rnnbook.implicit_bias.scale_factors`), the ratio of consecutive
 # factors is, exactly, $\nu_W$ times a factor $1 + a/(aj+b)$ that tends to one only as $j\to\infty$:
 
-# %%
+# %% tags=["hide-input"]
 display(Math(steps["rho"]))
 
 # %% [markdown]
@@ -170,7 +170,7 @@ ledger.check("synthesis.timescale.derivation", **d.summary())
 # large (at $n=4$, $P_3(4)/4^4 = 1.69$): the sample means must agree with $\nu_W^kP_k(n)/n^{k+1}$ and
 # disagree with the naive $\nu_W^k$.
 
-# %% tags=["hide-input"]
+# %%
 wick = frobenius_moments.wick_check(4, P.k_max, 0.9, P.mc_samples, P.seed)
 ledger.check("synthesis.timescale.wick", **wick)
 

@@ -344,3 +344,18 @@ def test_two_builds_in_one_folder_take_turns(built, tmp_path):
     assert (first.returncode, second.returncode) == (0, 0), out
     assert "another build is using" in out and "executing 0 of 4" in out
     assert claims_json(root) == claims_json(built)
+
+
+def test_what_the_check_of_an_entry_says(built, tmp_path):
+    key = entry(built, "c1").name
+    d = Path(shutil.copytree(entry(built, "c1"), tmp_path / key))
+    assert xc.check_entry(d, key) is None
+    assert xc.check_entry(d, "another") == "meta.json names another key"
+    (d / "claims" / "extra.json").write_text("{}")
+    assert xc.check_entry(d, key) == "claims/extra.json not in its checksums"
+    meta = json.loads((d / "meta.json").read_text())
+    del meta["files"]
+    (d / "meta.json").write_text(json.dumps(meta))
+    assert xc.check_entry(d, key) == xc.NO_CHECKSUMS
+    (d / "meta.json").unlink()
+    assert xc.check_entry(d, key) == "meta.json missing"

@@ -229,11 +229,8 @@ class Cache:
 
     def sweep(self) -> None:
         """Remove the temporary folders a killed build left (under the build lock)."""
-        if self.folder.is_dir():
-            for tmp in self.folder.glob("*/*/.tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
-            for tmp in self.folder.glob("*/.tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
+        for tmp in list(self.folder.rglob(".tmp-*")):
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def last_parts(self, chapter: str) -> dict | None:
         try:
@@ -299,6 +296,10 @@ class Cache:
         return edited
 
 
+#: an entry of a build from before the checksums: not damaged, but it cannot be checked
+NO_CHECKSUMS = "no checksums (an older build's entry)"
+
+
 def check_entry(d: Path, digest: str) -> str | None:
     """What is wrong with the cache entry in ``d`` (in a few words), or ``None`` if it is whole."""
     try:
@@ -308,7 +309,7 @@ def check_entry(d: Path, digest: str) -> str | None:
     except (OSError, ValueError) as e:
         return f"meta.json unreadable: {type(e).__name__}"
     if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict):
-        return "meta.json has no checksums (written by an older build)"
+        return NO_CHECKSUMS
     if meta.get("key") != digest:
         return "meta.json names another key"
     try:

@@ -276,7 +276,9 @@ def execute_chapters(
                 }
             )
             continue
-        if damage is not None:
+        if damage == xc.NO_CHECKSUMS:
+            why = f"its cached run has {damage}"
+        elif damage is not None:
             log(f"  damaged cache entry of {ch.name} ({damage}): running it again")
             why = f"its cached run was damaged ({damage})"
         elif force:

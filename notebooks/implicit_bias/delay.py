@@ -14,6 +14,12 @@
 # %% [markdown]
 # # The bias against long memory: test error against delay
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** Theorem 4.1 ({doc}`training_dynamics`) says that a wide linear RNN trained by
 # gradient descent moves its lag-$j$ coefficient at most in proportion to $\rho_j\approx j\nu_W^{j-1}$: unless
 # the number of steps grows exponentially with the lag, the RNN cannot learn long memories.

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Linear RNNs as convolutions: stability, realisations, kernels and the initial impulse response
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`emami2021implicit` compare the linear RNN of their Eq. (1),
 # $h_t = W h_{t-1}/\sqrt n + F x_t$, $y_t = C h_t/\sqrt n$, initialized by (4), with linear 1D convolutions
 # $y_t = \sum_{j\le t} L_j x_{t-j}$ (Eq. 5) and their *scaled* version $L_j = \sqrt{\rho_j}\,\theta_j$ (Eqs. 7-8).

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Real data: limited data favours the short memory, all data the unscaled convolution
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** In Sec. 5.2 (Table 1, Fig. 5) {cite:t}`emami2021implicit` predict the hand
 # velocity of a macaque from the spike rates of 52 neurons in its primary somatosensory cortex (S1), 51
 # minutes of recording, with sequences of $T=15$ bins, a linear RNN ($n=1000$, $\nu_W=0.3$, $\nu_F=\nu_C=1$),

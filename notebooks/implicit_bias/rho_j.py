@@ -14,6 +14,12 @@
 # %% [markdown]
 # # The scale factors $\rho_j$ of a wide linear RNN
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`emami2021implicit` show that in the wide limit the neural tangent kernel
 # of the linear RNN $h_t = W h_{t-1}/\sqrt n + F x_t$, $y_t = C h_t/\sqrt n$ (Eq. 1), initialized with
 # $W_{ij}\sim\mathcal N(0,\nu_W)$, $F_{ij}\sim\mathcal N(0,\nu_F)$, $C_{ki}\sim\mathcal N(0,\nu_C)$ (Eq. 4), is

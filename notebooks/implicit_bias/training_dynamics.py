@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Training a wide linear RNN is training a scaled convolution
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** From Theorems 3.2 and 3.3 (the two models have the same NTK, see
 # {doc}`equivalence` and {doc}`rho_j`) and the kernel-regime results of {cite:t}`lee2019wide` and
 # {cite:t}`alemohammad2020recurrent`,

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # More hidden layers: the four-layer network and its limit (Sec. 6)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`chizat2022infinite` (Sec. 6) extend the three-layer analysis to $L$ middle
 # layers, $h(x)=V^\top W_L\cdots W_1Ux$, trained in μP (learning rates $\tau m$ for $U$, $\tau$ for every $W_l$,
 # $\tau/m$ for $V$). With scale-free variables, $W_l=Z_l/\sqrt m+\tilde W_l/m$, they argue (formally) that as

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # The limit model in continuous time: scale, plateaus and the min-norm predictor
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** Sec. 5 of {cite:t}`chizat2022infinite` studies the gradient flow of the limit energy
 # $\mathcal E(A,G,B)=\int L(B^\top(\mathcal A+G)Ax,y)\,dp$ (2.11), i.e. the $\tau\to0$ limit of the GD (2.10), started from
 # the deterministic initialization (2.7)-(2.8):

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # From width $m$ to the exact infinite-width limit
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`chizat2022infinite` (Sec. 2) train the three-layer linear network
 # $h^m(x) = V^\top W U x$ with $U\in\mathbb R^{m\times d}$, $W\in\mathbb R^{m\times m}$, $V\in\mathbb R^m$ in the
 # maximal-update parametrization (μP): the initialization (2.1)

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Deep feed-forward nets pre-trained to the LSC (Fig. 2)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`herranzcelotti2024lsc` (Sec. II-E, III-A, Fig. 2) train 30-layer
 # feed-forward nets of width 128, $\boldsymbol h_l=a(W_l\boldsymbol h_{l-1}+\boldsymbol b_l)$ with $a\in\{$ReLU, sin,
 # cos$\}$, initialized as Glorot, as He, or as Glorot followed by LSC pre-training to $\rho_t=1$, over a grid of 7

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # How fast gradient paths multiply (Fig. 1b-c, Theorem 4)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`herranzcelotti2024lsc` (Sec. III-B, Fig. 1b and App. C) count the gradient
 # paths of a deep RNN as the shortest paths across a grid of sides $T$ and $\Delta l$, $\binom{T+\Delta l}{T}$,
 # and state three regimes, proven for Lemma 2's quantity $\frac1T\binom{T+\Delta l+2}{T}$ (Eqs. 30-33):

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Counting gradient paths on the time-depth grid (Lemma 2)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** In a deep RNN the gradient from the output at $(t, L)$ reaches the state
 # $(t', l)$ along many chains of transition derivatives. {cite:t}`herranzcelotti2024lsc` (Sec. II-B, Fig. 1a-b
 # and App. C) count these chains as the shortest paths between opposite corners of a rectangular grid of

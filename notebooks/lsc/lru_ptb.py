@@ -14,6 +14,12 @@
 # %% [markdown]
 # # The LRU pre-trained to local stability (Table I, Fig. 4)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`herranzcelotti2024lsc` (Sec. III-D) train the Linear Recurrent Unit
 # {cite:p}`lru2023`, a state-space model, as a word-level language model on PTB at depths 3 and 6, from its default
 # initialization or pre-trained to $\rho_t=1$, $\rho_t=0.5$ or $\bar\rho_t=0.5$ (the time component's target

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Pre-training to local stability (Sec. II-D)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** Instead of deriving an initialization for every new architecture,
 # {cite:t}`herranzcelotti2024lsc` (Sec. II-D) *pre-train* the network until it satisfies the Local Stability
 # Condition: the spectral radius $\rho(M_k)$ of every transition derivative

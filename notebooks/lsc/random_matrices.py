@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Spectral radii of random matrices and the classical initializations (Lemma 1, Corollary 1)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** To show that the classical initializations satisfy the LSC, {cite:t}`herranzcelotti2024lsc`
 # (Sec. II-C, App. B) need the expected spectral radius of a random matrix at *finite* size:
 #

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Bounds on the parameter update (Theorems 1-3)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`herranzcelotti2024lsc` (Sec. II-B, App. A) bound the element-wise variance of
 # the parameter update $\Delta\theta_l = -\eta\,\partial\bar{\mathcal L}/\partial\theta_l$ of the deep RNN of Eq. (1),
 # with $\bar{\mathcal L}=\frac1T\sum_t\mathcal L_t$, through the transition derivatives $M_k\in\{\partial h_{t,l}/\partial h_{t-1,l},

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Dynamical isometry and the critical initialization (Eqs. 10-13, Algorithm 1)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`chen2018dynamical` (Sec. 3.2.2) study the end-to-end Jacobian
 # $\mathbf J=\prod_t\mathbf J_t$ of the minimalRNN with untied weights, where the one-step Jacobian is
 # $\mathbf J_t=\mathbf D_{\mathbf u^t}+\mathbf D_{\sigma'(\mathbf e^t)\odot(\mathbf h^{t-1}-\tilde{\mathbf x}^t)}\mathbf W$ (Eq. 10). Its mean squared

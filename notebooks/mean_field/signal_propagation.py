@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Signal propagation in random vanilla RNNs and minimalRNNs
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`chen2018dynamical` (Sec. 3) feed two input sequences of equal norm $R$ and
 # cosine similarity $\Sigma^t_{12}$ to two copies of a random RNN and follow the $2\times2$ covariance
 # $\mathbf q^t$ of the pre-activations in the wide limit, assuming *untied* weights (a fresh $W$ at every

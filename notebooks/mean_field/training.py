@@ -14,6 +14,12 @@
 # %% [markdown]
 # # Trainability, critical initialization and language modelling (Sec. 4-5)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** {cite:t}`chen2018dynamical` connect the theory to training in three experiments:
 #
 # :::{prf:observation} Fig. 2 of Chen et al.

@@ -80,7 +80,8 @@ def test_declared_rule_decides(book):
         assert set(ledger.FIELDS) <= set(r) and r["chapter"] == "notebooks/lsc/x"
         assert r["rule"] and r["profile"] == "smoke"
     json.dumps(records)
-    assert "| `lsc.a` |" in led.table()
+    assert '<a href="#lsc.a">first</a>' in led.table()
+    assert records[0]["values"] == {"errors": [0, 1], "n": 2}
 
 
 def test_gate_makes_untrained_inconclusive(book):
@@ -162,9 +163,53 @@ def test_claim_box_and_escaping(book):
     assert ledger.md_escape("nu_W**j | x") == "nu\\_W\\*\\*j \\| x"
     assert ledger.md_cell(None) == "—"
     assert ledger.md_cell("a" * 300, width=10).endswith("…")
+    # a cut never falls inside a number, and floats are rounded for reading
+    assert ledger.md_cell("gap 0.123456, 12345.678", width=20) == "gap 0.123456, …"
+    assert ledger.md_cell([0.123456789, 2]) == "\\[0.1235, 2\\]"
     box = Ledger("lsc/x", "book").check("lsc.b", x=1.0)._repr_markdown_()
-    assert box.startswith(":::{admonition} `lsc.b`: reproduced") and box.endswith(":::")
-    assert "declared before the run" in box
+    assert box.startswith(":::{admonition} Lemma 2: reproduced (`lsc.b`)")
+    assert box.endswith(":::") and "declared before the run" in box
+    assert '<span id="lsc.b" class="claim-anchor"></span>' in box
+    assert 'href="../../book/scorecard.html#scorecard-lsc.b"' in box
+
+
+def test_box_shows_a_rule_changed_after_a_run(book):
+    led = Ledger("lsc/x", "book")
+    c = led.check("lsc.b", x=1.0)
+    c.history = [
+        {"date": "2026-11-20", "old_rule": [{"reproduced": "x > 0"}], "why": "w"}
+    ]
+    box = c._repr_markdown_()
+    assert "declared before the run" not in box and "changed after a run" in box
+    assert "until 2026-11-20 the rule was**: reproduced if x \\> 0" in box
+    assert "Changed because: w" in box
+
+
+def test_box_says_seeds_and_gate_plainly(book):
+    g = Ledger("lsc/x", "book").check("lsc.gated", acc=0.1, effect=5.0, seeds=3)
+    box = g._repr_markdown_()
+    assert "**seeds**: 3 independent seeds" in box
+    assert "**trained?** no: the declared test (acc \\>= 0.2) fails, value 0.1" in box
+
+
+def test_check_shows_its_box_once_in_a_kernel(book, monkeypatch):
+    """In a kernel a check shows its box at once (in a loop, not last in its cell); the box
+    is not shown again when the check is also the cell's value."""
+    import IPython
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda d, raw: shown.append(d))
+    led = Ledger("lsc/x", "book")
+    for x in (1.0, 5.0):
+        c = led.check("lsc.b", x=x)
+    assert len(shown) == 2 and "not-reproduced" in shown[1]["text/markdown"]
+    c._ipython_display_()
+    assert len(shown) == 2
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    led.check("lsc.b", x=1.0)._ipython_display_()
+    assert len(shown) == 2  # outside a kernel nothing is displayed
 
 
 def test_verdict_within():
@@ -186,3 +231,19 @@ def test_rules_see_values_inside_comprehensions_and_nan_compares(tmp_path, monke
     assert led.check("mean-field.q", rows=[[1, 1]], p=0.5).verdict == "reproduced"
     c = led.check("mean-field.q", rows=np.array([[3.0, 1.0]]), p=float("nan"))
     assert c.verdict == "not-reproduced"
+
+
+def test_box_shows_each_effect_of_a_claim_decided_per_effect(book):
+    c = Ledger("lsc/x", "book").check("lsc.b", x=1.0)
+    c.measured = "gap 0.1. Decided: vanilla ...; minimal ..."
+    c.effects = [
+        dict(name="vanilla", estimate=-0.105, lo=-0.179, hi=-0.032, level=0.975, n=5)
+        | dict(interval="mean", direction="above", smallest=0.02, trained=True)
+        | dict(decision="not-reproduced", contrary=True),
+    ]
+    box = c._repr_markdown_()
+    assert "(book profile): gap 0.1\n" in box and "Decided" not in box
+    assert (
+        "**vanilla**: -0.105 \\[-0.179, -0.032\\] (97.5% mean interval, n = 5)" in box
+    )
+    assert "a significant effect against the paper" in box

@@ -1,8 +1,13 @@
-"""The generated scorecard: one column per verdict, headers that can wrap inside long words."""
+"""The generated scorecard: counts under breakable headers, rows in the paper's order with the
+statement, the paper's value, the measurement in full and a link to the box; each row an anchor."""
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
 
 from rnnbook.book import pages
 from rnnbook.book.claims import VERDICTS
-
 
 FIELDS = {
     "paper": "lsc",
@@ -26,4 +31,119 @@ def test_scorecard_counts_every_verdict_under_a_breakable_header():
         v.replace("-", " ") for v in VERDICTS
     ]
     assert all(len(w.split("\u00ad")[0]) <= 7 for c in cells for w in c.split())
-    assert lsc.replace(" ", "") == "|lsc|" + "1|" * len(VERDICTS) + f"{len(VERDICTS)}|"
+    assert lsc.replace(" ", "").endswith(
+        "|" + "1|" * len(VERDICTS) + f"{len(VERDICTS)}|"
+    )
+
+
+def test_scorecard_rows_read_in_the_papers_order_with_links_both_ways():
+    long = "gap -0.001 [-0.099, 0.097] over 5 seeds; " + "x = 0.123456789, " * 20
+    claims = [
+        dict(FIELDS, id="lsc.fig10", source="Fig. 10", verdict="reproduced"),
+        dict(FIELDS, id="lsc.figs2", source="Fig. S2", verdict="reproduced"),
+        dict(FIELDS, id="lsc.fig2", source="Fig. 2", verdict="reproduced"),
+        dict(FIELDS, id="lsc.lemma2", source="Lemma 2", verdict="not-reproduced"),
+        dict(FIELDS, id="lsc.table1", source="Table I", verdict="reproduced"),
+        dict(
+            FIELDS,
+            id="lsc.sec2",
+            source="Sec. II-D",
+            measured=long,
+            verdict="reproduced",
+        ),
+    ]
+    page = pages.scorecard(claims)
+    rows = re.findall(r'<tr id="scorecard-([^"]+)">', page)
+    assert rows == [
+        "lsc.sec2",
+        "lsc.lemma2",
+        "lsc.fig2",
+        "lsc.fig10",
+        "lsc.figs2",
+        "lsc.table1",
+    ]
+    assert long.strip() in page  # the measurement in full
+    assert 'href="../notebooks/lsc/x.html#lsc.lemma2"' in page
+    for label in ("claim", "paper", "measured", "verdict"):
+        assert f'data-label="{label}"' in page  # cells keep their name when rows stack
+
+
+def test_reason_is_the_notes_first_sentence():
+    assert (
+        pages.reason("Stand-in data (Austen). Width 64; more.")
+        == "Stand-in data (Austen)."
+    )
+    assert (
+        pages.reason("p = 0.05 at width 1.5e3 holds") == "p = 0.05 at width 1.5e3 holds"
+    )
+    assert len(pages.reason("word " * 100)) < 230
+
+
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "wbr",
+}
+
+
+class Anchors(HTMLParser):
+    """The ancestors' classes and tags of every element with an id on a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, str]] = []
+        self.found: dict[str, list[tuple[str, str]]] = {}
+        self.links: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "a" and a.get("href"):
+            self.links.add(a["href"])
+        if a.get("id"):
+            self.found.setdefault(a["id"], list(self.stack))
+        if tag not in VOID:
+            self.stack.append((tag, a.get("class") or ""))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                break
+
+
+def parse(path: Path) -> Anchors:
+    p = Anchors()
+    p.feed(path.read_text())
+    return p
+
+
+def test_every_claim_has_a_visible_anchored_box_linked_both_ways(smoke_book):
+    """Each ledger claim has its box, with the claim id as its anchor, on its chapter's page,
+    shown (not in a hidden or folded output), linking to its scorecard row, which links back."""
+    claims = json.loads((smoke_book / "claims.json").read_text())
+    html = smoke_book / "html"
+    scorecard = parse(html / "book" / "scorecard.html")
+    pages_ = {}
+    missing = []
+    for c in claims:
+        page = pages_.setdefault(c["chapter"], parse(html / f"{c['chapter']}.html"))
+        where = page.found.get(c["id"])
+        boxed = where and any("claim-box" in cls.split() for _, cls in where)
+        hidden = where and any(tag == "details" for tag, _ in where)  # folded
+        if not boxed or hidden:
+            missing.append(c["id"])
+            continue
+        assert f"../../book/scorecard.html#scorecard-{c['id']}" in page.links, c["id"]
+        assert f"scorecard-{c['id']}" in scorecard.found, c["id"]
+        assert f"../{c['chapter']}.html#{c['id']}" in scorecard.links, c["id"]
+    assert not missing, f"{len(missing)} claim(s) without a visible box: {missing}"
+    assert (html / "claims.json").exists() and "../claims.json" in scorecard.links

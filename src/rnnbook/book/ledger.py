@@ -74,10 +74,16 @@ class Claim:
     rule: str = ""
     seeds: int | None = None
     trained: dict | None = None
+    history: list | None = None
+    values: dict | None = None
+    effects: list | None = None  # per effect: interval, smallest effect, decision
     extra: dict = field(default_factory=dict)
 
     def _repr_markdown_(self) -> str:
-        """The claim box shown in the chapter, under the cell that measured it."""
+        """The claim box shown in the chapter where the claim is decided.
+
+        It carries the claim id as its HTML anchor (``chapter.html#<id>``) and links back to the
+        claim's row on the scorecard."""
         kind = {
             "reproduced": "tip",
             "partly-reproduced": "warning",
@@ -85,35 +91,52 @@ class Claim:
             "inconclusive": "note",
             "not-attempted": "note",
         }[self.verdict]
-        rows = [f"**{md_escape(self.source)}.** {md_escape(self.statement)}", ""]
+        anchor = f'<span id="{self.id}" class="claim-anchor"></span>'
+        rows = [f"{anchor}**Claim.** {md_escape(self.statement)}", ""]
         if self.paper_value is not None:
-            rows.append(f"- **paper**: {md_cell(self.paper_value, 600)}")
-        rows.append(f"- **measured** ({self.profile}): {md_cell(self.measured, 900)}")
-        if self.tolerance is not None:
-            rows.append(f"- **tolerance**: {md_cell(self.tolerance, 400)}")
+            rows.append(f"- **paper**: {md_cell(self.paper_value, None)}")
+        measured = self.measured
+        if self.effects and isinstance(measured, str):
+            measured = measured.partition("Decided: ")[0].rstrip(". ") or None
+        rows.append(
+            f"- **measured** ({self.profile} profile): {md_cell(measured, None)}"
+        )
+        if self.effects:
+            rows.append("- **decided per effect** (each on its own interval):")
+            rows += [f"  - {effect_text(e)}" for e in self.effects]
         if self.seeds is not None:
-            rows.append(f"- **seeds**: {self.seeds}")
+            rows.append(f"- **seeds**: {seeds_text(self.seeds)}")
         if self.trained is not None:
-            gate = "passed" if self.trained["passed"] else "failed"
-            rows.append(
-                f"- **trained** ({md_cell(self.trained['rule'], 200)}): {gate}, "
-                f"value {md_cell(self.trained.get('value'), 200)}"
-            )
+            rows.append(f"- **trained?** {trained_text(self.trained)}")
+        if self.tolerance is not None:
+            rows.append(f"- **tolerance**: {md_cell(self.tolerance, None)}")
         if self.rule:
-            rows.append(
-                f"- **rule** (declared before the run): {md_cell(self.rule, 600)}"
-            )
+            rows += rule_rows(self.rule, self.history)
         if self.note:
-            rows.append(f"- **note**: {md_cell(self.note, 1500)}")
+            rows.append(f"- **note**: {md_cell(self.note, None)}")
+        back = scorecard_url(self.chapter, self.id) if self.chapter else ""
+        if back:
+            rows += [
+                "",
+                f'<a class="claim-back" href="{back}">this claim on the scorecard</a>',
+            ]
         return "\n".join(
             [
-                f":::{{admonition}} `{self.id}`: {self.verdict}",
-                f":class: {kind}",
+                f":::{{admonition}} {md_escape(self.source)}: {self.verdict} "
+                f"(`{self.id}`)",
+                f":class: {kind} claim-box",
                 "",
                 *rows,
                 ":::",
             ]
         )
+
+    def _ipython_display_(self) -> None:
+        """Show the box once: :meth:`Ledger.check` already shows it where the claim is decided,
+        so a check that is also the last expression of its cell (or passed to ``display``) does
+        not show it twice."""
+        if not self._shown:
+            show(self)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
@@ -142,6 +165,7 @@ class Claim:
         self.paper_value = _jsonable(self.paper_value)
         self.measured = _jsonable(self.measured)
         self.tolerance = _jsonable(self.tolerance)
+        self._shown = False
 
 
 class Ledger:
@@ -195,8 +219,12 @@ class Ledger:
             rule=d.rule_text(),
             seeds=seeds,
             trained=dec.trained,
+            history=_jsonable(list(getattr(d, "history", None) or [])) or None,
+            values=quotable(values),
         )
-        return self._write(claim)
+        self._write(claim)
+        show(claim)
+        return claim
 
     def _write(self, claim: Claim) -> Claim:
         folder = claims_dir()
@@ -206,13 +234,31 @@ class Ledger:
         return claim
 
     def table(self) -> str:
-        """The chapter's verdicts as a Markdown table (display it with ``IPython.display.Markdown``)."""
-        rows = ["| claim | source | measured | verdict |", "| --- | --- | --- | --- |"]
+        """The chapter's verdicts as a Markdown table, each claim linked to its box (display it
+        with ``IPython.display.Markdown``)."""
+        rows = ["| claim | source | verdict |", "| --- | --- | --- |"]
         for c in self.claims:
-            rows.append(
-                f"| `{c.id}` | {md_escape(c.source)} | {md_cell(c.measured)} | **{c.verdict}** |"
-            )
+            link = f'<a href="#{c.id}">{md_escape(c.statement)}</a>'
+            rows.append(f"| {link} | {md_escape(c.source)} | **{c.verdict}** |")
         return "\n".join(rows)
+
+
+def quotable(values: dict) -> dict | None:
+    """The measured values that prose may quote (``{claim}`id:values.steps```): numbers,
+    strings, booleans and short lists of them; arrays and curves are left out."""
+    out = {}
+    for k, v in values.items():
+        v = _jsonable(v)
+        scalar = (bool, int, float, str)
+        if isinstance(v, scalar) and len(str(v)) <= 200:
+            out[k] = v
+        elif (
+            isinstance(v, list)
+            and len(v) <= 12
+            and all(isinstance(x, scalar) for x in v)
+        ):
+            out[k] = v
+    return out or None
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
@@ -223,11 +269,118 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
 
 
-def md_cell(x: Any, width: int = 160) -> str:
-    """A value for a Markdown table cell: JSON for non-strings, shortened to ``width``, escaped."""
-    s = "—" if x is None else x if isinstance(x, str) else json.dumps(x)
-    s = s if len(s) <= width else s[: width - 1] + "…"
+def md_cell(x: Any, width: int | None = 160) -> str:
+    """A value for Markdown: JSON for non-strings (floats rounded for reading), escaped; shortened
+    to ``width`` characters only where a ``width`` is given (never inside a number)."""
+    s = "—" if x is None else x if isinstance(x, str) else json.dumps(readable(x))
+    if width is not None and len(s) > width:
+        cut = s[: width - 1]
+        s = (cut[: m.start()] if (m := re.search(r"[\d.eE+-]+$", cut)) else cut) + "…"
     return md_escape(s)
+
+
+def readable(x: Any, digits: int = 4) -> Any:
+    """Floats rounded to ``digits`` significant digits, inside lists and dicts too."""
+    if isinstance(x, float) and math.isfinite(x) and x != 0:
+        return float(f"{x:.{digits}g}")
+    if isinstance(x, list):
+        return [readable(v, digits) for v in x]
+    if isinstance(x, dict):
+        return {k: readable(v, digits) for k, v in x.items()}
+    return x
+
+
+def seeds_text(seeds: int) -> str:
+    return f"{seeds} independent seed{'s' if seeds != 1 else ''}"
+
+
+def trained_text(trained: dict) -> str:
+    """The trained-or-not gate in words: passed or not, its declared test and its value."""
+    test = md_cell(trained["rule"], None)
+    value = md_cell(trained.get("value"), None)
+    if trained["passed"]:
+        return f"yes: the declared test ({test}) holds, value {value}"
+    return (
+        f"no: the declared test ({test}) fails, value {value}; so the verdict is "
+        "inconclusive, whatever the rule says"
+    )
+
+
+def _rule_text(rule: Any) -> str:
+    """A rule as one line, whether given as text or as the claims file's list of entries."""
+    if not isinstance(rule, list):
+        return "" if rule is None else str(rule)
+    parts = []
+    for entry in rule:
+        ((verdict, cond),) = entry.items() if isinstance(entry, dict) else [(entry, "")]
+        parts.append(
+            f"otherwise {cond}" if verdict == "otherwise" else f"{verdict} if {cond}"
+        )
+    return "; ".join(parts)
+
+
+def rule_rows(rule: str, history: list | None) -> list[str]:
+    """The rule, and either that it was declared before the run or how it changed after one."""
+    if not history:
+        return [f"- **rule** (declared before the run): {md_cell(rule, None)}"]
+    rows = [f"- **rule** (changed after a run): {md_cell(rule, None)}"]
+    for h in history:
+        rows.append(
+            f"- **until {md_escape(str(h.get('date', 'an earlier run')))} the rule was**: "
+            f"{md_cell(_rule_text(h.get('old_rule')), None)}. Changed because: "
+            f"{md_cell(h.get('why'), None)}"
+        )
+    return rows
+
+
+def effect_text(e: dict) -> str:
+    """One effect of a claim decided per effect: its interval against the smallest effect."""
+    side = {"above": "above", "below": "below", "within": "within ±"}.get(
+        e.get("direction"), str(e.get("direction"))
+    )
+    verdict = e.get("decision", "")
+    if not e.get("trained", True):
+        verdict += " (its networks did not train)"
+    elif e.get("contrary"):
+        verdict += " (a significant effect against the paper)"
+    level = e.get("level")
+    how = f"{level:.1%} {e.get('interval', '')} interval" if level else "interval"
+    return (
+        f"**{md_escape(str(e.get('name', '')))}**: {md_cell(e.get('estimate'), None)} "
+        f"\\[{md_cell(e.get('lo'), None)}, {md_cell(e.get('hi'), None)}\\] "
+        f"({how}, n = {e.get('n')}); the paper's effect needs {side} "
+        f"{md_cell(e.get('smallest'), None)}: **{verdict}**"
+    )
+
+
+def scorecard_url(chapter: str, claim_id: str) -> str:
+    """The claim's row on the scorecard, relative to the chapter's page."""
+    depth = chapter.strip("/").count("/")
+    return "../" * depth + f"book/scorecard.html#{row_id(claim_id)}"
+
+
+def row_id(claim_id: str) -> str:
+    """The HTML id of a claim's row on the scorecard."""
+    return f"scorecard-{claim_id}"
+
+
+def show(claim: Claim) -> None:
+    """Display the claim box now, when running inside a kernel (IPython); else do nothing."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython ships with the book's environment
+        return
+    if get_ipython() is None:
+        return
+    display(
+        {
+            "text/markdown": claim._repr_markdown_(),
+            "text/plain": f"{claim.id}: {claim.verdict}",
+        },
+        raw=True,
+    )
+    claim._shown = True
 
 
 def collect(folder: Path) -> list[dict]:

@@ -6,8 +6,11 @@ hand-written pages ``book/scorecard.md``, ``book/errata.md`` and ``book/status.m
 
 from __future__ import annotations
 
-import os
+import html
+import json
 import platform
+import posixpath
+import re
 import subprocess
 from collections import Counter
 from datetime import datetime, timezone
@@ -15,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from .ledger import PAPERS, VERDICTS, md_cell
+from .ledger import PAPERS, VERDICTS, md_cell, readable, row_id
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -48,7 +51,7 @@ PACKAGES = (
 )
 
 
-def _cell(x: Any, width: int = 220) -> str:
+def _cell(x: Any, width: int | None = None) -> str:
     return md_cell(x, width)
 
 
@@ -56,14 +59,178 @@ def badge(verdict: str) -> str:
     return f"{{bdg-{BADGE[verdict]}}}`{verdict}`"
 
 
+def badge_html(verdict: str) -> str:
+    """A verdict badge in raw HTML (sphinx-design's classes, as ``{bdg-...}`` renders it)."""
+    c = BADGE[verdict]
+    return (
+        f'<span class="sd-sphinx-override sd-badge sd-bg-{c} sd-bg-text-{c}">'
+        f"{verdict}</span>"
+    )
+
+
 def _chapter_link(c: dict) -> str:
     return f"{{doc}}`/{c['chapter']}`" if c.get("chapter") else "—"
 
 
-def _claim_link(c: dict) -> str:
-    if not c.get("chapter"):
-        return f"`{c['id']}`"
-    return f"{{doc}}`{c['id']} </{c['chapter']}>`"
+def box_href(c: dict, from_doc: str) -> str:
+    """The claim's box on its chapter page, relative to the page ``from_doc``."""
+    if c.get("chapter") == from_doc:
+        return f"#{c['id']}"
+    rel = posixpath.relpath(c["chapter"], posixpath.dirname(from_doc) or ".")
+    return f"{rel}.html#{c['id']}"
+
+
+_KINDS = (
+    ("sec", 0),
+    ("lemma", 1),
+    ("theorem", 1),
+    ("thm", 1),
+    ("corollary", 1),
+    ("proposition", 1),
+    ("prop", 1),
+    ("eq", 2),
+    ("alg", 3),
+    ("fig", 4),
+    ("table", 5),
+    ("tab", 5),
+    ("app", 6),
+)
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8}
+
+
+def paper_order(source: str) -> tuple:
+    """A key that sorts claims in the paper's order: sections, then lemmas and theorems,
+    equations, algorithms, figures, tables, appendices; numbers naturally inside each kind
+    (``Fig. 2`` before ``Fig. 10``, supplementary ``Fig. S2`` after the main figures)."""
+    text = source.lower().removeprefix("synthesis, ")
+    kind = next((r for k, r in _KINDS if text.startswith(k)), 7)
+    rest = re.sub(r"^[a-z]+\.?\s*", "", text)
+    supplementary = rest.startswith("s") and rest[1:2].isdigit()
+    parts: list = []
+    for tok in re.findall(
+        r"\d+|[a-z]+", rest.removeprefix("s") if supplementary else rest
+    ):
+        if tok.isdigit():
+            parts.append((0, int(tok), ""))
+        elif tok in _ROMAN and not parts:
+            parts.append((0, _ROMAN[tok], ""))
+        else:
+            parts.append((1, 0, tok))
+    return (kind, supplementary, parts, source)
+
+
+def in_paper_order(claims: list[dict]) -> list[dict]:
+    return sorted(claims, key=lambda c: paper_order(c["source"]))
+
+
+def _h(x: Any) -> str:
+    """A value as escaped HTML text: strings as they are, others as rounded JSON, never cut."""
+    if x is None:
+        return "—"
+    s = x if isinstance(x, str) else json.dumps(readable(x))
+    return html.escape(s)
+
+
+_ABBREVIATIONS = (
+    "eq",
+    "eqs",
+    "fig",
+    "figs",
+    "sec",
+    "thm",
+    "app",
+    "tab",
+    "e.g",
+    "i.e",
+    "cf",
+)
+_ABBREVIATIONS += ("vs", "al", "approx", "resp", "no", "ref")
+
+
+def reason(note: str, width: int = 220) -> str:
+    """The note's first sentence, for a one-line reason (cut at a word, never in a number or
+    after an abbreviation such as "Eq.")."""
+    note = " ".join((note or "").split())
+    first = note
+    for m in re.finditer(r"[.;](?=\s|$)", note):
+        word = re.findall(r"[\w.]+$", note[: m.start()])
+        if m.group() == "." and word and word[0].lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        if m.group() == "." and word and re.fullmatch(r"\d+|[A-Z]", word[0]):
+            continue  # "Eq. 12. next", initials
+        first = note[: m.start() + 1]
+        break
+    if len(first) > width:
+        first = first[: first.rfind(" ", 0, width)].rstrip(",;:") + " …"
+    return first.rstrip(";,:").strip()
+
+
+def claims_table(
+    claims: list[dict],
+    from_doc: str,
+    columns: tuple[str, ...],
+    row_ids: bool = False,
+    kind: str = "findings",
+) -> str:
+    """Claims as an HTML table that stacks into one card per claim on a narrow screen
+    (``rnnbook.css``): each cell carries its column's name.
+
+    Columns: ``source``, ``claim``, ``paper``, ``measured``, ``verdict``, ``reason``, ``box``,
+    and two that combine them for a narrow page: ``finding`` (the claim and, under it, the
+    reason) and ``versus`` (the paper's value and the measurement)."""
+    heads = {
+        "source": "where",
+        "claim": "claim",
+        "finding": "claim",
+        "paper": "paper",
+        "measured": "measured",
+        "versus": "paper vs measured",
+        "verdict": "verdict",
+        "reason": "why",
+        "box": "details",
+    }
+    out = [
+        f'<table class="claims-table {kind}">',
+        "<thead><tr>"
+        + "".join(f'<th class="col-{k}">{heads[k]}</th>' for k in columns)
+        + "</tr></thead>",
+        "<tbody>",
+    ]
+    for c in claims:
+        href = html.escape(box_href(c, from_doc)) if c.get("chapter") else ""
+        statement = _h(c["statement"])
+        linked = f'<a href="{href}">{statement}</a>' if href else statement
+        ident = f'<code class="claim-id">{html.escape(c["id"])}</code>'
+        measured = _h(c.get("measured")) + (
+            f" ({c['seeds']} seeds)" if c.get("seeds") else ""
+        )
+        why = reason(c.get("note", ""))
+        cells = {
+            "source": _h(c["source"]),
+            "claim": f"{statement} {ident}"
+            if "box" in columns
+            else f"{linked} {ident}",
+            "finding": f"{linked} {ident}"
+            + (f'<span class="claim-why">{_h(why)}</span>' if why else ""),
+            "paper": _h(c.get("paper_value")),
+            "measured": measured,
+            "versus": f'<span class="claim-paper"><em>paper:</em> '
+            f"{_h(c.get('paper_value'))}</span>"
+            f'<span class="claim-measured"><em>measured:</em> {measured}</span>',
+            "verdict": badge_html(c["verdict"]),
+            "reason": _h(why or None),
+            "box": f'<a href="{href}">box</a>' if href else "—",
+        }
+        rid = f' id="{html.escape(row_id(c["id"]))}"' if row_ids else ""
+        out.append(
+            f"<tr{rid}>"
+            + "".join(
+                f'<td class="col-{k}" data-label="{heads[k]}">{cells[k]}</td>'
+                for k in columns
+            )
+            + "</tr>"
+        )
+    return "\n".join(out + ["</tbody>", "</table>"])
 
 
 # where a long word of a verdict may break in a column header (U+00AD, a soft hyphen)
@@ -79,6 +246,15 @@ def _header(verdict: str) -> str:
     return " ".join(SOFT_HYPHENATED.get(w, w) for w in verdict.split("-"))
 
 
+def counts_line(claims: list[dict]) -> str:
+    counts = Counter(c["verdict"] for c in claims)
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+
+
+def _raw(text: str) -> list[str]:
+    return ["```{raw} html", text, "```", ""]
+
+
 def scorecard(claims: list[dict]) -> str:
     counts = {
         p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS
@@ -92,7 +268,7 @@ def scorecard(claims: list[dict]) -> str:
     papers = [p for p in PAPERS if p != "synthesis" or counts[p]]
     for p in papers:
         lines.append(
-            f"| {p} | "
+            f"| {{ref}}`{p} <{_section_id(p)}>` | "
             + " | ".join(str(counts[p][v]) for v in VERDICTS)
             + f" | {sum(counts[p].values())} |"
         )
@@ -104,62 +280,47 @@ def scorecard(claims: list[dict]) -> str:
     )
     out = ["## Verdicts per paper", "", *lines, ""]
     for p in papers:
-        mine = [c for c in claims if c["paper"] == p]
-        out += [f"## {PAPER_TITLES[p]}", ""]
+        mine = in_paper_order([c for c in claims if c["paper"] == p])
+        out += [f"({_section_id(p)})=", f"## {PAPER_TITLES[p]}", ""]
         if not mine:
             out += [
                 "No claim of this paper is checked yet: its chapters are still to be written.",
                 "",
             ]
             continue
-        out += [
-            "Each claim links to the chapter that computes it; the statement, the paper's",
-            "value, the tolerance, the rule and the note are in the details below the table.",
-            "",
-            "| verdict | claim | source | measured |",
-            "|---|---|---|---|",
-        ]
-        for c in mine:
-            out.append(
-                f"| {badge(c['verdict'])} | {_claim_link(c)} | {_cell(c['source'], 40)} "
-                f"| {_cell(c['measured'], 70)} |"
+        out += [f"{len(mine)} claims: {counts_line(mine)}.", ""]
+        out += _raw(
+            claims_table(
+                mine,
+                "book/scorecard",
+                ("source", "claim", "paper", "measured", "verdict", "box"),
+                row_ids=True,
+                kind="scorecard",
             )
-        out += ["", "Details:", ""]
-        for c in mine:
-            out += [
-                f":::{{dropdown}} {c['id']}: {c['verdict']}",
-                "",
-                f"- **statement**: {_cell(c['statement'], 1000)}",
-                f"- **computed in**: {_chapter_link(c)}",
-                f"- **paper**: {_cell(c['paper_value'], 1000)}",
-                f"- **measured** ({c['profile']} profile): {_cell(c['measured'], 2000)}",
-                f"- **tolerance**: {_cell(c['tolerance'], 600)}",
-                f"- **rule** (declared before the run): {_cell(c.get('rule') or None, 600)}",
-                f"- **note**: {_cell(c['note'] or None, 2000)}",
-                "",
-                ":::",
-                "",
-            ]
-        out.append("")
+        )
     return "\n".join(out)
+
+
+def _section_id(paper: str) -> str:
+    return f"scorecard-paper-{paper}"
 
 
 def errata_evidence(claims: list[dict]) -> str:
     bad = [c for c in claims if c["verdict"] in ("not-reproduced", "partly-reproduced")]
     if not bad:
-        return "Every claim checked so far reproduced.\n"
+        return "Every claim checked in this build reproduced.\n"
     out = []
-    for c in bad:
-        out += [
-            f"**`{c['id']}`** ({PAPER_TITLES[c['paper']].split(',')[0]}, {c['source']}) {badge(c['verdict'])}",
-            "",
-            f"- claim: {_cell(c['statement'], 600)}",
-            f"- paper: {_cell(c['paper_value'], 600)}",
-            f"- measured ({c['profile']} profile): {_cell(c['measured'], 600)}",
-            f"- note: {_cell(c['note'], 1200)}",
-            f"- computed in: {_chapter_link(c)}",
-            "",
-        ]
+    for p in PAPERS:
+        mine = in_paper_order([c for c in bad if c["paper"] == p])
+        if mine:
+            out += [f"**{PAPER_TITLES[p]}**", ""]
+            out += _raw(
+                claims_table(
+                    mine,
+                    "book/errata",
+                    ("source", "finding", "versus", "verdict"),
+                )
+            )
     return "\n".join(out)
 
 

@@ -1,0 +1,327 @@
+"""Prose from the ledger: the book's pages quote the build's ``claims.json``, never retype it.
+
+* ``{claim}`lsc.lemma2.paths-eq1``` renders the claim's verdict as a badge linked to its box;
+  ``{claim}`<id>:<field>``` quotes one field of its record: ``measured``, ``paper_value``,
+  ``seeds``, ``statement``, ``source``, ``tolerance``, ``note``, ``profile``, ``trained``
+  (passed or not), ``link`` (the source, linked to the box) or ``values.<name>`` (a measured
+  value the chapter passed, e.g. a step count).
+* ````{findings}```` renders a findings table from the ledger: of the chapter it stands in (no
+  argument), of a chapter (``notebooks/lsc/lemma2_paths``), of a paper (``lsc``), or the headline
+  findings of every paper (``headline``).
+* Hand-written text that quotes a verdict, a seed count or a number in the same sentence as a
+  claim id, which the ledger does not hold, is a warning, so ``-W`` fails the build.
+* ``claims.json`` is copied into the HTML output, so a reader can download the ledger.
+
+The ledger is ``claims.json`` next to the Sphinx source (``_build/claims.json`` beside
+``_build/stage``), or the file named by the ``rnnbook_claims_json`` setting.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from . import pages
+from .claims import PAPERS
+from .ledger import readable
+
+logger = logging.getLogger(__name__)
+STATIC = Path(__file__).parent / "static"
+TEXT_FIELDS = (
+    "measured",
+    "paper_value",
+    "statement",
+    "source",
+    "tolerance",
+    "note",
+    "profile",
+    "rule",
+    "seeds",
+)
+_VERDICT_WORD = re.compile(
+    r"(?<![\w-])(not[- ]reproduced|partly[- ]reproduced|not[- ]attempted|reproduced"
+    r"|inconclusive)(?![\w-])",
+    re.I,
+)
+_SEEDS = re.compile(
+    r"\b(\d+|one|two|three|four|five|six|eight|ten) (?:independent )?seeds?\b"
+)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_WORDS.update({"eight": 8, "ten": 10})
+_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+%?|(?<![\w.])\d+%")
+_ID = re.compile(r"[a-z][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`$*\\])")
+
+
+def claims_path(app) -> Path:
+    if app.config.rnnbook_claims_json:
+        return Path(app.config.rnnbook_claims_json)
+    return Path(app.srcdir).parent / "claims.json"
+
+
+def load_claims(app) -> dict[str, dict] | None:
+    """The build's ledger by claim id (``None`` when the build has none)."""
+    path = claims_path(app)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    cached = getattr(app, "_rnnbook_claims", None)
+    if cached is None or cached[0] != (path, stamp):
+        records = json.loads(path.read_text())
+        app._rnnbook_claims = ((path, stamp), {c["id"]: c for c in records})
+    return app._rnnbook_claims[1]
+
+
+def _text(x: Any) -> str:
+    if x is None:
+        return "—"
+    return x if isinstance(x, str) else json.dumps(readable(x))
+
+
+def quote(c: dict, field: str) -> str:
+    """One field of a claim record as text (``values.<name>`` reads a measured value)."""
+    if field.startswith("values."):
+        values = c.get("values") or {}
+        name = field.removeprefix("values.")
+        if name not in values:
+            raise KeyError(
+                f"claim {c['id']} recorded no value {name!r}; it has: {sorted(values)}"
+            )
+        return _text(values[name])
+    if field == "trained":
+        t = c.get("trained")
+        if not t:
+            raise KeyError(f"claim {c['id']} has no trained-or-not gate")
+        return ("passed" if t["passed"] else "failed") + f" (value {_text(t['value'])})"
+    if field not in TEXT_FIELDS:
+        raise KeyError(
+            f"unknown field {field!r}; use one of {', '.join(TEXT_FIELDS)}, "
+            "trained, link, verdict or values.<name>"
+        )
+    return _text(c.get(field))
+
+
+class ClaimRole(SphinxRole):
+    """``{claim}`<id>``` (verdict badge linked to the box) or ``{claim}`<id>:<field>```."""
+
+    def run(self):
+        cid, _, field = self.text.strip().partition(":")
+        claims = load_claims(self.env.app)
+        self.env.note_dependency(str(claims_path(self.env.app)))
+        if claims is None or cid not in claims:
+            why = (
+                f"no ledger at {claims_path(self.env.app)}"
+                if claims is None
+                else f"the ledger has no claim {cid!r}"
+            )
+            return [], [
+                self.inliner.reporter.error(f"{{claim}}: {why}", line=self.lineno)
+            ]
+        c = claims[cid]
+        href = pages.box_href(c, self.env.docname) if c.get("chapter") else None
+        if field in ("", "verdict", "link"):
+            if field == "link":
+                inner = nodes.inline(c["source"], c["source"])
+            else:
+                color = pages.BADGE[c["verdict"]]
+                inner = nodes.inline(
+                    c["verdict"],
+                    c["verdict"],
+                    classes=["sd-sphinx-override", "sd-badge", f"sd-bg-{color}"]
+                    + [f"sd-bg-text-{color}"],
+                )
+            node = nodes.reference("", "", inner, refuri=href) if href else inner
+            return [nodes.inline("", "", node, classes=["claim-quote"])], []
+        try:
+            text = quote(c, field)
+        except KeyError as e:
+            return [], [self.inliner.reporter.error(f"{{claim}}: {e.args[0]}")]
+        return [nodes.inline(text, text, classes=["claim-quote"])], []
+
+
+def _paper_title_html(paper: str) -> str:
+    return re.sub(r"\*(.+?)\*", r"<em>\1</em>", html.escape(pages.PAPER_TITLES[paper]))
+
+
+def findings_html(claims: list[dict], what: str, docname: str) -> str:
+    """The findings table of a chapter, a paper or, for ``headline``, of every paper."""
+    cols = ("finding", "versus", "verdict")
+    if what.split()[0] == claims[0]["id"]:  # the claims named, in the order named
+        return pages.claims_table(claims, docname, cols)
+    if what != "headline":
+        return pages.claims_table(pages.in_paper_order(claims), docname, cols)
+    out = []
+    for p in PAPERS:
+        mine = [c for c in claims if c["paper"] == p]
+        if not mine:
+            continue
+        bad = [c for c in mine if c["verdict"] == "not-reproduced"]
+        out.append(
+            f'<p class="findings-paper"><strong>{_paper_title_html(p)}</strong>: '
+            f"{len(mine)} claims checked: {pages.counts_line(mine)}."
+            + (" Not reproduced:" if bad else "")
+            + "</p>"
+        )
+        if bad:
+            out.append(
+                pages.claims_table(
+                    pages.in_paper_order(bad), docname, ("finding", "verdict")
+                )
+            )
+    return "\n".join(out)
+
+
+class FindingsDirective(SphinxDirective):
+    """```{findings}``` (this chapter), ```{findings} lsc``` (a paper), ```{findings} headline```
+    (every paper's), or ```{findings} <id> <id> ...``` (the claims named)."""
+
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec = {"class": directives.class_option}
+
+    def run(self):
+        claims = load_claims(self.env.app)
+        self.env.note_dependency(str(claims_path(self.env.app)))
+        what = self.arguments[0] if self.arguments else self.env.docname
+        if claims is None:
+            raise self.error(f"findings: no ledger at {claims_path(self.env.app)}")
+        if what == "headline":
+            mine = list(claims.values())
+        elif what in PAPERS:
+            mine = [c for c in claims.values() if c["paper"] == what]
+        elif what in claims or what.split()[0] in claims:
+            unknown = [i for i in what.split() if i not in claims]
+            if unknown:
+                raise self.error(f"findings: the ledger has no claim {unknown}")
+            mine = [claims[i] for i in what.split()]
+        else:
+            mine = [c for c in claims.values() if c.get("chapter") == what]
+        if not mine:
+            raise self.error(f"findings: the ledger records no claim of {what!r}")
+        text = findings_html(mine, what, self.env.docname)
+        return [nodes.raw("", f'<div class="findings">\n{text}\n</div>', format="html")]
+
+
+def _prose(node: nodes.Node) -> str:
+    """The hand-written text of a paragraph: quotes from the ledger and raw HTML left out."""
+    out = []
+    for child in node.children:
+        if isinstance(child, nodes.Text):
+            out.append(child.astext())
+        elif isinstance(child, nodes.raw) or "claim-quote" in child.get("classes", []):
+            out.append(" ")
+        else:
+            out.append(_prose(child))
+    return "".join(out)
+
+
+def _generated(node: nodes.Node) -> bool:
+    """Inside a notebook's output, a claim box or the API's docstrings: not hand-written
+    prose about this build."""
+    while node is not None:
+        if isinstance(node, nodes.Element):
+            classes = node.get("classes", [])
+            if "claim-box" in classes or any("output" in c for c in classes):
+                return True
+            if "output" in str(node.get("nb_element", "")):
+                return True
+            if node.tagname in ("desc", "literal_block"):  # API docstrings, code
+                return True
+        node = node.parent
+    return False
+
+
+def _holds(number: str, record: str) -> bool:
+    """Whether a number of the record, rounded as the text rounds it, is ``number`` (a
+    percentage may also stand for a fraction of the record: 25% for 0.25)."""
+    text = number.rstrip("%")
+    decimals = len(text.partition(".")[2])
+    value = float(text)
+    for raw in re.findall(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", record, re.I):
+        v = float(raw)
+        candidates = (v, 100 * v) if number.endswith("%") else (v,)
+        if any(round(c, decimals) == value for c in candidates):
+            return True
+    return False
+
+
+def contradictions(text: str, claims: dict[str, dict]) -> list[str]:
+    """Sentences of ``text`` that quote a verdict, a seed count or a number (with a decimal
+    point or a percent sign) for a claim id named in the same sentence, which the ledger does
+    not hold."""
+    problems = []
+    for sentence in _SENTENCE.split(" ".join(text.split())):
+        ids = [i for i in dict.fromkeys(_ID.findall(sentence)) if i in claims]
+        if not ids:
+            continue
+        words = {w.lower().replace(" ", "-") for w in _VERDICT_WORD.findall(sentence)}
+        seeds = {int(n) if n.isdigit() else _WORDS[n] for n in _SEEDS.findall(sentence)}
+        for cid in ids:
+            c = claims[cid]
+            if words and c["verdict"] not in words:
+                problems.append(
+                    f"the text gives {cid} as {' / '.join(sorted(words))}, the ledger "
+                    f"({c['profile']} profile) as {c['verdict']}: {sentence!r}"
+                )
+            record = json.dumps(c, ensure_ascii=False)
+            for number in _NUMBER.findall(sentence) if len(ids) == 1 else []:
+                if not _holds(number, record):
+                    problems.append(
+                        f"the text quotes {number} for {cid}, which its ledger record "
+                        f"({c['profile']} profile) does not hold: {sentence!r}"
+                    )
+            if seeds and c.get("seeds") and c["seeds"] not in seeds:
+                problems.append(
+                    f"the text gives {cid} {' / '.join(map(str, sorted(seeds)))} seed(s), "
+                    f"the ledger {c['seeds']}: {sentence!r}"
+                )
+    return problems
+
+
+def check_prose(app, doctree) -> None:
+    claims = load_claims(app)
+    if not claims:
+        return
+    for para in doctree.findall(nodes.paragraph):
+        if _generated(para):
+            continue
+        for problem in contradictions(_prose(para), claims):
+            logger.warning(
+                f"hand-written text contradicts the ledger: {problem} "
+                "(quote the ledger with the {claim} role instead)",
+                location=para,
+                type="rnnbook",
+                subtype="ledger",
+            )
+
+
+def add_static(app, config) -> None:
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
+
+
+def copy_ledger(app, exception) -> None:
+    """``claims.json`` into the HTML output, next to ``index.html``."""
+    path = claims_path(app)
+    if exception is None and app.builder.format == "html" and path.exists():
+        shutil.copy2(path, Path(app.outdir) / "claims.json")
+
+
+def setup(app) -> dict[str, Any]:
+    app.add_config_value("rnnbook_claims_json", "", "env")
+    app.add_role("claim", ClaimRole())
+    app.add_directive("findings", FindingsDirective)
+    app.connect("doctree-read", check_prose)
+    app.connect("config-inited", add_static)
+    app.connect("build-finished", copy_ledger)
+    app.add_css_file("rnnbook.css")
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,118 @@
+"""Prose from the ledger: the {claim} role, the {findings} table, and the build failing when
+hand-written text contradicts the ledger (a planted contradiction)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rnnbook.book import ledger_sphinx
+
+CLAIMS = [
+    {
+        "id": "lsc.a",
+        "paper": "lsc",
+        "source": "Lemma 2",
+        "statement": "Paths are counted right.",
+        "paper_value": "binom(T, l)",
+        "measured": "3 mismatches in 40 pairs, max 0.123456789",
+        "tolerance": None,
+        "verdict": "not-reproduced",
+        "profile": "smoke",
+        "note": "The count is for another graph. More detail here.",
+        "chapter": "notebooks/lsc/x",
+        "seeds": 5,
+        "values": {"steps": 600},
+    },
+    {
+        "id": "lsc.b",
+        "paper": "lsc",
+        "source": "Fig. 1",
+        "statement": "It grows.",
+        "paper_value": None,
+        "measured": "slope 1.01",
+        "tolerance": 0.1,
+        "verdict": "reproduced",
+        "profile": "smoke",
+        "note": "",
+        "chapter": "notebooks/lsc/x",
+        "seeds": None,
+    },
+]
+
+CONF = """
+extensions = ["myst_parser", "sphinx_design", "rnnbook.book.ledger_sphinx"]
+myst_enable_extensions = ["colon_fence"]
+"""
+
+
+def build(tmp_path, page: str):
+    src = tmp_path / "src"
+    (src / "book").mkdir(parents=True)
+    (src / "notebooks" / "lsc").mkdir(parents=True)
+    (src / "conf.py").write_text(CONF)
+    (tmp_path / "claims.json").write_text(json.dumps(CLAIMS))
+    (src / "index.md").write_text(
+        "# Book\n\n```{toctree}\nbook/page\nnotebooks/lsc/x\n```\n"
+    )
+    (src / "notebooks" / "lsc" / "x.md").write_text(
+        '# X\n\n<span id="lsc.a"></span><span id="lsc.b"></span>Boxes.\n'
+    )
+    (src / "book" / "page.md").write_text(page)
+    out = tmp_path / "html"
+    cmd = [sys.executable, "-m", "sphinx", "-W", "-n", "-q", str(src), str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    return proc, out
+
+
+def test_role_and_findings_quote_the_ledger(tmp_path):
+    page = (
+        "# Errata\n\n```{findings} lsc\n```\n\n"
+        "Lemma 2 is {claim}`lsc.a` ({claim}`lsc.a:link`): {claim}`lsc.a:measured`, "
+        "over {claim}`lsc.a:seeds` seeds and {claim}`lsc.a:values.steps` steps.\n"
+    )
+    proc, out = build(tmp_path, page)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "book" / "page.html").read_text()
+    assert "3 mismatches in 40 pairs, max 0.123456789" in text
+    assert 'href="../notebooks/lsc/x.html#lsc.a"' in text
+    assert "sd-bg-danger" in text and ">5<" in text and ">600<" in text
+    assert "The count is for another graph." in text  # the one-line reason
+    assert "More detail here" not in text
+    assert text.index("It grows.") > text.index("Paths are counted")  # paper order
+    assert json.loads((out / "claims.json").read_text())[0]["id"] == "lsc.a"
+    assert (out / "_static" / "rnnbook.css").exists()
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "The path count `lsc.a` is `reproduced`.",
+        "Over 3 seeds, lsc.a is not reproduced.",
+        "In lsc.a the largest value is 0.16.",
+        "The ledger's {claim}`lsc.zzz` does not exist.",
+        "{claim}`lsc.a:values.width`",
+    ],
+)
+def test_a_planted_contradiction_fails_the_build(tmp_path, planted):
+    proc, _ = build(tmp_path, f"# Errata\n\n{planted}\n")
+    assert proc.returncode != 0
+    assert "lsc." in proc.stderr
+
+
+def test_contradictions_read_sentences():
+    claims = {c["id"]: c for c in CLAIMS}
+    ok = "Claim `lsc.a` is not-reproduced. Claim lsc.b is reproduced, on 1 figure."
+    assert ledger_sphinx.contradictions(ok, claims) == []
+    bad = "Fine. Then `lsc.b` came out partly reproduced at two seeds."
+    (problem,) = ledger_sphinx.contradictions(bad, claims)
+    assert "lsc.b" in problem and "partly-reproduced" in problem
+    assert ledger_sphinx.contradictions("lsc.a held on 4 seeds.", claims)
+    assert (
+        ledger_sphinx.contradictions("lsc.a: max 0.1235, over 40 pairs.", claims) == []
+    )
+    (number,) = ledger_sphinx.contradictions("lsc.a: max 0.16 and 2.5%.", claims)[:1]
+    assert "0.16" in number

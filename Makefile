@@ -60,9 +60,12 @@ book: $(STAMP) $(AUSTEN) $(FASHION)
 paper: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
 
-# both cores (pytest-xdist); the smoke build's tests stay on one worker (tests/conftest.py), which
-# reuses the chapters cached by the last run (_build/smoke-root/_build/cache); the slowest tests last
+# First the smoke book, with its progress on the terminal (tests/book/smoke.py: from a copy of the
+# sources in _build/smoke-root, reusing the chapters its last run cached; a failure there is
+# reported by the tests that need it). Then pytest on both cores (pytest-xdist; the smoke book's
+# tests on one worker, tests/conftest.py), ending with the slowest tests.
 test: $(STAMP) $(AUSTEN) $(FASHION) $(BROWSER)
+	-$(PY) -m tests.book.smoke
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15 --durations-min=2
 
 lint: $(STAMP)

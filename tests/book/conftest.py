@@ -1,66 +1,21 @@
 import json
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-
-#: when this test session started (the smoke build must not touch the book's build folder since)
-SESSION_START = time.time()
-
-#: what the pipeline reads from the repository (the package itself is imported from the venv)
-BOOK_SOURCES = (
-    "notebooks",
-    "book",
-    "src",
-    "_config.yml",
-    "_toc.yml",
-    "requirements.txt",
-)
-
-
-def smoke_root(repo: Path = ROOT) -> Path:
-    """A copy of the book's sources in ``_build/smoke-root``, refreshed at every call; its own
-    ``_build`` (chapter cache, claims, HTML) is kept, so a warm ``make test`` reuses chapters."""
-    root = repo / "_build" / "smoke-root"
-    root.mkdir(parents=True, exist_ok=True)
-    skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-    for name in BOOK_SOURCES:
-        src, dst = repo / name, root / name
-        if dst.is_dir():
-            shutil.rmtree(dst)
-        elif dst.exists():
-            dst.unlink()
-        if src.is_dir():
-            shutil.copytree(src, dst, ignore=skip)
-        else:
-            shutil.copy2(src, dst)
-    return root
+from tests.book import smoke
+from tests.book.smoke import BOOK_SOURCES, smoke_root  # noqa: F401 (for the tests)
 
 
 @pytest.fixture(scope="session")
 def smoke_book():
-    """The whole book built once per test session at the smoke profile, as `make test` builds it:
-    from a copy of the sources (:func:`smoke_root`), so that the tests never replace the book
-    that `make book` rendered into ``_build`` (its HTML, ``claims.json`` and timings)."""
-    root = smoke_root()
-    cmd = [
-        sys.executable,
-        "-m",
-        "rnnbook",
-        "build",
-        "--profile",
-        "smoke",
-        "--root",
-        str(root),
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
-    return root / "_build"
+    """The whole book built once at the smoke profile, as `make test` builds it (:mod:`.smoke`):
+    from a copy of the sources, so that the tests never replace the book that `make book`
+    rendered into ``_build`` (its HTML, ``claims.json`` and timings)."""
+    try:
+        return smoke.build()
+    except smoke.SmokeBuildFailed as e:
+        pytest.fail(str(e))
 
 
 #: a chapter that records one declared claim (and sleeps RNNBOOK_TEST_SLEEP_<n> seconds first)

@@ -1,0 +1,115 @@
+"""The smoke build of `make test`: the whole book at the ``smoke`` profile, from a copy of the
+sources in ``_build/smoke-root/`` (with its own ``_build`` inside, kept between runs: its chapter
+cache makes a warm run re-execute nothing that did not change), so that the tests never replace
+the book that `make book` rendered into ``_build``.
+
+`make test` runs it first, on the terminal, where its progress shows (``python -m
+tests.book.smoke``); the tests' ``smoke_book`` fixture then finds it built from the very same
+sources (a stamp: the SHA-256 of every source file, the data and the Python version) and does not
+build again. A plain ``pytest`` run builds it in the fixture.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: what the pipeline reads from the repository (the package itself is imported from the venv)
+BOOK_SOURCES = (
+    "notebooks",
+    "book",
+    "src",
+    "_config.yml",
+    "_toc.yml",
+    "requirements.txt",
+)
+SKIP = ("__pycache__", "*.pyc", ".ipynb_checkpoints")
+
+
+class SmokeBuildFailed(RuntimeError):
+    pass
+
+
+def smoke_root(repo: Path = ROOT) -> Path:
+    """A copy of the book's sources in ``_build/smoke-root``, refreshed at every call; its own
+    ``_build`` (chapter cache, claims, HTML) is kept, so a warm ``make test`` reuses chapters."""
+    root = repo / "_build" / "smoke-root"
+    root.mkdir(parents=True, exist_ok=True)
+    for name in BOOK_SOURCES:
+        src, dst = repo / name, root / name
+        if dst.is_dir():
+            shutil.rmtree(dst)
+        elif dst.exists():
+            dst.unlink()
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*SKIP))
+        else:
+            shutil.copy2(src, dst)
+    return root
+
+
+def stamp_of(root: Path) -> str:
+    """What the smoke build is a function of: every source file, the data, the Python."""
+    from rnnbook.book.execution_cache import data_fingerprint
+
+    h = hashlib.sha256(f"{sys.version}\n{data_fingerprint()}\n".encode())
+    for name in BOOK_SOURCES:
+        path = root / name
+        files = (
+            sorted(p for p in path.rglob("*") if p.is_file())
+            if path.is_dir()
+            else [path]
+        )
+        for f in files:
+            h.update(f"{f.relative_to(root)}\n".encode())
+            h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def build(repo: Path = ROOT, show: bool = False) -> Path:
+    """The smoke book's build folder, built unless it was built from these very sources.
+    ``show``: the build prints its progress here (else its output is kept for the error)."""
+    lock = repo / "_build" / "smoke-root.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(
+        lock, "a"
+    ) as held:  # one smoke build at a time (xdist workers, two test runs)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        root = smoke_root(repo)
+        out, stamp = root / "_build", root / "_build" / "smoke-stamp"
+        digest = stamp_of(root)
+        fresh = stamp.exists() and stamp.read_text() == digest
+        if fresh and (out / "html" / "index.html").exists():
+            if show:
+                print(f"the smoke book in {out} is built from these sources: reused")
+            return out
+        stamp.unlink(missing_ok=True)
+        cmd = [sys.executable, "-m", "rnnbook", "build", "--profile", "smoke"]
+        start = time.time()
+        proc = subprocess.run(
+            [*cmd, "--root", str(root)], capture_output=not show, text=True
+        )
+        # when the last build ran (the tests check that it left the book's _build alone)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "smoke-built").write_text(f"{start} {time.time()}")
+        if proc.returncode != 0:
+            raise SmokeBuildFailed(
+                "the smoke build failed"
+                + ("" if show else ":\n" + proc.stdout[-5000:] + proc.stderr[-5000:])
+            )
+        stamp.write_text(digest)
+        return out
+
+
+if __name__ == "__main__":
+    try:
+        build(show=True)
+    except SmokeBuildFailed as e:
+        sys.exit(f"error: {e} (the tests that need it will say why)")

@@ -62,11 +62,11 @@ paper: $(STAMP) $(AUSTEN) $(FASHION)
 
 # First the smoke book, with its progress on the terminal (tests/book/smoke.py: from a copy of the
 # sources in _build/smoke-root, reusing the chapters its last run cached; a failure there is
-# reported by the tests that need it). Then pytest on both cores (pytest-xdist; the smoke book's
-# tests on one worker, tests/conftest.py), ending with the slowest tests.
+# reported by the tests that need it). Then pytest on both cores (pytest-xdist; a worker that needs
+# the smoke book finds it built, or waits for the one building it), ending with the slowest tests.
 test: $(STAMP) $(AUSTEN) $(FASHION) $(BROWSER)
 	-$(PY) -m tests.book.smoke
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15 --durations-min=2
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 --durations-min=2
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests notebooks benchmarks

@@ -12,4 +12,3 @@ def _claims_in_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("RNNBOOK_CLAIMS_DIR", str(tmp_path / "claims"))
     monkeypatch.setenv("RNNBOOK_QUIET", "1")
     os.environ.setdefault("MPLBACKEND", "Agg")
-

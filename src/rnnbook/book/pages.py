@@ -259,25 +259,29 @@ def scorecard(claims: list[dict]) -> str:
     counts = {
         p: Counter(c["verdict"] for c in claims if c["paper"] == p) for p in PAPERS
     }
-    lines = [
-        # spaces, not hyphens, in the header, and soft hyphens inside its long words: the
-        # columns wrap and the table fits a laptop's page (on a phone it scrolls less)
-        "| paper | " + " | ".join(map(_header, VERDICTS)) + " | total |",
-        "|---" * (len(VERDICTS) + 2) + "|",
-    ]
     papers = [p for p in PAPERS if p != "synthesis" or counts[p]]
+    # spaces, not hyphens, in the header, and soft hyphens inside its long words: the
+    # columns wrap and the table fits a laptop's page
+    rows = [
+        '<table class="claims-table counts">',
+        "<thead><tr><th>paper</th>"
+        + "".join(f"<th>{_header(v)}</th>" for v in VERDICTS)
+        + "<th>total</th></tr></thead>",
+        "<tbody>",
+    ]
     for p in papers:
-        lines.append(
-            f"| {{ref}}`{p} <{_section_id(p)}>` | "
-            + " | ".join(str(counts[p][v]) for v in VERDICTS)
-            + f" | {sum(counts[p].values())} |"
+        rows.append(
+            f'<tr><td data-label="paper"><a href="#{_section_id(p)}">{p}</a></td>'
+            + "".join(f'<td data-label="{v}">{counts[p][v]}</td>' for v in VERDICTS)
+            + f'<td data-label="total">{sum(counts[p].values())}</td></tr>'
         )
     total = Counter(c["verdict"] for c in claims)
-    lines.append(
-        "| **all** | "
-        + " | ".join(f"**{total[v]}**" for v in VERDICTS)
-        + f" | **{len(claims)}** |"
+    rows.append(
+        '<tr class="counts-all"><td data-label="paper">all</td>'
+        + "".join(f'<td data-label="{v}">{total[v]}</td>' for v in VERDICTS)
+        + f'<td data-label="total">{len(claims)}</td></tr>'
     )
+    lines = _raw("\n".join(rows + ["</tbody>", "</table>"]))
     out = ["## Verdicts per paper", "", *lines, ""]
     for p in papers:
         mine = in_paper_order([c for c in claims if c["paper"] == p])

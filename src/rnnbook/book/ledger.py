@@ -345,11 +345,14 @@ def effect_text(e: dict) -> str:
         verdict += " (a significant effect against the paper)"
     level = e.get("level")
     how = f"{level:.1%} {e.get('interval', '')} interval" if level else "interval"
+    est, lo, hi, small = (
+        md_cell(readable(e.get(k), 3), None)
+        for k in ("estimate", "lo", "hi", "smallest")
+    )
     return (
-        f"**{md_escape(str(e.get('name', '')))}**: {md_cell(e.get('estimate'), None)} "
-        f"\\[{md_cell(e.get('lo'), None)}, {md_cell(e.get('hi'), None)}\\] "
-        f"({how}, n = {e.get('n')}); the paper's effect needs {side} "
-        f"{md_cell(e.get('smallest'), None)}: **{verdict}**"
+        f"**{md_escape(str(e.get('name', '')))}**: {est} \\[{lo}, {hi}\\] "
+        f"({how}, n = {e.get('n')}); the paper's effect needs {side} {small}: "
+        f"**{verdict}**"
     )
 
 

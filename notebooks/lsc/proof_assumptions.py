@@ -14,12 +14,6 @@
 # %% [markdown]
 # # What the bounds rest on: anti-norms (Theorem 6) and decaying covariance (Figs. S2-S3)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
-# ```{findings}
-# ```
-#
 # **What the paper claims.** The upper bounds of {doc}`variance_bounds` use two properties of matrix norms,
 # sub-additivity and sub-multiplicativity (Eqs. 36-37), and one statistical assumption, the *decaying covariance* of
 # the transition-derivative norms $a_k$, which lets a weak law of large numbers (Bernstein's) replace
@@ -177,7 +171,7 @@ ledger.check("lsc.theorem6.determinant", **det.check())
 times = {L: decaying_covariance.spike_times(L) for L in (17, 256)}
 for L, t in times.items():
     gap = int(max((t[1:] - t[:-1]).max(), 50 - t.max()))
-    print(f"{L} levels: {len(t)} spike times, {t.min()} to {t.max()} ms; longest gap {gap} ms")
+    print(f"{L} levels: {len(t)} times, {t.min()}-{t.max()} ms, longest gap {gap} ms")
 
 # %% [markdown]
 # Between these spike times, and after the last one, no input reaches the network. The stand-in's silent

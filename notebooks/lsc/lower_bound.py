@@ -14,6 +14,12 @@
 # %% [markdown]
 # # A lower bound on the update: the lower LSC (Theorem 5)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** The upper bounds of {doc}`variance_bounds` rest on matrix norms being sub-additive and
 # sub-multiplicative. {cite:t}`herranzcelotti2024lsc` (App. D) reverse both properties to get a *lower* bound: with an
 # "anti-norm" $\|\cdot\|_!$ that is super-additive and super-multiplicative (Eqs. 38-39), the chain rule of the update

@@ -14,6 +14,12 @@
 # %% [markdown]
 # # What the bounds rest on: anti-norms (Theorem 6) and decaying covariance (Figs. S2-S3)
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the paper claims.** The upper bounds of {doc}`variance_bounds` use two properties of matrix norms,
 # sub-additivity and sub-multiplicativity (Eqs. 36-37), and one statistical assumption, the *decaying covariance* of
 # the transition-derivative norms $a_k$, which lets a weak law of large numbers (Bernstein's) replace

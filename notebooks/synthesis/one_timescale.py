@@ -14,6 +14,12 @@
 # %% [markdown]
 # # One timescale, four theories
 #
+# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
+# each row links to the claim's box below, where the claim is decided.
+#
+# ```{findings}
+# ```
+#
 # **What the four papers say, each in its own language.** For a recurrent network
 # $h_t = W h_{t-1}/\sqrt n + F x_t$ with $W_{ij}\sim\mathcal N(0,\nu_W)$, the linear RNN of
 # {cite:t}`emami2021implicit` and the common special case of all four papers:

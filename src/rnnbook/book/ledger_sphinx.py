@@ -175,7 +175,10 @@ def findings_html(claims: list[dict], what: str, docname: str) -> str:
         if bad:
             out.append(
                 pages.claims_table(
-                    pages.in_paper_order(bad), docname, ("finding", "verdict")
+                    pages.in_paper_order(bad),
+                    docname,
+                    ("finding", "verdict"),
+                    kind="headline",
                 )
             )
     return "\n".join(out)

@@ -14,6 +14,7 @@ connection file), so two kernels started at once can never draw the same TCP por
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import resource
@@ -76,12 +77,25 @@ def runtime_dir() -> Path:
     return folder
 
 
+class _CheckedParameters(logging.Filter):
+    """papermill warns of a parameter its own parsing of the parameters cell misses (an
+    annotated or computed default); the pipeline has checked every name against the cell
+    already (``check_parameters``), so the warning would tell the reader nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Passed unknown parameter")
+
+
 def execute_job(job: dict) -> dict:
     """Convert one chapter with Jupytext and run it with papermill; returns the chapter's wall and
     CPU time, peak memory and error (``None`` when every cell ran)."""
     os.environ.update(job["env"])
     import jupytext
     import papermill as pm
+
+    papermill_log = logging.getLogger("papermill")
+    if not any(isinstance(f, _CheckedParameters) for f in papermill_log.filters):
+        papermill_log.addFilter(_CheckedParameters())
 
     src, out, cwd = Path(job["source"]), Path(job["output"]), Path(job["cwd"])
     out.parent.mkdir(parents=True, exist_ok=True)

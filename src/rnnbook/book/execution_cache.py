@@ -180,9 +180,9 @@ def why_changed(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
     changed = sorted(m for m in nm if m in om and om[m] != nm[m])
     added = sorted(set(nm) - set(om))
     if changed:
-        reasons.append("module " + ", ".join(changed) + " changed")
+        reasons.append(f"module {_few(changed)} changed")
     if added:
-        reasons.append("it now imports " + ", ".join(added))
+        reasons.append(f"it now imports {_few(added)}")
     return "; ".join(reasons) or "its inputs changed"
 
 
@@ -196,6 +196,12 @@ def file_sums(folder: Path) -> dict[str, str]:
         for pattern in ENTRY_FILES
         for p in sorted(Path(folder).glob(pattern))
     }
+
+
+def _few(names: list[str], n: int = 3) -> str:
+    """``a, b, c`` or ``a, b, c and 4 more``: a line per chapter stays a line."""
+    more = f" and {len(names) - n} more" if len(names) > n else ""
+    return ", ".join(names[:n]) + more
 
 
 class Cache:

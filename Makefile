@@ -60,13 +60,12 @@ book: $(STAMP) $(AUSTEN) $(FASHION)
 paper: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))
 
-# First the smoke book, with its progress on the terminal (tests/book/smoke.py: from a copy of the
-# sources in _build/smoke-root, reusing the chapters its last run cached; a failure there is
-# reported by the tests that need it). Then pytest on both cores (pytest-xdist; a worker that needs
-# the smoke book finds it built, or waits for the one building it), ending with the slowest tests.
+# pytest on both cores (pytest-xdist), the smoke book building beside the unit tests (tests/book/
+# smoke.py: from a copy of the sources in _build/smoke-root, reusing the chapters its last run
+# cached; its progress lines among the tests'; the tests that need it run last and wait for it);
+# the slowest tests at the end.
 test: $(STAMP) $(AUSTEN) $(FASHION) $(BROWSER)
-	-$(PY) -m tests.book.smoke
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 --durations-min=2
+	RNNBOOK_SMOKE_BACKGROUND=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 --durations-min=2
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests notebooks benchmarks

@@ -12,3 +12,46 @@ def _claims_in_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("RNNBOOK_CLAIMS_DIR", str(tmp_path / "claims"))
     monkeypatch.setenv("RNNBOOK_QUIET", "1")
     os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests of the smoke book last: the unit tests run while it builds (``make test``)."""
+    items.sort(key=lambda item: "smoke_book" in getattr(item, "fixturenames", ()))
+
+
+_smoke, _config = None, None
+
+
+def pytest_configure(config):
+    global _config
+    _config = config
+
+
+def pytest_sessionstart(session):
+    """``make test`` (``RNNBOOK_SMOKE_BACKGROUND=1``): the smoke book builds beside the tests,
+    started once by the controlling process (not by each pytest-xdist worker); its progress
+    lines are shown among the tests' as they come."""
+    global _smoke
+    if os.environ.get("RNNBOOK_SMOKE_BACKGROUND") == "1" and not hasattr(
+        session.config, "workerinput"
+    ):
+        from tests.book.smoke import Background
+
+        _smoke = Background()
+
+
+def _pass_on(lines: list[str]) -> None:
+    reporter = _config.pluginmanager.get_plugin("terminalreporter")
+    for line in lines:
+        if reporter is not None:
+            reporter.write_line(f"smoke build: {line}")
+
+
+def pytest_runtest_logreport(report):
+    if _smoke is not None:
+        _pass_on(_smoke.new_lines())
+
+
+def pytest_sessionfinish(session):
+    if _smoke is not None:
+        _pass_on(_smoke.wait())

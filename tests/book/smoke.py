@@ -3,10 +3,11 @@ sources in ``_build/smoke-root/`` (with its own ``_build`` inside, kept between 
 cache makes a warm run re-execute nothing that did not change), so that the tests never replace
 the book that `make book` rendered into ``_build``.
 
-`make test` runs it first, on the terminal, where its progress shows (``python -m
-tests.book.smoke``); the tests' ``smoke_book`` fixture then finds it built from the very same
-sources (a stamp: the SHA-256 of every source file, the data and the Python version) and does not
-build again. A plain ``pytest`` run builds it in the fixture.
+`make test` starts it beside the unit tests (:class:`Background`, from ``tests/conftest.py``), its
+progress lines shown among the tests'; the tests that need the book run last and wait for it. A
+build is reused without building again when it was built from the very same sources (a stamp:
+the SHA-256 of every source file, the data and the Python version). ``python -m tests.book.smoke``
+builds it on the terminal; a plain ``pytest`` run builds it in the ``smoke_book`` fixture.
 """
 
 from __future__ import annotations
@@ -106,6 +107,40 @@ def build(repo: Path = ROOT, show: bool = False) -> Path:
             )
         stamp.write_text(digest)
         return out
+
+
+class Background:
+    """The smoke build started beside the tests (``make test``: ``RNNBOOK_SMOKE_BACKGROUND=1``),
+    so that it and the unit tests share the two cores; its log lines are passed on as they come,
+    and the tests that need the book wait for it (the lock of :func:`build`)."""
+
+    def __init__(self, repo: Path = ROOT, cmd: list[str] | None = None) -> None:
+        self.log = repo / "_build" / "smoke-root.log"
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(
+                cmd or [sys.executable, "-m", "tests.book.smoke"],
+                cwd=repo,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        self.seen = 0
+
+    def new_lines(self) -> list[str]:
+        try:
+            text = self.log.read_text(errors="replace")
+        except OSError:
+            return []
+        done, _, _ = text.rpartition("\n")
+        lines = done.split("\n")[self.seen :] if done else []
+        self.seen += len(lines)
+        return lines
+
+    def wait(self) -> list[str]:
+        self.proc.wait()
+        rest = self.new_lines()
+        tail = self.log.read_text(errors="replace").rpartition("\n")[2]
+        return rest + ([tail] if tail else [])
 
 
 if __name__ == "__main__":

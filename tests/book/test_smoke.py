@@ -1,6 +1,7 @@
 """`make test`'s smoke build is reused only when it was built from the very same sources."""
 
 import subprocess
+import sys
 
 import pytest
 
@@ -60,3 +61,15 @@ def test_a_failed_smoke_build_is_never_reused(repo, monkeypatch):
     monkeypatch.setattr(smoke.subprocess, "run", real)
     smoke.build(repo)
     assert len(calls) == 1
+
+
+def test_the_background_build_passes_on_its_lines_in_order(tmp_path):
+    code = (
+        "print('one', flush=True); import time; time.sleep(0.3); "
+        "print('two'); print('3', end='')"
+    )
+    bg = smoke.Background(tmp_path, cmd=[sys.executable, "-c", code])
+    seen = []
+    while bg.proc.poll() is None:
+        seen += bg.new_lines()
+    assert seen + bg.wait() == ["one", "two", "3"]

@@ -21,3 +21,22 @@ document.addEventListener("DOMContentLoaded", () => {
     img.addEventListener("keydown", (e) => { if (e.key === "Enter") open(); });
   });
 });
+
+// A table or an inline formula wider than its column scrolls inside a box of its own instead of
+// running out of the page (display equations scroll by CSS, see legible.css).
+const rnnbookFit = () => {
+  document.querySelectorAll(".bd-article table, .bd-article mjx-container").forEach((el) => {
+    const parent = el.parentElement;
+    if (!parent || parent.closest(".rnnbook-scroll")) return;
+    if (el.getAttribute("display") === "true") return;
+    if (el.getBoundingClientRect().width <= parent.clientWidth + 1) return;
+    const box = document.createElement(el.tagName === "TABLE" ? "div" : "span");
+    box.className = "rnnbook-scroll";
+    el.replaceWith(box);
+    box.appendChild(el);
+  });
+};
+window.addEventListener("load", () => {
+  const typeset = window.MathJax && MathJax.startup ? MathJax.startup.promise : null;
+  (typeset || Promise.resolve()).then(rnnbookFit);
+});

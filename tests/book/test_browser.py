@@ -193,9 +193,11 @@ def open_page(browser, path: Path, width: int, dark: bool = False):
         ),
     )
     page.goto(path.as_uri(), wait_until="load")
+    page.wait_for_load_state("load")
     page.evaluate(
         "() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null"
     )
+    page.wait_for_timeout(50)  # the page's own fitting runs once the math is typeset
     return page
 
 
@@ -230,8 +232,8 @@ def test_nothing_is_wider_than_the_page_and_figures_read(smoke_book, browser):
     html = smoke_book / "html"
     problems = {}
     for path in pages(html):
-        if "refresh" in path.read_text()[:2000]:
-            continue
+        if re.search(r'http-equiv="refresh"', path.read_text(), re.I):
+            continue  # index.html: a redirect stub
         for width in (1280, 400):
             page = open_page(browser, path, width)
             found = page.evaluate(TOO_WIDE)

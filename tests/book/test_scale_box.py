@@ -27,7 +27,9 @@ def test_box_shows_every_parameter_its_time_and_the_commands():
     for name in SPEC:
         assert f"<code>{name}</code>" in box
     assert "3 of 5 parameters below the paper" in box
+    assert "(most: <code>steps</code> 1/67, <code>width</code> 1/4" in box
     assert "<td>300</td><td>20,000</td><td>1/67</td>" in box
+    assert '<details class="rnnbook-scale">' in box
     assert "make chapter NB=lsc/deep_rnns ARGS=&quot;-p profile paper&quot;" in box
     assert "../../_sources/notebooks/lsc/deep_rnns.ipynb" in box
     secs = scale_box.committed_seconds()["book"]["notebooks/lsc/deep_rnns"]

@@ -61,15 +61,35 @@ GREEK = {
     "ell": "ℓ",
     "sqrt": "√",
 }
+WORDS = {
+    "max",
+    "min",
+    "log",
+    "exp",
+    "sin",
+    "cos",
+    "tanh",
+    "det",
+    "tr",
+    "Var",
+    "arg",
+    "lim",
+}
 SUB = dict(zip("0123456789aehijklmnoprstuvx+-=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎"))
 SUP = dict(zip("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"))
 
 
 def _script(text: str, table: dict, mark: str) -> str:
     text = text.strip()
-    if text and all(c in table for c in text):
+    if not text:
+        return ""
+    if all(c in table for c in text):
         return "".join(table[c] for c in text)
     return f"{mark}{text}" if len(text) == 1 else f"{mark}({text})"
+
+
+def _group(m: re.Match) -> str:
+    return m[1] if m[1] is not None else m[2]
 
 
 def tex_plain(tex: str) -> str:
@@ -79,11 +99,11 @@ def tex_plain(tex: str) -> str:
     s = re.sub(r"\\[dt]?frac\s*(\w)\s*(\w)", r"\1/\2", s)
     s = re.sub(
         r"\\([A-Za-z]+)(?![A-Za-z])",
-        lambda m: GREEK.get(m[1], "" if m[1] != "mathcal" else ""),
+        lambda m: GREEK.get(m[1], m[1] if m[1] in WORDS else ""),
         s,
     )
-    s = re.sub(r"_\{([^{}]*)\}|_(\S)", lambda m: _script(m[1] or m[2], SUB, "_"), s)
-    s = re.sub(r"\^\{([^{}]*)\}|\^(\S)", lambda m: _script(m[1] or m[2], SUP, "^"), s)
+    s = re.sub(r"_\{([^{}]*)\}|_(\S)", lambda m: _script(_group(m), SUB, "_"), s)
+    s = re.sub(r"\^\{([^{}]*)\}|\^(\S)", lambda m: _script(_group(m), SUP, "^"), s)
     s = re.sub(r"[{}]|\\[,;:! ]", "", s)
     s = re.sub(r"\s*(=|≤|≥|<|>)\s*", r" \1 ", s)
     return re.sub(r"\s+", " ", s).strip()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from html import escape as esc
 import importlib.util
-from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -69,7 +68,10 @@ def ratio(this: Any, paper: Any) -> str:
     if isinstance(this, list) and isinstance(paper, list):
         if this == paper:
             return "="
-        if all(map(_number, this + paper)) and max(paper) != 0:
+        sizes = all(
+            isinstance(x, int) and not isinstance(x, bool) for x in this + paper
+        )
+        if sizes and max(paper) != 0:
             return "largest " + ratio(max(this), max(paper))
         return "differs"
     if not (_number(this) and _number(paper)):
@@ -81,8 +83,8 @@ def ratio(this: Any, paper: Any) -> str:
     r = this / paper
     if r < 1:
         inv = paper / this
-        return f"1/{inv:,.0f}" if inv >= 10 else f"1/{inv:.2g}"
-    return f"×{r:,.0f}" if r >= 10 else f"×{Fraction(r).limit_denominator(8)}"
+        return f"1/{inv:.0f}" if inv >= 10 else f"1/{inv:.2g}"
+    return f"×{r:.0f}" if r >= 10 else f"×{r:.2g}"
 
 
 def rows(spec: Mapping[str, Param], P: SimpleNamespace) -> list[tuple[str, ...]]:
@@ -94,6 +96,14 @@ def rows(spec: Mapping[str, Param], P: SimpleNamespace) -> list[tuple[str, ...]]
         this, paper = getattr(P, name), p.preset("paper")
         out.append((name, _fmt(this), _fmt(paper), ratio(this, paper), p.allowed))
     return out
+
+
+def _factor(row: tuple) -> float:
+    """How many times smaller than the paper's (for the most-reduced parameters first)."""
+    try:
+        return -float(row[3].split("1/")[-1])
+    except ValueError:
+        return 0.0
 
 
 def command(chapter: str, profile: str) -> str:
@@ -117,7 +127,9 @@ def _links(chapter: str) -> list[str]:
 def box(chapter: str, spec: Mapping[str, Param], P: SimpleNamespace) -> str:
     """The box as HTML: the scale of this run against the paper's, its time, how to re-run it."""
     table = rows(spec, P)
-    smaller = [r for r in table if r[3].startswith(("1/", "largest 1/"))]
+    smaller = sorted(
+        (r for r in table if r[3].startswith(("1/", "largest 1/"))), key=_factor
+    )
     timing = run_seconds(chapter, P.profile)
     when = (
         f"about {duration(timing[0])} at the <code>{timing[1]}</code> profile "
@@ -133,14 +145,15 @@ def box(chapter: str, spec: Mapping[str, Param], P: SimpleNamespace) -> str:
     )
     others = [p for p in PROFILES if p not in (P.profile, "smoke")]
     cmds = "".join(f"<li><code>{esc(command(chapter, p))}</code></li>" for p in others)
-    summary = (
-        f"Scale of this run: profile <code>{esc(P.profile)}</code>, "
-        f"{len(smaller)} of {len(table)} parameters below the paper's"
-        if table
-        else f"Scale of this run: profile <code>{esc(P.profile)}</code>"
-    )
+    summary = f"Scale of this run: profile <code>{esc(P.profile)}</code>"
+    if smaller:
+        most = ", ".join(f"<code>{esc(r[0])}</code> {esc(r[3])}" for r in smaller[:3])
+        summary += (
+            f"; {len(smaller)} of {len(table)} parameters below the paper's "
+            f"(most: {most} of the paper's); {when.split(' (')[0]}"
+        )
     return (
-        f'<details class="rnnbook-scale" open><summary>{summary}</summary>'
+        f'<details class="rnnbook-scale"><summary>{summary}</summary>'
         + (
             "<table><thead><tr><th>parameter</th><th>this run</th><th>paper</th>"
             f"<th>this / paper</th></tr></thead><tbody>{body}</tbody></table>"

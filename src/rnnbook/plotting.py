@@ -1,6 +1,6 @@
 """Figure style and progress bars shared by the chapters.
 
-Figures are drawn for the book's text column: :data:`COLUMN_INCHES` wide (672 px on the page at
+Figures are drawn for the book's text column: ``COLUMN_INCHES`` wide (672 px on the page at
 1280 px; a figure never needs shrinking to fit), with text at least :data:`MIN_FONT_PT` points
 (>= 10 px as displayed), at most two panels per row (:func:`panels`), the Okabe-Ito colour-blind-safe
 colours each paired with its own line style, legends outside the data (:func:`legend_below`,
@@ -127,7 +127,7 @@ def panels(
 ):
     """A figure of ``n`` panels for the column: at most ``per_row`` (2) side by side, the others
     stacked below. Returns ``(fig, axes)`` with ``axes`` a flat array of the ``n`` panels
-    (one Axes for ``n == 1``); ``kw`` goes to :func:`matplotlib.pyplot.subplots`."""
+    (one Axes for ``n == 1``); ``kw`` goes to ``matplotlib.pyplot.subplots``."""
     import matplotlib.pyplot as plt
 
     ncols = max(1, min(n, per_row))

@@ -227,6 +227,7 @@ def simulate_pair(
     orthogonal: bool = False,
     exact_untied: bool = False,
     dtype=torch.float64,
+    budget: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Monte Carlo of Fig. 1: K random minimalRNNs of width N per hyperparameter setting, two input sequences
     with similarity ``Sigmas[t-1]`` at step t = 1..T; h^0 with second moment Q0 and cosine similarity C0.
@@ -237,44 +238,75 @@ def simulate_pair(
 
     Returns arrays of shape (G, K, T): ``c`` (pre-activation cosine similarity, centred at mu_b), ``q``
     (pre-activation second moment, per unit) and ``C`` (hidden-state cosine similarity).
+    Untied networks run in chunks of at most ``budget`` bytes (:func:`untied_chunks`), tied ones
+    in chunks of ``CHUNK_BYTES`` of weights (:func:`network_chunks`).
     """
-    gen = torch.Generator().manual_seed(int(seed))
     G, per, Q0 = _settings(hp, K, Q0)
     KK = G * K
-    mu = _per_network(per["mu_b"], KK, dtype)
-    # h^0: second moment Q0, cosine similarity C0
-    z1, z2 = (torch.randn(KK, N, generator=gen, dtype=dtype) for _ in range(2))
-    sq = torch.sqrt(torch.as_tensor(Q0, dtype=dtype)).reshape(KK, 1)
-    H = torch.stack(
-        [sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0**2) * z2)], dim=1
-    )  # (KK, 2, N)
     hyper = ("sigma_w", "sigma_v", "mu_b", "sigma_b")
 
-    def draw(p):
+    def start(s: slice, gen) -> torch.Tensor:  # h^0: second moment Q0, cosine C0
+        n = len(range(KK)[s])
+        z1, z2 = (torch.randn(n, N, generator=gen, dtype=dtype) for _ in range(2))
+        sq = torch.sqrt(torch.as_tensor(Q0[s], dtype=dtype)).reshape(n, 1)
+        return torch.stack([sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0**2) * z2)], dim=1)
+
+    def draw(p, gen):
         n = len(p["mu_b"])
         return draw_weights(N, *(p[k] for k in hyper), n, gen, orthogonal, dtype)
 
     if tied:
-        out = run_pair_tied(
-            H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b)[:2], gen
-        )
+        gen = torch.Generator().manual_seed(int(seed))
+        H = start(slice(0, KK), gen)
+        step = lambda h, x, w: cell(h, x, w.W, w.V, w.b)[:2]  # noqa: E731
+        out = run_pair_tied(H, Sigmas, per, lambda p: draw(p, gen), step, gen)
         return {k: v.reshape(G, K, -1).numpy() for k, v in out.items()}
-    sw2 = torch.as_tensor(per["sigma_w"] ** 2, dtype=dtype)
-    sv2 = torch.as_tensor(per["sigma_v"] ** 2, dtype=dtype)
 
-    def step(h, x):
-        if exact_untied:
-            w = draw(per)
-            return cell(h, x, w.W, w.V, w.b)[:2]
-        bias = mu + _per_network(per["sigma_b"], KK, dtype) * torch.randn(
-            KK, N, generator=gen, dtype=dtype
-        )
-        e = _gram_sample(h, sw2, gen) + _gram_sample(x, sv2, gen) + bias.unsqueeze(1)
-        u = torch.sigmoid(e)
-        return u * h + (1 - u) * x, e
+    def untied(s: slice, gen) -> dict[str, torch.Tensor]:
+        p = {k: v[s] for k, v in per.items()}
+        n = len(p["mu_b"])
+        mu = _per_network(p["mu_b"], n, dtype)
+        H = start(s, gen)
+        sw2 = torch.as_tensor(p["sigma_w"] ** 2, dtype=dtype)
+        sv2 = torch.as_tensor(p["sigma_v"] ** 2, dtype=dtype)
 
-    out = run_pair(H, Sigmas, per["R"], mu, step, gen)
+        def step(h, x):
+            if exact_untied:
+                w = draw(p, gen)
+                return cell(h, x, w.W, w.V, w.b)[:2]
+            bias = mu + _per_network(p["sigma_b"], n, dtype) * torch.randn(
+                n, N, generator=gen, dtype=dtype
+            )
+            e = _gram_sample(h, sw2, gen) + _gram_sample(x, sv2, gen)
+            e = e + bias.unsqueeze(1)
+            u = torch.sigmoid(e)
+            return u * h + (1 - u) * x, e
+
+        return run_pair(H, Sigmas, p["R"], mu, step, gen)
+
+    out = untied_chunks(KK, N, dtype, seed, untied, budget)
     return {k: v.reshape(G, K, -1).numpy() for k, v in out.items()}
+
+
+UNTIED_BYTES = 2**31  # the most memory an untied Monte Carlo holds at once (2 GiB)
+#: (2, N) tensors alive per network during one untied step (states, inputs, Gram samples...)
+UNTIED_COPIES = 16
+
+
+def untied_chunks(KK: int, N: int, dtype, seed: int, run, budget=None) -> dict:
+    """``run(networks, generator)`` over consecutive chunks of the KK untied networks whose
+    working set (``UNTIED_COPIES`` tensors of shape (2, N) per network) fits in ``budget``
+    bytes (default ``UNTIED_BYTES``); the results concatenated along the networks. The first
+    chunk draws from the generator seeded ``seed``, so that a Monte Carlo that fits in one
+    chunk (every one at the smoke and book profiles) keeps its draws; chunk c > 0 from its own
+    generator seeded ``seed + 1000003 c``."""
+    item = torch.empty((), dtype=dtype).element_size()
+    size = max(1, (budget or UNTIED_BYTES) // (UNTIED_COPIES * 2 * N * item))
+    parts = []
+    for c, i in enumerate(range(0, KK, size)):
+        g = torch.Generator().manual_seed(int(seed) + 1_000_003 * c)
+        parts.append(run(slice(i, min(i + size, KK)), g))
+    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
 
 
 def input_map_scale(R: float) -> float:

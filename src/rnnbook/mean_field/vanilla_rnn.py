@@ -57,21 +57,28 @@ def simulate_pair(
     q0,
     c0: float = 0.0,
     dtype=torch.float64,
+    budget: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Two input sequences (M = N, second moment R, similarity ``Sigmas[t-1]`` at step t) through K random
     vanilla RNNs per setting of ``hp`` (fields of shape (G,) allowed). e^0 is drawn with variance q0 and
-    correlation c0, h^0 = tanh(e^0). Returns ``c`` and ``q`` of the pre-activations, shape (G, K, T)."""
-    gen = torch.Generator().manual_seed(int(seed))
+    correlation c0, h^0 = tanh(e^0). Returns ``c`` and ``q`` of the pre-activations, shape (G, K, T).
+    Untied networks run in chunks of at most ``budget`` bytes (:func:`minimal_rnn.untied_chunks`)."""
     G, per, q0 = _settings(hp, K, q0)
     KK = G * K
-    mu = _per_network(per["mu_b"], KK, dtype)
-    z1, z2 = (torch.randn(KK, N, generator=gen, dtype=dtype) for _ in range(2))
-    sq = torch.sqrt(torch.as_tensor(q0, dtype=dtype)).reshape(KK, 1)
-    E0 = torch.stack(
-        [sq * z1, sq * (c0 * z1 + np.sqrt(1 - c0**2) * z2)], 1
-    ) + mu.unsqueeze(1)
-    H = torch.tanh(E0)
+
+    def start(s: slice, gen) -> torch.Tensor:  # h^0 = tanh(e^0)
+        n = len(range(KK)[s])
+        mu = _per_network(per["mu_b"][s], n, dtype)
+        z1, z2 = (torch.randn(n, N, generator=gen, dtype=dtype) for _ in range(2))
+        sq = torch.sqrt(torch.as_tensor(q0[s], dtype=dtype)).reshape(n, 1)
+        E0 = torch.stack(
+            [sq * z1, sq * (c0 * z1 + np.sqrt(1 - c0**2) * z2)], 1
+        ) + mu.unsqueeze(1)
+        return torch.tanh(E0)
+
     if tied:
+        gen = torch.Generator().manual_seed(int(seed))
+        H = start(slice(0, KK), gen)
         hyper = ("sigma_w", "sigma_v", "mu_b", "sigma_b")
 
         def draw(p):
@@ -82,18 +89,26 @@ def simulate_pair(
             H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b), gen
         )
     else:
-        sw2 = torch.as_tensor(per["sigma_w"] ** 2, dtype=dtype)
-        sv2 = torch.as_tensor(per["sigma_v"] ** 2, dtype=dtype)
-        sb = _per_network(per["sigma_b"], KK, dtype)
 
-        def step(h, x):
-            bias = mu + sb * torch.randn(KK, N, generator=gen, dtype=dtype)
-            e = (
-                _gram_sample(h, sw2, gen)
-                + _gram_sample(x, sv2, gen)
-                + bias.unsqueeze(1)
-            )
-            return torch.tanh(e), e
+        def untied(s: slice, gen) -> dict[str, torch.Tensor]:
+            p = {k: v[s] for k, v in per.items()}
+            n = len(p["mu_b"])
+            mu = _per_network(p["mu_b"], n, dtype)
+            H = start(s, gen)
+            sw2 = torch.as_tensor(p["sigma_w"] ** 2, dtype=dtype)
+            sv2 = torch.as_tensor(p["sigma_v"] ** 2, dtype=dtype)
+            sb = _per_network(p["sigma_b"], n, dtype)
 
-        out = minimal_rnn.run_pair(H, Sigmas, per["R"], mu, step, gen)
+            def step(h, x):
+                bias = mu + sb * torch.randn(n, N, generator=gen, dtype=dtype)
+                e = (
+                    _gram_sample(h, sw2, gen)
+                    + _gram_sample(x, sv2, gen)
+                    + bias.unsqueeze(1)
+                )
+                return torch.tanh(e), e
+
+            return minimal_rnn.run_pair(H, Sigmas, p["R"], mu, step, gen)
+
+        out = minimal_rnn.untied_chunks(KK, N, dtype, seed, untied, budget)
     return {k: out[k].reshape(G, K, -1).numpy() for k in ("c", "q")}

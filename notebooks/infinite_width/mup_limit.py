@@ -82,7 +82,7 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Repeats, Param, at_least, positive, Steps
-from rnnbook.infinite_width import convergence, deep_linear, figures, limit
+from rnnbook.infinite_width import convergence, figures, limit
 from rnnbook.infinite_width import mup_symbolic, regression, step_size
 from rnnbook.infinite_width import truncation, weight_law
 from rnnbook.stats import power_law_fit

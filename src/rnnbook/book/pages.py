@@ -427,7 +427,7 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
 
 
 ROOMS = ("lsc", "implicit_bias", "mean_field", "infinite_width", "synthesis")
-COMMON = ("datasets", "plotting", "stats", "cache")
+COMMON = ("datasets", "plotting", "stats", "cache", "device")
 
 
 def _room_modules(room: str) -> list[str]:

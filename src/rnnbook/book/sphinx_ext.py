@@ -35,5 +35,6 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
 def setup(app) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", _literal_pipes)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
-    app.setup_extension("rnnbook.book.legible_sphinx")  # plain titles, figures' alt text
+    # plain-text titles for tabs, search and cross-references; figures' alt text
+    app.setup_extension("rnnbook.book.legible_sphinx")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -20,3 +20,18 @@ def test_plain_title_keeps_its_words_and_writes_its_math():
         nodes.math("", r"\rho_t=\tfrac12"),
     )
     assert plain(title) == "Deep RNNs pre-trained to ρₜ = 1/2"
+
+
+def test_search_index_gets_the_plain_section_titles(tmp_path):
+    from types import SimpleNamespace
+
+    from rnnbook.book.legible_sphinx import plain_search_titles
+
+    (tmp_path / "searchindex.js").write_text(
+        'Search.setIndex({"alltitles": {"Deriving \\\\rho_j from": [[0, "x"]]}})'
+    )
+    env = SimpleNamespace(
+        rnnbook_plain_titles={r"Deriving \rho_j from": "Deriving ρⱼ from"}
+    )
+    plain_search_titles(SimpleNamespace(outdir=str(tmp_path), env=env), None)
+    assert '"Deriving ρⱼ from"' in (tmp_path / "searchindex.js").read_text()

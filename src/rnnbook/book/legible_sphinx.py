@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -133,6 +135,30 @@ def plain_titles(app, doctree) -> None:
         title = store.get(docname)
         if title is not None and any(title.findall(nodes.math)):
             store[docname] = nodes.title("", plain(title))
+    found = getattr(env, "rnnbook_plain_titles", {})
+    for title in doctree.findall(nodes.title):
+        if any(title.findall(nodes.math)):
+            found[title.astext()] = plain(title)
+    env.rnnbook_plain_titles = found
+
+
+def _merge(app, env, docnames, other) -> None:
+    env.rnnbook_plain_titles = {
+        **getattr(env, "rnnbook_plain_titles", {}),
+        **getattr(other, "rnnbook_plain_titles", {}),
+    }
+
+
+def plain_search_titles(app, exception) -> None:
+    """Section titles in the search index in their plain form (not raw TeX)."""
+    index = Path(app.outdir) / "searchindex.js"
+    titles = getattr(app.env, "rnnbook_plain_titles", {})
+    if exception is not None or not index.exists() or not titles:
+        return
+    text = index.read_text(encoding="utf-8")
+    for tex, words in titles.items():
+        text = text.replace(json.dumps(tex)[1:-1], json.dumps(words)[1:-1])
+    index.write_text(text, encoding="utf-8")
 
 
 def _caption_after(image: nodes.image) -> nodes.paragraph | None:
@@ -170,4 +196,6 @@ def figure_alt(app, doctree) -> None:
 def setup(app) -> dict[str, Any]:
     app.connect("doctree-read", plain_titles, priority=900)
     app.connect("doctree-read", figure_alt, priority=900)
+    app.connect("env-merge-info", _merge)
+    app.connect("build-finished", plain_search_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -157,7 +157,8 @@ def plain_search_titles(app, exception) -> None:
         return
     text = index.read_text(encoding="utf-8")
     for tex, words in titles.items():
-        text = text.replace(json.dumps(tex)[1:-1], json.dumps(words)[1:-1])
+        new = json.dumps(words, ensure_ascii=False)[1:-1]
+        text = text.replace(json.dumps(tex)[1:-1], new)
     index.write_text(text, encoding="utf-8")
 
 

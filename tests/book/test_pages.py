@@ -150,3 +150,20 @@ def test_every_claim_has_a_visible_anchored_box_linked_both_ways(smoke_book):
         assert f"../{c['chapter']}.html#{c['id']}" in scorecard.links, c["id"]
     assert not missing, f"{len(missing)} claim(s) without a visible box: {missing}"
     assert (html / "claims.json").exists() and "../claims.json" in scorecard.links
+
+
+def test_status_tells_wall_from_cpu_time_and_checks_the_budget_on_wall_time():
+    chapters = {
+        "notebooks/a": {"seconds": 200.0, "cpu_seconds": 150.0},
+        "notebooks/b": {"seconds": 100.0, "cpu_seconds": 90.0, "reused": "abc"},
+    }
+    t = {"profile": "smoke", "wall_seconds": 120.0, "jobs": 2, "chapters": chapters}
+    line = pages.budget_line(t)
+    # one chapter reused: the full build is estimated, 300 s of chapters on 2 workers
+    assert "2.0 min" in line and "1 were reused" in line and "within" in line
+    t["chapters"]["notebooks/b"].pop("reused")
+    t["wall_seconds"] = 400.0
+    assert "**over** the `smoke` profile's budget of 5 min" in pages.budget_line(t)
+    page = pages.status(t, [], None)
+    assert "| chapter | wall (s) | CPU (s) | device | this build |" in page
+    assert "platform" not in page and "uncommitted" not in page

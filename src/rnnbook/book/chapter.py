@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from rnnbook import plotting
 
+from . import scale_box
 from .ledger import Ledger
 from .params import Device, Param, describe, resolve
 
@@ -52,6 +53,7 @@ def start(
 
             meta = {DEVICE_KEY: device.describe(P.device)}
         display(Markdown(describe(P)), metadata=meta)
+        display(scale_box.html(chapter, spec, P))  # the scale and re-run box
     return P, ledger
 
 

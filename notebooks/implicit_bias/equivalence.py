@@ -26,6 +26,7 @@
 # This chapter checks the statements of their Sections 2-4 that need no training:
 #
 # :::{prf:remark} Sec. 2, stability
+# :nonumber:
 # :label: rmk-emami-sec2
 # The system (1) is stable iff $\lambda_{\max}(W)/\sqrt n<1$; for i.i.d. $W_{ij}\sim\mathcal N(0,\nu_W)$,
 # "a classic result in random matrix theory" {cite:p}`bai1986limiting` gives
@@ -33,6 +34,7 @@
 # :::
 #
 # :::{prf:proposition} Proposition 2.1
+# :nonumber:
 # :label: prop-emami-2-1
 # (a) The RNN with parameters $(W,F,C)$ has the same input-output map as the convolution with
 # $L_j = C W^j F / n^{(j+1)/2}$ (Eq. 9). (b) Conversely, any filters $L_0,\dots,L_{T-1}$ are realised by an RNN
@@ -41,12 +43,14 @@
 # :::
 #
 # :::{prf:theorem} Theorem 3.2
+# :nonumber:
 # :label: thm-emami-3-2
 # For any scale factors $\rho$ and any parameters, the NTK of the scaled convolution (8) is
 # $K(\mathbf x,\mathbf x') = \mathcal T(\mathbf x)^\top D(\rho)\,\mathcal T(\mathbf x')\otimes I_{n_y}$ (Eq. 17).
 # :::
 #
 # :::{prf:theorem} Theorem 3.3(a) and Eq. (24) of Theorem 4.1
+# :nonumber:
 # :label: thm-emami-3-3a
 # As $n\to\infty$ the coefficients $L_j$ of (9) at initialization converge in distribution to independent
 # Gaussians with i.i.d. $\mathcal N(0,\nu_C\nu_F\nu_W^j)$ components, and
@@ -191,7 +195,7 @@ for k, v in real.summary().items():
 # useless for long filters. The delay line stays at round-off (largest error {glue:text}`vand_delay_line_max:.1e`)
 # and needs only $Tn_x$ states, fewer than the $Tn_xn_y$ of the proposition.
 
-# %%
+# %% tags=["hide-input"]
 ledger.check("implicit-bias.prop21b.realization", **real.summary())
 
 # %% [markdown]
@@ -255,7 +259,7 @@ for k, v in mc.summary().items():
 # of 1; no KS test rejecting at level 0.05 after a Bonferroni correction over the lags; the largest
 # correlation below 4 null standard errors (the maximum of $J(J-1)/2$ null correlations rarely exceeds it).
 
-# %%
+# %% tags=["hide-input"]
 display(ledger.check("implicit-bias.thm33a.init-gaussian", **mc.summary()))
 ledger.check("implicit-bias.thm41.init-norm", **mc.summary())
 
@@ -265,5 +269,5 @@ ledger.check("implicit-bias.thm41.init-norm", **mc.summary())
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`; the spectral
 # radius is discussed on the {doc}`/book/errata` page):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -25,6 +25,7 @@
 # $W_{ij}\sim\mathcal N(0,\nu_W)$, $F_{ij}\sim\mathcal N(0,\nu_F)$, $C_{ki}\sim\mathcal N(0,\nu_C)$ (Eq. 4), is
 #
 # :::{prf:theorem} Theorem 3.3(b) of Emami et al.
+# :nonumber:
 # :label: thm-emami-3-3b
 # As $n\to\infty$, for any input sequences $\mathbf x, \mathbf x'$ the NTK converges almost surely to
 # $K(\mathbf x,\mathbf x') = \mathcal T(\mathbf x)^\top D(\rho)\,\mathcal T(\mathbf x') \otimes I_{n_y}$ (Eq. 20), with the
@@ -96,7 +97,7 @@ display(Math(steps["recursions"]), Math(steps["solutions"]))
 # $\tau_{j,1}$), and of $W, F$, which act through $C$ on the perturbation ($\nu_C\,\mathbb E[\tilde H_t\tilde H'_s]$,
 # built from $\tau_{j,2}$), Eq. (55). Hence the weight of lag $j$ is $\rho_j = \nu_C\tau_{j,2} + \tau_{j,1}$:
 
-# %%
+# %% tags=["hide-input"]
 display(Math(steps["rho"]), Math(steps["difference"]))
 ledger.check("implicit-bias.eq21.rho", **d.summary())
 
@@ -181,7 +182,7 @@ fig = figures.rho_readout(conv)
 # $\rho_j$. At the largest width the readout agrees with the derived factors to a largest relative
 # deviation of {glue:text}`ntk_rho_readout_dev:.3f` over the lags; the spread across seeds shrinks with $n$.
 
-# %%
+# %% tags=["hide-input"]
 ledger.check("implicit-bias.thm33b.ntk-limit", **conv.summary())
 
 # %% [markdown]
@@ -189,5 +190,5 @@ ledger.check("implicit-bias.thm33b.ntk-limit", **conv.summary())
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -25,6 +25,7 @@
 # the deterministic initialization (2.7)-(2.8):
 #
 # :::{prf:theorem} Theorem 2.3 of Chizat et al.
+# :nonumber:
 # :label: thm-chizat-2-3
 # For the square loss $L(\hat y,y)=\tfrac12|y-\hat y|^2$ and data with finite second moments, the predictor
 # $\lambda^\infty(t)$ of the gradient flow converges at an exponential rate to the minimal-$\ell_2$-norm minimizer of
@@ -193,7 +194,7 @@ glue("rate_pred", runs[0].rate_pred, display=False)
 glue("final_err", runs[0].final, display=False)
 glue("d_minus_1", P.d - 1, display=False)
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(min_norm.table(runs)))
 
 # %% [markdown]

@@ -32,6 +32,7 @@
 # fixed shift matrix $\mathcal A$ (2.9) that stands for the random middle layer, trained by the GD (2.10).
 #
 # :::{prf:theorem} Theorem 2.2 of Chizat et al. (infinite-width limit)
+# :nonumber:
 # :label: thm-chizat-2-2
 # For a fixed step $\tau$ and any number of steps, the scale-free weights
 # $(\tilde U^m(k), \tilde W^m(k), \tilde V^m(k))$ of (2.3) converge in distribution to
@@ -159,7 +160,7 @@ display(Markdown(convergence.kernel_table(P.widths, kernels)))
 #
 # The shift matrix (2.9), $\mathcal A_{ij}=1$ iff $i+d=j$ or $j+1=i$, shown here for $d=2$ and its first 8 rows:
 
-# %%
+# %% tags=["hide-input"]
 display(Math(mup_symbolic.latex_shift(8, 2)))
 display(Math(mup_symbolic.limit_kernel_at_init(2).latex()))
 

@@ -25,6 +25,7 @@
 # and state three regimes, proven for Lemma 2's quantity $\frac1T\binom{T+\Delta l+2}{T}$ (Eqs. 30-33):
 #
 # :::{prf:lemma} Lemma 2's limits (App. C)
+# :nonumber:
 # :label: lemma-lsc-2-limits
 # The count is sub-exponential (i) when $T\to\infty$ with $\Delta l$ fixed and (ii) when $\Delta l\to\infty$ with
 # $T$ fixed, but exponential (iii) when both grow at the same rate. Fig. 1b shows it for $\Delta l=5$, for $T=5$
@@ -32,6 +33,7 @@
 # :::
 #
 # :::{prf:theorem} Theorem 4 of Herranz-Celotti & Rouat
+# :nonumber:
 # :label: thm-lsc-4
 # For all real $x$, $e^{x/e}\ge x$. (Used in regime (iii), Eq. 33.)
 # :::
@@ -120,7 +122,7 @@ glue("rate_T", slopes.rate, display=False)
 # exponential growth. The exact counts follow these laws: their local slopes, in the panels' coordinates, at the right
 # end of each panel of Fig. 1 and far beyond it (between $x$ and $2x$ with $T=10^5$ in (i) and (iii), $\Delta l=10^4$ in (ii)):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(slopes.table()))
 
 # %% [markdown]
@@ -166,7 +168,7 @@ ledger.check("lsc.theorem4", **theorem4)
 # $\frac{1}{k\Delta l}a^{k\Delta l} = \ln a\cdot\frac{e^x}{x} > \ln a\cdot a^{k\Delta l/2}$: the factor $\ln a$ (about $0.01$ at
 # $k=100$) is missing, and the step as written is false for small $\Delta l$:
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(proof.step_table()))
 ledger.check("lsc.theorem4.eq33-step", **proof.check())
 

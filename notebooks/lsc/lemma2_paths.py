@@ -27,6 +27,7 @@
 # enter the parameter update (their Eq. 5):
 #
 # :::{prf:lemma} Lemma 2 of Herranz-Celotti & Rouat
+# :nonumber:
 # :label: lemma-lsc-2
 # With $t,t'\in\{0,\dots,T\}$, $l\in\{0,\dots,L\}$ and $c$ indexing the shortest paths of the grid,
 # $\frac1T\sum_t\sum_{t'\le t}\sum_c 1 = \frac1T\binom{T+\Delta l+2}{T}$; it is sub-exponential when
@@ -71,7 +72,7 @@ P, ledger = start("lsc/lemma2_paths", SPEC, globals())
 # twice (Eq. 28). Sympy evaluates both sums in closed form; we then simplify the difference with the
 # paper's right-hand side:
 
-# %%
+# %% tags=["hide-input"]
 for label, s in zip(("(28)", "(29)"), gradient_paths.lemma2_steps()):
     display(Math(s.latex(r"\quad\text{vs paper}\quad ", label)))
 
@@ -141,7 +142,7 @@ ledger.check("lsc.lemma2.paths-stacked", **paths)
 # Summing $\binom{\Delta t}{\Delta l}$ instead, the same two parallel summations give (for $\Delta l\ge1$; at
 # $\Delta l=0$ both counts are 1):
 
-# %%
+# %% tags=["hide-input"]
 for s in gradient_paths.eq1_sum_steps():
     display(Math(s.latex()))
 

@@ -24,6 +24,7 @@
 # (Sec. II-C, App. B) need the expected spectral radius of a random matrix at *finite* size:
 #
 # :::{prf:lemma} Lemma 1 of Herranz-Celotti & Rouat
+# :nonumber:
 # :label: lemma-lsc-1
 # Given an $n\times n$ real random matrix with elements drawn from a radially symmetric point process with mean zero
 # and variance one, its $k$ eigenvalues in expectation have modulus $\mathbb E|\lambda_k|=\sqrt2\,\Gamma((k+1)/2)/\Gamma(k/2)$
@@ -35,6 +36,7 @@
 # the spectral radius $\rho$, $\mathbb E\rho=\sqrt2\,\Gamma((n+1)/2)/\Gamma(n/2)\approx\sqrt n$, and then:
 #
 # :::{prf:corollary} Corollary 1 of Herranz-Celotti & Rouat
+# :nonumber:
 # :label: cor-lsc-1
 # Glorot and Orthogonal initializations for linear FFN, and He initialization for ReLU FFN, are special cases of the
 # LSC for $\mathbb E\rho=1$: the layer Jacobians $M_l=\partial y_l/\partial y_{l-1}$ have expected spectral radius 1, because
@@ -164,7 +166,7 @@ ledger.check("lsc.lemma1.variance", **st.variance_check())
 # With $w\sim\mathcal N(0,\sigma_w^2)$ independent of $H\sim\mathrm{Bernoulli}(\tfrac12)$ (the activity of a unit whose input is
 # symmetric about 0) and $(\mathbb E\rho)^2 = n\,\mathrm{Var}(wH^k)$:
 
-# %%
+# %% tags=["hide-input"]
 for d in initializations.he_derivation():
     display(Math(d.latex()))
 ledger.check("lsc.corollary1.he-derivation", **initializations.he_derivation_check())

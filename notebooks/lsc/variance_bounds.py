@@ -28,6 +28,7 @@
 # $\mathrm{Var}\,\Delta\theta_l \le \lambda\frac1T\sum_t\sum_{t'\le t}\sum_c\prod_k a_k + \phi$ with $a_k=\|M_k\|$.
 #
 # :::{prf:theorem} Theorems 2 and 3 of Herranz-Celotti & Rouat (matrix norms)
+# :nonumber:
 # :label: thm-lsc-2-3
 # If $\mathbb E\,a_k^q=1$ (the LSC) and the $a_k^q$ have decaying covariance, the bound grows as
 # $\lambda\frac1T\binom{T+\Delta l+2}{T}+\phi$ (Eq. 14): sub-exponential in $T$ or in $\Delta l$ alone. If instead
@@ -36,6 +37,7 @@
 # :::
 #
 # :::{prf:theorem} Theorem 1 of Herranz-Celotti & Rouat (radii)
+# :nonumber:
 # :label: thm-lsc-1
 # Setting the radii of every transition derivative to $\mathbb E\rho=1$ gives an upper bound on the parameter-update
 # variance that grows as $\frac1T\binom{T+L+2}{T}$; setting them to $\mathbb E\rho=0.5$ gives one that grows linearly in
@@ -160,7 +162,7 @@ ledger.check("lsc.theorem3.norm-half", **theorem3)
 # targeted ensembles (orthogonal, Gaussian rescaled to the radius, PascalRNN) the measured update respects the radius
 # bounds in every configuration:
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ex.radius_summary()))
 
 # %% [markdown]
@@ -205,7 +207,7 @@ ledger.check("lsc.theorem1.rho1", **ex.theorem1())
 # The pair's derivative sums grow by a factor $e^{\text{rate}}$ per layer with the fitted rates below, and exceed the
 # bound that Theorem 1 promises; see {doc}`/book/errata`.
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(nn.table()))
 
 # %% [markdown]

@@ -27,6 +27,7 @@
 # and with free probability they obtain the variance of the spectrum of $\mathbf J\mathbf J^\top$:
 #
 # :::{prf:theorem} Eqs. (12)-(13) of Chen et al.
+# :nonumber:
 # :label: thm-chen-eq12
 # $\sigma^2_{\mathbf J\mathbf J^\top}=\chi_1^{2T}\Big(1+T\,\frac{2(\mu_1-s_1)\mu_2+\sigma_1^2+\sigma_2^2}{\chi_1^2}\Big)$, with
 # $\chi_1=\mu_1+\mu_2$, $\mu_1=\int\mathcal Dz\,\sigma^2(\sqrt{q^*}z+\mu_b)$, $\sigma_1^2=-\mu_1^2+\int\mathcal Dz\,\sigma^4$,
@@ -40,6 +41,7 @@
 # coefficient is small only for small $q^*$ (and orthogonal $\mathbf W$). The critical initialization:
 #
 # :::{prf:algorithm} Algorithm 1 of Chen et al.
+# :nonumber:
 # :label: alg-chen-1
 # **Require** $q^*,\mu_b,R$. 1: $\mathbb E[u^2]\leftarrow\int\mathcal Dz\,\sigma^2(\sqrt{q^*}z+\mu_b)$; 2: $\mathbb E[(1-u)^2]\leftarrow\int\mathcal Dz\,(1-\sigma)^2$;
 # 3: $Q^*\leftarrow R\,\mathbb E[(1-u)^2]/(1-\mathbb E[u^2])$; 4: $\mathbb E[u'^2]\leftarrow\int\mathcal Dz\,[\sigma']^2$;
@@ -257,7 +259,7 @@ plt.show()
 # separates Gaussian from orthogonal $\mathbf W$ by $2\mu_2$ per step; the derived one-step variance separates them
 # by $\mu_2^2$ only (the paired Monte Carlo above), and its free product (dotted) follows the measurements.
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(study.table()))
 ledger.check("mean-field.eq12.minimal-variance", **study.variance_values(), **vars(P))
 ledger.check("mean-field.eq13.one-step-terms", **terms, **vars(P))
@@ -336,5 +338,5 @@ plt.show()
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -27,6 +27,7 @@
 # (Eq. 1), with $W_{ij}\sim\mathcal N(0,\sigma_w^2/N)$, $V_{ij}\sim\mathcal N(0,\sigma_v^2/M)$, $b_i\sim\mathcal N(\mu_b,\sigma_b^2)$:
 #
 # :::{prf:theorem} Eq. (2) and Eq. (4) of Chen et al.
+# :nonumber:
 # :label: thm-chen-eq2-eq4
 # $\mathbf q^t = \sigma_w^2\int\mathcal D_{\mathbf q^{t-1}}\mathbf z\,\phi(\mathbf z)\phi(\mathbf z)^\top + \sigma_v^2R\,\boldsymbol\Sigma^t + \sigma_b^2\mathbf I$.
 # Near a fixed point $c^*$ of the cosine similarity $c^t=q^t_{12}/q^t$, $\epsilon^t=c^t-c^*$ obeys
@@ -39,6 +40,7 @@
 # second moments of $\mathbf h^t$:
 #
 # :::{prf:theorem} Eqs. (6)-(9) of Chen et al.
+# :nonumber:
 # :label: thm-chen-eq9
 # $\mathbf q^t=\sigma_w^2\mathbf Q^{t-1}+\sigma_v^2\mathbf R^t+\sigma_b^2\mathbf I$ (6),
 # $\mathbf Q^t=\mathbf Q^{t-1}\odot\int\mathcal D_{\mathbf q^t}\mathbf z\,\sigma(\mathbf z)\sigma(\mathbf z)^\top+\mathbf R^t\odot\int\mathcal D_{\mathbf q^t}\mathbf z\,(1-\sigma(\mathbf z))(1-\sigma(\mathbf z))^\top$ (7);
@@ -430,5 +432,5 @@ ledger.check("mean-field.fig1e.timescale", **tl, **vars(P))
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -1,4 +1,5 @@
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ _smoke, _config = None, None
 def pytest_configure(config):
     global _config
     _config = config
+    # when this test session began (pytest-xdist's workers inherit it): a smoke build that
+    # failed since is reported again, not retried by every worker (tests/book/smoke.py)
+    os.environ.setdefault("RNNBOOK_TEST_SESSION", str(time.time()))
 
 
 def pytest_sessionstart(session):

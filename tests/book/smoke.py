@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -79,18 +80,23 @@ def build(repo: Path = ROOT, show: bool = False) -> Path:
     ``show``: the build prints its progress here (else its output is kept for the error)."""
     lock = repo / "_build" / "smoke-root.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(
-        lock, "a"
-    ) as held:  # one smoke build at a time (xdist workers, two test runs)
+    with open(lock, "a") as held:  # one at a time (pytest-xdist workers, two test runs)
         fcntl.flock(held, fcntl.LOCK_EX)
         root = smoke_root(repo)
-        out, stamp = root / "_build", root / "_build" / "smoke-stamp"
+        out = root / "_build"
+        stamp, failed = out / "smoke-stamp", out / "smoke-failed"
         digest = stamp_of(root)
         fresh = stamp.exists() and stamp.read_text() == digest
         if fresh and (out / "html" / "index.html").exists():
             if show:
                 print(f"the smoke book in {out} is built from these sources: reused")
             return out
+        # a build of these sources that failed in this test session is not tried again
+        session = float(os.environ.get("RNNBOOK_TEST_SESSION", "inf"))
+        if failed.exists() and failed.stat().st_mtime >= session:
+            was, _, why = failed.read_text().partition("\n")
+            if was == digest:
+                raise SmokeBuildFailed(why)
         stamp.unlink(missing_ok=True)
         cmd = [sys.executable, "-m", "rnnbook", "build", "--profile", "smoke"]
         start = time.time()
@@ -101,10 +107,13 @@ def build(repo: Path = ROOT, show: bool = False) -> Path:
         out.mkdir(parents=True, exist_ok=True)
         (out / "smoke-built").write_text(f"{start} {time.time()}")
         if proc.returncode != 0:
-            raise SmokeBuildFailed(
-                "the smoke build failed"
-                + ("" if show else ":\n" + proc.stdout[-5000:] + proc.stderr[-5000:])
+            why = "the smoke build failed" + (
+                f" (its output: {repo / '_build' / 'smoke-root.log'})"
+                if show
+                else ":\n" + proc.stdout[-5000:] + proc.stderr[-5000:]
             )
+            failed.write_text(f"{digest}\n{why}")
+            raise SmokeBuildFailed(why)
         stamp.write_text(digest)
         return out
 

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -49,8 +50,11 @@ def test_the_smoke_build_is_reused_only_for_the_same_sources(repo):
 
 
 def test_a_failed_smoke_build_is_never_reused(repo, monkeypatch):
+    """... and in the session it failed in, it is reported again, not built again (by each
+    pytest-xdist worker); the next session builds it."""
     repo, calls = repo
     real = smoke.subprocess.run
+    monkeypatch.setenv("RNNBOOK_TEST_SESSION", str(time.time() - 1))
     monkeypatch.setattr(
         smoke.subprocess,
         "run",
@@ -59,6 +63,10 @@ def test_a_failed_smoke_build_is_never_reused(repo, monkeypatch):
     with pytest.raises(smoke.SmokeBuildFailed, match="boom"):
         smoke.build(repo)
     monkeypatch.setattr(smoke.subprocess, "run", real)
+    with pytest.raises(smoke.SmokeBuildFailed, match="boom"):
+        smoke.build(repo)
+    assert calls == []
+    monkeypatch.setenv("RNNBOOK_TEST_SESSION", str(time.time() + 10))
     smoke.build(repo)
     assert len(calls) == 1
 

@@ -150,6 +150,8 @@ glue("rad_1", rad["mean_radius"][1], display=False)
 # %%
 display(ledger.check("implicit-bias.sec2.spectral-radius", **rad))
 stable = stability.stable_fractions(radii, P.radius_nu_Ws, P.radius_widths)
+
+# %% tags=["hide-input"]
 ledger.check("implicit-bias.sec2.stability", **stable)
 
 # %% [markdown]
@@ -163,6 +165,8 @@ g = torch.Generator().manual_seed(P.seed)
 a = conv_models.impulse_response_check(
     [3, 30, 300], P.n_x, P.n_y, P.T_ntk, **init, seed=P.seed, g=g
 )
+
+# %% tags=["hide-input"]
 glue("prop21a_err", a["max_diff"], display=False)
 ledger.check("implicit-bias.prop21a.impulse-response", **a)
 
@@ -208,6 +212,8 @@ ledger.check("implicit-bias.prop21b.realization", **real.summary())
 
 # %%
 c32 = ntk.scaled_conv_check(P.T_ntk, P.n_x, P.n_y, **init, g=g)
+
+# %% tags=["hide-input"]
 display(Markdown(c32.table()))
 ledger.check("implicit-bias.thm32.conv-ntk", **c32.summary())
 

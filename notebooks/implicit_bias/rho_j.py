@@ -90,6 +90,8 @@ P, ledger = start("implicit_bias/rho_j", SPEC, globals())
 # %%
 d = scale_factors.derive_rho()
 steps = d.latex()
+
+# %% tags=["hide-input"]
 display(Math(steps["recursions"]), Math(steps["solutions"]))
 
 # %% [markdown]
@@ -109,6 +111,8 @@ ledger.check("implicit-bias.eq21.rho", **d.summary())
 
 # %%
 b = scale_factors.derive_bound22().latex()
+
+# %% tags=["hide-input"]
 display(Math(b["slack"]), Math(b["threshold"]))
 
 # %% [markdown]
@@ -119,6 +123,8 @@ display(Math(b["slack"]), Math(b["threshold"]))
 
 # %%
 region = scale_factors.check_bound22_region(60 if P.profile == "smoke" else 400, P.seed)
+
+# %% tags=["hide-input"]
 glue("bound_agree", region["agree"], display=False)
 glue("bound_total", region["total"], display=False)
 ledger.check("implicit-bias.eq22.bound", **region)

@@ -92,6 +92,8 @@ P, ledger = start("infinite_width/deeper", SPEC, globals())
 small = multilayer_limit.path_basis(1, 2, 3)
 A1 = sp.Matrix(multilayer_limit.shift(small, 1).astype(int))
 label = lambda p: "".join(map(str, p[1:]))  # noqa: E731  (the layers visited)
+
+# %% tags=["hide-input"]
 print("columns (layer 0):", [label(p) for p in small.paths[0]])
 print("rows    (layer 1):", [label(p) for p in small.paths[1]])
 display(Math(r"\mathcal A_1 = " + sp.latex(A1)))
@@ -106,6 +108,8 @@ display(Math(r"\mathcal A_1 = " + sp.latex(A1)))
 data = regression.gaussian_regression(P.d, P.n, P.data_seed, x_std=P.d**-0.5)
 l1_err = multilayer_limit.l1_check(data, P.tau, min(P.steps, 200), P.max_len)
 trunc = multilayer_limit.truncation_check(data, 2, P.tau, P.steps, P.max_len)
+
+# %% tags=["hide-input"]
 print(f"L = 1 against (2.10): largest |dlambda| = {l1_err:.1e}")
 print(f"L = 2, paths <= {P.max_len} vs {P.max_len + 2} moves: {trunc[0]:.1e}")
 print(f"basis sizes per layer: {trunc[1]} and {trunc[2]}")
@@ -130,6 +134,8 @@ study = multilayer.width_study(
     data, 2, P.tau, P.steps, P.widths, P.reps, P.seed, P.max_len
 )
 rate = multilayer.rate_values(study)
+
+# %% tags=["hide-input"]
 ledger.check("infinite-width.sec6.rate-l2", **vars(P), **rate)
 
 # %% tags=["hide-input"]
@@ -167,6 +173,8 @@ for j in range(P.draws):
     f, o = multilayer_limit.min_norm_check(dj, run)
     final.append(f)
     outside.append(o)
+
+# %% tags=["hide-input"]
 ledger.check(
     "infinite-width.sec6.min-norm-l2",
     **vars(P),

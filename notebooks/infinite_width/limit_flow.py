@@ -113,6 +113,8 @@ lin_t, lin = predictor_scale.linear_reference(data)
 # truncation check at the smallest scale and at s = 1, against 1.5 times the rows
 trunc_dev = predictor_scale.truncation_deviation(data, flows, P.trunc)
 shown = {s: f"{v:.1e}" for s, v in trunc_dev.items()}
+
+# %% tags=["hide-input"]
 print("truncation and integration check (max |lambda_N - lambda_1.5N|):", shown)
 
 # %% [markdown]
@@ -121,6 +123,8 @@ print("truncation and integration check (max |lambda_N - lambda_1.5N|):", shown)
 
 # %%
 K_gd, gd_dev = predictor_scale.gd_deviation(data, P.gd_check_time, P.trunc)
+
+# %% tags=["hide-input"]
 glue("gd_T", P.gd_check_time, display=False)
 glue("gd_dev", gd_dev, display=False)
 print(f"max |lambda_GD(k tau) - lambda_flow(k tau)| over k <= {K_gd}: {gd_dev:.2e}")
@@ -136,6 +140,8 @@ fig = figures.flow_paths(flows, lin, lam_hat)
 
 # %%
 paths = predictor_scale.compare_paths(flows, lin, lam_hat)
+
+# %% tags=["hide-input"]
 display(Markdown(paths.table()))
 
 # %% [markdown]
@@ -158,6 +164,8 @@ fig = figures.flow_risk(flows, lin_t, lin_r, P.t_end, predictor_scale.GD_STEP)
 
 # %%
 plateau = predictor_scale.plateaus(flows, lin_t, lin_r)
+
+# %% tags=["hide-input"]
 display(Markdown(plateau.table()))
 
 # %% [markdown]

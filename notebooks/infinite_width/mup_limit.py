@@ -133,6 +133,8 @@ device = P.device  # auto: CUDA when available (the draws are made on the CPU)
 # %%
 der = mup_symbolic.scale_free_updates(m=P.sym_m, d=2)
 plain = mup_symbolic.scale_free_updates(m=P.sym_m, d=2, lr=(1, 1, 1))
+
+# %% tags=["hide-input"]
 display(*map(Math, der.latex_difference()), Math(plain.latex_ratio()))
 
 # %% [markdown]
@@ -150,6 +152,8 @@ kernel_reps = min(P.reps, 5)
 kernels = convergence.layer_kernel_distances(
     P.widths, P.d, kernel_reps, P.seed + 10_000
 )
+
+# %% tags=["hide-input"]
 display(Markdown(convergence.kernel_table(P.widths, kernels)))
 
 # %% [markdown]
@@ -180,6 +184,8 @@ data = regression.gaussian_regression(P.d, P.n, seed=P.data_seed, x_std=x_std)
 support = truncation.measured_support(data, P.tau, steps=12)
 display(Markdown(support.table()))
 a1 = [limit.support_rows(1, k) for k in range(6)]
+
+# %% tags=["hide-input"]
 print(f"d = 1: a_k = {a1} for k = 0..5, versus d*k = {list(range(6))}")
 
 # %% [markdown]
@@ -188,6 +194,8 @@ print(f"d = 1: a_k = {a1} for k = 0..5, versus d*k = {list(range(6))}")
 
 # %%
 exact = truncation.exactness(data, P.tau, steps=(1, 2, 3, 5, 12))
+
+# %% tags=["hide-input"]
 display(Markdown(exact.table()))
 
 # %% [markdown]
@@ -248,6 +256,8 @@ display(Markdown(step_size.table(counts, P.d, P.n, P.tau)))
 first = step_size.setups(P.d, P.n)[step_size.PRINTED](P.data_seed + 1)
 m = min(P.widths[-1], 128)
 peak = step_size.finite_width_peak(first, m, P.tau, P.steps, seed=P.seed + 99)
+
+# %% tags=["hide-input"]
 print(
     f"finite width m = {m}, first draw, x ~ N(0, I), mean: "
     f"largest |lambda| over the run = {peak:.3g}"

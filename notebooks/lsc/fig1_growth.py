@@ -113,6 +113,8 @@ for name, law in path_growth.sub_exponential_laws().items():
     display(Math(law.latex(name)))
 display(Math(path_growth.exponential_rate_latex()))
 slopes = path_growth.regime_slopes(regimes, P.dl_fixed, P.T_fixed, P.ratio)
+
+# %% tags=["hide-input"]
 glue("rate_T", slopes.rate, display=False)
 
 # %% [markdown]
@@ -144,6 +146,8 @@ ledger.check("lsc.fig1b.regimes", **slopes.check(), T_max=P.T_max)
 
 # %%
 proof = path_growth.proof_inequalities(P.eq_grid)
+
+# %% tags=["hide-input"]
 display(Markdown(proof.summary()))
 ledger.check("lsc.fig1b.proof-bounds", **proof.check())
 
@@ -157,6 +161,8 @@ t4 = path_growth.theorem4()
 for line in t4.latex():
     display(Math(line))
 theorem4 = t4.check()
+
+# %% tags=["hide-input"]
 glue("t4_fmin", theorem4["fmin"], display=False)
 ledger.check("lsc.theorem4", **theorem4)
 

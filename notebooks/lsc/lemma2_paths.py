@@ -83,6 +83,8 @@ for label, s in zip(("(28)", "(29)"), gradient_paths.lemma2_steps()):
 
 # %%
 identity = gradient_paths.identity_check(P.T_max, P.dl_max)
+
+# %% tags=["hide-input"]
 glue("id_pairs", identity["pairs"], display=False)
 glue("id_mismatch", identity["mismatches"], display=False)
 ledger.check("lsc.lemma2.identity", **identity)
@@ -98,6 +100,8 @@ ledger.check("lsc.lemma2.identity", **identity)
 
 # %%
 grids = gradient_paths.enumeration_check(P.enum_max)
+
+# %% tags=["hide-input"]
 print(f"{grids['grids']} grids enumerated, {grids['mismatches']} mismatches")
 ledger.check("lsc.lemma2.grid-paths", **grids)
 
@@ -115,6 +119,8 @@ ledger.check("lsc.lemma2.grid-paths", **grids)
 
 # %%
 counts = gradient_paths.graph_counts(P.T_graph, P.L_graph)
+
+# %% tags=["hide-input"]
 display(
     Markdown(
         "Paths from $(T, L)$ to $(T-\\Delta t, L-\\Delta l)$, for the first few "
@@ -168,6 +174,8 @@ fig = theory_figures.lemma2_sums(sums)
 
 # %%
 regimes = gradient_paths.corrected_regimes(ratio=100, dl_fixed=5)
+
+# %% tags=["hide-input"]
 glue("rate_iii", regimes["rate"], display=False)
 glue("entropy_iii", regimes["entropy"], display=False)
 glue("poly_deg_i", regimes["poly_deg"], display=False)

@@ -107,6 +107,8 @@ n_ = P.width
 E_log_det = sum(E_log_chi2.subs(k, j) for j in range(1, n_ + 1)) / 2
 log_E_det = sum(sp.log(E_chi.subs(k, j)) for j in range(1, n_ + 1))
 mean_rate = float(log_E_det - E_log_det)  # (1/n) log E|det J_n| at the l-LSC
+
+# %% tags=["hide-input"]
 display(
     Markdown(
         f"$\\mathbb E\\log\\chi^2_k={sp.latex(E_log_chi2)}$, "
@@ -190,6 +192,8 @@ com = lower_bound.determinant_path_test(
 rows = "\n".join(
     f"| {r.family} | {r.tested} | {r.violations} | {r.negative} |" for r in (psd, com)
 )
+
+# %% tags=["hide-input"]
 display(
     Markdown(
         "| $A$, $B$ | path sums tested | violations | $\\det J<0$ |\n"

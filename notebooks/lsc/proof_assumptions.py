@@ -101,6 +101,8 @@ gen = torch.Generator().manual_seed(P.seed)
 
 # %%
 search = antinorms.theorem6_search(P.sizes, P.pairs, P.combo_draws, gen)
+
+# %% tags=["hide-input"]
 display(Markdown(search.table()))
 display(Markdown(search.j_text()))
 
@@ -134,6 +136,8 @@ display(Markdown(search.j_text()))
 identities = [antinorms.rank2_identities_sympy(n) for n in range(2, 7)]
 proof_gen = torch.Generator().manual_seed(P.seed)  # own stream: later draws unchanged
 cert = antinorms.proof_certificate(P.sizes, P.proof_samples, proof_gen)
+
+# %% tags=["hide-input"]
 display(Markdown(cert.table()))
 
 # %% [markdown]
@@ -158,6 +162,8 @@ ledger.check(
 
 # %%
 det = antinorms.determinant_study(P.psd_sizes, P.pairs, gen)
+
+# %% tags=["hide-input"]
 display(Markdown(det.table()))
 ledger.check("lsc.theorem6.determinant", **det.check())
 
@@ -224,6 +230,8 @@ glue("frac_sig_1", figs2["frac_sig"][0], display=False)
 glue("frac_sig_2", figs2["frac_sig"][1], display=False)
 glue("spikes", figs2["spikes"], display=False)
 run = dict(samples=P.samples, time_repeat=P.time_repeat, lstm_width=P.lstm_width)
+
+# %% tags=["hide-input"]
 ledger.check("lsc.figs2.decaying-covariance", **figs2, **run)
 
 # %% [markdown]
@@ -302,6 +310,8 @@ cal = decaying_covariance.calibrate(
 )
 display(Markdown(cal.table()))
 calib = induced_norm.calibration_values(cal)
+
+# %% tags=["hide-input"]
 ledger.check(
     "lsc.figs3.decaying-covariance", seeds=P.networks, **figs3, **run3, **calib
 )

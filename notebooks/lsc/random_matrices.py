@@ -103,6 +103,8 @@ gen = torch.Generator().manual_seed(P.seed)
 
 # %%
 st = random_matrix.radius_study(P.ns, P.entries, P.samples_at_32, P.min_samples, gen)
+
+# %% tags=["hide-input"]
 display(Markdown(st.table()))
 
 # %% [markdown]
@@ -151,6 +153,8 @@ if "complex" in P.entries:
 
 # %%
 v_chi, v_kos = random_matrix.variance_limits()
+
+# %% tags=["hide-input"]
 display(Math(v_chi.series_latex()))
 for v in (v_chi, v_kos):
     display(Math(v.latex()))

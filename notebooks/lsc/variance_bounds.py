@@ -127,6 +127,8 @@ cases = bounds_experiment.target_cases(P.rho_split)
 ex = bounds_experiment.update_experiment(
     cases, P.Ts, P.Ls, P.conventions, P.seeds, P.width, gen
 )
+
+# %% tags=["hide-input"]
 glue("check_err", ex.check_err, display=False)
 display(
     Markdown(

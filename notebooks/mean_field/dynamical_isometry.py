@@ -106,6 +106,8 @@ if P.profile != "paper":  # small batched networks: one thread is fastest
 # %%
 a1 = derivations.check_algorithm1()
 sw2, sv2 = sp.simplify(a1.sigma_w2), sp.simplify(a1.sigma_v2)
+
+# %% tags=["hide-input"]
 display(
     Math(
         tex(
@@ -142,6 +144,8 @@ display(
 R_alg = 0.46
 qs_grid, mu_grid = np.geomspace(0.5, 32, 25), np.linspace(-2, 8, 41)
 survey = critical_init.survey(qs_grid, mu_grid, R_alg)
+
+# %% tags=["hide-input"]
 glue("alg_feas", survey.n_feasible, display=False)
 glue("alg_unstable", survey.n_unstable, display=False)
 glue("alg_chi_dev", survey.max_chi1_deviation, display=False)
@@ -182,6 +186,8 @@ if demo is not None:
 
 # %%
 residuals = [str(a1.Q_fixed_point_residual), str(a1.q_fixed_point_residual)]
+
+# %% tags=["hide-input"]
 ledger.check(
     "mean-field.alg1.chi1",
     **survey.values(),
@@ -215,6 +221,8 @@ rows = [
     for k in derivations.TERMS
 ]
 head = "| term | Eq. (12)-(13) | trace expansion | equal |\n|---|---|---|---|\n"
+
+# %% tags=["hide-input"]
 display(Markdown(head + "\n".join(rows)))
 
 # %% [markdown]
@@ -281,6 +289,8 @@ van = jacobian_spectrum.vanilla_study(
     hp_v, P.N_jac, P.T_jac, P.K_jac, P.seed + 77, P.device
 )
 van_values = jacobian_spectrum.vanilla_values(van, P.T_jac)
+
+# %% tags=["hide-input"]
 ledger.check("mean-field.eq12.vanilla", **van_values, **vars(P))
 
 # %% tags=["hide-input"]
@@ -311,6 +321,8 @@ grad = jacobian_spectrum.gradient_study(
     inits, P.N_grad, P.T_grad, P.K_grad, P.seed + 500, device=P.device
 )
 g = grad.values()
+
+# %% tags=["hide-input"]
 glue("grad_crit_end", g["crit_end"], display=False)
 glue("grad_untied_end", g["untied_end"], display=False)
 glue("grad_off_end", g["off0_end"], display=False)

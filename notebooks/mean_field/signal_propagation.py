@@ -117,6 +117,8 @@ lhs = (
     r"\frac{1}{2\pi\sqrt{|\mathbf q|}}\int_{\mathbb R^2}"
     r" e^{-\mathbf z^\top\mathbf q^{-1}\mathbf z}\,d\mathbf z = "
 )
+
+# %% tags=["hide-input"]
 display(Math(tex(lhs, mass)))
 
 # %% [markdown]
@@ -161,6 +163,8 @@ eq2 = monte_carlo.eq2_values(th_van, mc_van_u, mc_van_t)
 hp1 = theory.HP(1.2, 0.5, 0.0, 1.0)
 one_step = float(theory.vanilla_c_map(1.0, 0.3, hp1))
 one_step_paper = 1 - 0.25 * 1.0 * (1 - 0.3) / float(theory.vanilla_qstar(hp1))
+
+# %% tags=["hide-input"]
 glue("eq2_max_diff", eq2["max_c_diff"], display=False)
 glue("eq2_max_z", eq2["max_z"], display=False)
 glue("eq2_tied_max_diff", eq2["max_c_diff_tied"], display=False)
@@ -196,6 +200,8 @@ stein = r"\xrightarrow{\text{Stein}}\quad A'(c) = \mathbb E\Big["
 display(Math(tex(stein, dv.price, r"\Big]")))
 chi = r"\chi_{c^*} = \frac{\partial c^t}{\partial c^{t-1}} = "
 diff = r"\qquad\text{derived} - \text{Eq. (4)} = "
+
+# %% tags=["hide-input"]
 display(Math(tex(chi, dv.chi, diff, dv.difference)))
 
 # %% [markdown]
@@ -207,6 +213,8 @@ display(Math(tex(chi, dv.chi, diff, dv.difference)))
 fd_err, fd_tol = linearisation.vanilla_slope_error(hp_van)
 rng = np.random.default_rng(P.seed)
 eq4, table = timescale_fit.vanilla_decay(hp_van, th_van["c"], mc_van_u["c"], rng)
+
+# %% tags=["hide-input"]
 display(Markdown(table))
 glue("eq4_fd_err", fd_err, display=False)
 ledger.check(
@@ -235,6 +243,8 @@ for eq, lab in ((dm.eq6_t, "(6)_t"), (dm.eq7_prev, "(7)_{t-1}")):
 display(Math(tex(dm.eq6_prev, r"\qquad (6)_{t-1}")))
 display(Math(tex(r"c^t = ", dm.c_map)))
 diff8 = r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = "
+
+# %% tags=["hide-input"]
 display(Math(tex(diff8, dm.eq8_difference)))
 
 # %% [markdown]
@@ -246,6 +256,8 @@ display(Math(tex(diff8, dm.eq8_difference)))
 # %%
 display(Math(tex(r"\chi_{c^*} = ", dm.chi)))
 diff9 = r"\chi_{c^*}^{\text{derived}} - \chi_{c^*}^{\text{Eq. (9)}} = "
+
+# %% tags=["hide-input"]
 display(Math(tex(diff9, dm.eq9_difference)))
 display(
     Math(
@@ -268,6 +280,8 @@ display(
 
 # %%
 eq9 = linearisation.minimal_slope_check()
+
+# %% tags=["hide-input"]
 display(Markdown(eq9.table()))
 glue("eq9_printed_err_sb", eq9.values()["printed_err_sb"], display=False)
 ledger.check(
@@ -324,6 +338,8 @@ plt.show()
 
 # %%
 f1a = monte_carlo.untied_values(th, mc_u)
+
+# %% tags=["hide-input"]
 glue("f1a_max_diff", f1a["max_diff"], display=False)
 glue("f1a_max_z", f1a["max_z"], display=False)
 ledger.check("mean-field.fig1a.untied-mc", **f1a, **vars(P), mu_b=mus)
@@ -340,6 +356,8 @@ ledger.check("mean-field.fig1a.untied-mc", **f1a, **vars(P), mu_b=mus)
 
 # %%
 gap = monte_carlo.tied_gap(mc_t, mc_u, mus, chi1_mc)
+
+# %% tags=["hide-input"]
 display(Markdown(gap.table()))
 ledger.check("mean-field.fig1b.tied-vs-untied", **gap.values(), **vars(P))
 
@@ -365,6 +383,8 @@ plt.show()
 
 # %%
 f1c = monte_carlo.fixed_point_values(th["c"], mc_u, mc_t, cstar1, tau1, mus)
+
+# %% tags=["hide-input"]
 ledger.check("mean-field.fig1c.cstar", **f1c, **vars(P))
 
 # %% [markdown]
@@ -381,6 +401,8 @@ rng = np.random.default_rng(P.seed + 5)
 fits = timescale_fit.linear_window_fits(th["c"], mc_u["c"], cstar1, tau1, rng)
 display(Markdown(timescale_fit.window_table(fits, mus, cstar1)))
 f1d = timescale_fit.window_values(fits, mus)
+
+# %% tags=["hide-input"]
 ledger.check("mean-field.fig1d.linearised", **f1d, **vars(P))
 
 # %% tags=["hide-input"]
@@ -406,6 +428,8 @@ roots = critical_point.root_values(
 chi1_0 = float(theory.minimal_chi1(theory.HP(sw_f1, sv_f1, 0.0, R_f1)))
 q_alg, sv_alg = critical_point.algorithm1_for_sigma_w(sw_f1, 0.0, R_f1)
 tl = critical_point.timescale_summary(mu_fine, curves)
+
+# %% tags=["hide-input"]
 glue("crit_mu", roots["nearest"], display=False)
 glue("chi1_at_0", chi1_0, display=False)
 glue("sv_alg", sv_alg, display=False)

@@ -115,6 +115,8 @@ P, ledger = start("synthesis/one_timescale", SPEC, globals())
 # %%
 d = timescale.derive(P.k_max)
 steps = d.latex()
+
+# %% tags=["hide-input"]
 display(Math(steps["chi1"]), Math(steps["frobenius"]))
 
 # %% [markdown]
@@ -178,6 +180,8 @@ ledger.check("synthesis.timescale.derivation", **d.summary())
 
 # %%
 wick = frobenius_moments.wick_check(4, P.k_max, 0.9, P.mc_samples, P.seed)
+
+# %% tags=["hide-input"]
 ledger.check("synthesis.timescale.wick", **wick)
 
 # %% [markdown]
@@ -285,6 +289,8 @@ ledger.check(
 
 # %%
 kkt = two_biases.derive_weighted_min_norm(3, 2)
+
+# %% tags=["hide-input"]
 display(Math(r"\mathcal L = " + two_biases.sp.latex(kkt.lagrange)))
 display(
     Math(
@@ -317,6 +323,8 @@ fit = two_biases.kernel_gd(X, y, P.kernel_widths[-1], P.kernel_nu_W, P.seed, P.g
 deep = two_biases.deep_linear(X, y, h_true, trunc=max(50, 3 * P.lags), t_end=10.0)
 h_l2 = np.linalg.pinv(X) @ y
 h_rho0 = two_biases.weighted_min_norm(X, y, np.zeros(P.lags), fit.rho)
+
+# %% tags=["hide-input"]
 print(
     f"kernel GD: final loss {fit.loss:.2e}; deep linear limit: distance to X+y {deep.final:.1e}"
 )
@@ -375,6 +383,8 @@ ledger.check(
     start=float(np.linalg.norm(deep.sol.lam[0])),
 )
 half = P.lags // 2
+
+# %% tags=["hide-input"]
 ledger.check(
     "synthesis.bias.weighting",
     **{

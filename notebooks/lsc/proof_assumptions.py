@@ -321,7 +321,8 @@ ledger.check(
 # decays at this sample count: the interval of the AR(1) with the norms' own lag-1 correlation may lie above
 # the line in at most 10% of the surrogate studies, that of the never-decaying floor in at least 90%. Where it
 # does not, a fraction above 10% says that correlations are still significant at lag0, not that they fail to
-# decay, and the claim is `inconclusive` for that reason (the claim box below gives both rates). The same
+# decay: the fraction effect then gets no data and stays undecided, and with it the claim (the claim box below
+# gives both rates; its decay effect is decided on its own). The same
 # statistic and line decide Fig. S2 above, on one network: the white-noise and slow rows of the column "one
 # draw above the line" apply to it unchanged (same samples, steps and lag0). The gate: every pre-training met its stopping criteria. Stand-in digits (see the spike times
 # above); the paper also shows ALIF networks and two more tasks.

@@ -351,6 +351,7 @@ def render_svg(fig) -> str:
     fig.canvas.draw()  # tick labels get their text when drawn
     note = (
         f"rnnbook-legibility: min-font-pt={min_font_pt(fig):.2f} px-per-pt={4 / 3:.4f}"
+        f"\nrnnbook-alt: {describe(fig)}"
     )
     fig.savefig(
         buf,
@@ -361,6 +362,28 @@ def render_svg(fig) -> str:
         metadata={"Description": note, "Date": None},  # the same figure, the same file
     )
     return buf.getvalue().decode("utf-8")
+
+
+def _words(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[$\\{}]|mathrm|mathbb", "", text)).strip()
+
+
+def describe(fig) -> str:
+    """What a figure shows, from its titles and axis labels (a fallback alt text)."""
+    parts = []
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text():
+        parts.append(_words(sup.get_text()))
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>" or not ax.get_visible():
+            continue
+        x, y = _words(ax.get_xlabel()), _words(ax.get_ylabel())
+        axes = ", ".join(f"{k} {v}" for k, v in (("x:", x), ("y:", y)) if v)
+        panel = _words(ax.get_title()) + (f" ({axes})" if axes else "")
+        if panel.strip():
+            parts.append(panel.strip())
+    text = "Figure: " + "; ".join(parts) if parts else "Figure"
+    return text.replace("<", "").replace(">", "").replace("&", "and")[:400]
 
 
 def svg_width_px(svg: str) -> float:

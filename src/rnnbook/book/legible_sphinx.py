@@ -172,11 +172,26 @@ def _caption_after(image: nodes.image) -> nodes.paragraph | None:
     siblings = cell.parent.children
     for node in siblings[siblings.index(cell) + 1 :]:
         if "cell" in node.get("classes", []):
-            return None
+            if any(node.findall(nodes.image)):
+                return None  # the next figure: this one has no caption of its own
+            continue  # a cell that only records or formats
         para = next(iter(node.findall(nodes.paragraph)), None)
         if para is not None:
             return para if plain(para).startswith("Figure") else None
     return None
+
+
+_ALT = re.compile(r"rnnbook-alt: ([^<\n]*)")
+
+
+def _described(app, image: nodes.image) -> str | None:
+    """The description the book's figure style records in the figure file (titles, axes)."""
+    try:
+        path = Path(app.env.relfn2path(image["uri"], app.env.docname)[1])
+        m = _ALT.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
+    except (OSError, KeyError, ValueError):
+        return None
+    return m.group(1).strip() if m else None
 
 
 def figure_alt(app, doctree) -> None:
@@ -186,6 +201,9 @@ def figure_alt(app, doctree) -> None:
             continue
         para = _caption_after(image)
         if para is None:
+            text = _described(app, image)
+            if text:
+                image["alt"] = text
             continue
         text = plain(para)
         if len(text) > 400:  # the caption's first sentences

@@ -58,3 +58,13 @@ def test_the_svg_records_its_smallest_type():
     pt, px_per_pt = plotting.recorded_legibility(svg)
     assert pt == pytest.approx(plotting.min_font_pt(fig), abs=0.01)
     assert px_per_pt == pytest.approx(4 / 3, abs=1e-3)
+
+
+def test_an_odd_number_of_panels_puts_the_legend_in_the_empty_slot():
+    fig, axes = plotting.panels(3)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a line")
+    leg = plotting.legend_below(fig)
+    assert leg.axes is fig._rnnbook_spare and not fig._rnnbook_spare.axison
+    assert plotting.panels_per_row(fig) == 2
+    plotting.check_legible(fig)

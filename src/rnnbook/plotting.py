@@ -136,7 +136,8 @@ def panels(
     fig, axes = plt.subplots(nrows, ncols, squeeze=False, **kw)
     flat = axes.ravel()
     for ax in flat[n:]:
-        ax.remove()
+        ax.axis("off")  # an empty slot: where legend_below puts the figure's legend
+        fig._rnnbook_spare = ax
     return (fig, flat[0]) if n == 1 else (fig, flat[:n])
 
 
@@ -146,6 +147,9 @@ def legend_below(fig_or_ax, ncol: int | None = None, **kw):
 
     if isinstance(fig_or_ax, Figure):
         handles, labels = _unique_handles(fig_or_ax.axes)
+        spare = getattr(fig_or_ax, "_rnnbook_spare", None)
+        if spare is not None:  # the empty slot of an odd number of panels
+            return spare.legend(handles, labels, loc="center", **kw)
         kw.setdefault("loc", "outside lower center")
         return fig_or_ax.legend(handles, labels, ncol=ncol or min(3, len(labels)), **kw)
     handles, labels = fig_or_ax.get_legend_handles_labels()

@@ -41,7 +41,9 @@ def report(steps=3):
 
 
 def labelled(fig, n):
-    axes = [ax for ax in fig.axes if ax.get_visible()]
+    axes = [
+        ax for ax in fig.axes if ax.get_visible() and ax.axison
+    ]  # not a legend slot
     return len(axes) == n and all(ax.get_xlabel() for ax in axes)
 
 
@@ -59,6 +61,7 @@ def test_ffn_figures():
         a: {
             "checkpoints": [2, 4],
             "test_acc": [[0.3] * n, list(np.linspace(0.2, 0.8, n))],
+            "pretrain": [{"converged": s == 0, "steps": 1 + s} for s in range(2)],
         }
         for a in g.acts
     }

@@ -221,6 +221,7 @@ class Ledger:
             trained=dec.trained,
             history=_jsonable(list(getattr(d, "history", None) or [])) or None,
             values=quotable(values),
+            effects=_jsonable(dec.effects) if dec.effects else None,
         )
         self._write(claim)
         show(claim)

@@ -98,7 +98,7 @@ SPEC = {
         list, [16, 64], [32, 128, 512], [64, 256, 1024], at_least(2), ">= 2", item=int
     ),
     "kernel_seeds": Repeats(2, 3, 10, "initializations", 2),
-    "gd_steps": Steps(1000, 1000, 3000, "gd_steps"),
+    "gd_steps": Steps(5000, 20000, 50000, "gd_steps (a cap: GD stops once converged)"),
     "kernel_nu_W": Param(float, 0.8, 0.8, 0.8, positive, "> 0"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }

@@ -226,7 +226,7 @@ def execute_chapters(
     is a :class:`~rnnbook.book.execution.LocalPool` of ``jobs`` processes (default: one per core).
     A Dask cluster is :class:`rnnbook.book.distributed.DaskExecutor`. Each job writes into a
     folder of this build's own (``_build/running/``); a chapter's notebook and claims reach the
-    stage only from a run that ended, through the cache, so a killed build leaves nothing half
+    cache and the stage only from a run that ended, so a killed build leaves nothing half
     written for the next one."""
     build = build_dir or root / "_build"
     if executor is not None and not callable(getattr(executor, "run", None)):

@@ -62,7 +62,7 @@ def simulate_pair(
     """Two input sequences (M = N, second moment R, similarity ``Sigmas[t-1]`` at step t) through K random
     vanilla RNNs per setting of ``hp`` (fields of shape (G,) allowed). e^0 is drawn with variance q0 and
     correlation c0, h^0 = tanh(e^0). Returns ``c`` and ``q`` of the pre-activations, shape (G, K, T).
-    Untied networks run in chunks of at most ``budget`` bytes (:func:`minimal_rnn.untied_chunks`)."""
+    Untied networks run in chunks of at most ``budget`` bytes (:func:`rnnbook.mean_field.minimal_rnn.untied_chunks`)."""
     G, per, q0 = _settings(hp, K, q0)
     KK = G * K
 

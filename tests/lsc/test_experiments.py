@@ -115,3 +115,20 @@ def test_report_summary_is_json():
     s = experiments.report_summary(rep)
     json.dumps(s)
     assert s["steps"] == rep.steps and s["converged"] == rep.converged
+
+
+def test_a_damaged_stored_run_is_run_again(tmp_path):
+    """A stored run cut short (a killed write, a full disk) is run again, not a traceback."""
+    calls = []
+
+    def fn():
+        calls.append(1)
+        return {"acc": [0.5, 0.25]}
+
+    first = experiments.cached("demo", {"a": 1}, fn, folder=tmp_path)
+    (stored,) = tmp_path.glob("demo-*.json")
+    stored.write_text(stored.read_text()[:10])
+    again = experiments.cached("demo", {"a": 1}, fn, folder=tmp_path)
+    assert first == again == {"acc": [0.5, 0.25]} and len(calls) == 2
+    assert experiments.cached("demo", {"a": 1}, fn, folder=tmp_path) == first
+    assert len(calls) == 2 and not list(tmp_path.glob(".*tmp"))

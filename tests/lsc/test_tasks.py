@@ -110,3 +110,16 @@ def test_lm_windows_do_not_overlap():
     w = tasks.lm_windows(np.arange(20), T=4)
     assert w.shape == (4, 5) and w[1, 0] == 4 and w[-1, -1] == 16
     assert tasks.lm_windows(np.arange(20), T=4, n=2, seed=0).shape == (2, 5)
+
+
+def test_cached_task_data_damaged_or_whole(tmp_path):
+    """Task data are written whole (temporary file, then renamed); a damaged file reads as
+    missing, so that it is made again."""
+    path = tmp_path / "x.npz"
+    tasks._save_cached(path, compressed=True, a=np.arange(5), b=np.ones(3))
+    z = tasks._load_cached(path)
+    assert z["a"].tolist() == [0, 1, 2, 3, 4] and z["b"].sum() == 3
+    assert [p.name for p in tmp_path.iterdir()] == ["x.npz"]
+    path.write_bytes(path.read_bytes()[:20])
+    assert tasks._load_cached(path) is None
+    assert tasks._load_cached(tmp_path / "missing.npz") is None

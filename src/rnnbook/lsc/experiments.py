@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from rnnbook.cache import build_dir
+from rnnbook.cache import build_dir, write_atomic
 
 from . import pretrain, tasks
 
@@ -82,11 +82,14 @@ def cached(
     folder = folder or build_dir() / "lsc_runs"
     path = folder / f"{name}-{run_key(params, code or fn)}.json"
     if path.exists():
-        return json.loads(path.read_text())["result"]
+        try:
+            return json.loads(path.read_text())["result"]
+        except (ValueError, KeyError, TypeError):  # a damaged file: run again
+            print(f"damaged stored run {path.name}: running it again")
     result = fn()
-    folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps({"name": name, "params": params, "result": result}, default=float)
+    write_atomic(
+        path,
+        json.dumps({"name": name, "params": params, "result": result}, default=float),
     )
     return result
 

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from rnnbook import datasets
-from rnnbook.cache import build_dir
+from rnnbook.cache import build_dir, write_atomic
 
 
 @dataclass
@@ -328,6 +328,28 @@ def _cache_file(name: str, params: dict) -> Path:
     return build_dir() / "lsc_cache" / f"{name}-{key}.npz"
 
 
+def _load_cached(path: Path) -> dict | None:
+    """The arrays of a cached ``.npz``, or None when it is missing or damaged (then it is
+    made again: a killed write or a full disk never breaks the next build)."""
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except Exception:  # truncated zip, bad CRC, bad header: all mean "make it again"
+        print(f"damaged task data {path.name}: making it again")
+        return None
+
+
+def _save_cached(path: Path, compressed: bool = False, **arrays: np.ndarray) -> None:
+    """Write a cached ``.npz`` whole or not at all."""
+    import io
+
+    buf = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(buf, **arrays)
+    write_atomic(path, buf.getvalue())
+
+
 def spoken_digits(
     split: str,
     n_channels: int = 64,
@@ -355,8 +377,8 @@ def spoken_digits(
         version=3,
     )
     path = _cache_file("spoken-digits", params)
-    if path.exists():
-        z = np.load(path)
+    z = _load_cached(path)
+    if z is not None:
         offs = z["offsets"]
         times = [z["times"][offs[i] : offs[i + 1]] for i in range(len(offs) - 1)]
         chans = [z["chans"][offs[i] : offs[i + 1]] for i in range(len(offs) - 1)]
@@ -377,10 +399,10 @@ def spoken_digits(
         drives.append(cochlea_drive(np.concatenate([delay, wave]), sr, n_channels))
     spikes = lif_spikes(drives, bin_ms, n_steps)
     times, chans = [t for t, _ in spikes], [c for _, c in spikes]
-    path.parent.mkdir(parents=True, exist_ok=True)
     offs = np.cumsum([0] + [len(t) for t in times])
-    np.savez_compressed(
+    _save_cached(
         path,
+        compressed=True,
         times=np.concatenate(times),
         chans=np.concatenate(chans),
         offsets=offs,
@@ -439,8 +461,8 @@ def word_corpus(vocab_size: int = 10_000) -> "datasets.WordCorpus":
     """``datasets.word_corpus`` (the Jane Austen stand-in for PTB), cached as arrays in the build folder: building
     it tokenises 0.7M words, which several chapters would otherwise repeat."""
     path = _cache_file("word-corpus", {"vocab": vocab_size, "version": 1})
-    if path.exists():
-        z = np.load(path, allow_pickle=False)
+    z = _load_cached(path)
+    if z is not None:
         return datasets.WordCorpus(
             z["train"],
             z["valid"],
@@ -449,8 +471,7 @@ def word_corpus(vocab_size: int = 10_000) -> "datasets.WordCorpus":
             str(z["name"]),
         )
     c = datasets.word_corpus(vocab_size)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(
+    _save_cached(
         path,
         train=c.train,
         valid=c.valid,

@@ -339,7 +339,7 @@ glue("kw_n", P.kernel_widths[-1], display=False)
 # its norm on the lags where $\rho_j$ is large and less on the long lags, where $\rho_j$ is small. The
 # kernel-regime RNN (green, width {glue:text}`kw_n`) starts from its random initial response $h^0$
 # (dotted, Gaussian with lag-dependent variance by Theorem 3.3(a) of Emami et al.) and adds the
-# $\rho$-weighted correction: the principle fixes the *change* $h-h^0$, so the randomness of the
+# $\rho$-weighted correction: the kernel-regime bias fixes the *change* $h-h^0$, so the randomness of the
 # initialization stays in the learned response wherever the data do not constrain it. Lower panel: the
 # weights $\rho_j$ at the chosen $\nu_W$ (not monotone: the $j\nu_F\nu_W^{j-1}$ term of Eq. 21 first rises).
 

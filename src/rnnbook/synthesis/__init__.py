@@ -1,4 +1,4 @@
-"""Synthesis: one timescale and one implicit-bias principle across the four papers of the book.
+"""Synthesis: one timescale and two implicit-bias mechanisms across the four papers of the book.
 
 On the linear RNN h_t = W h_{t-1}/sqrt(n) + F x_t of Emami et al. (*Implicit Bias of Linear RNNs*), the
 common special case, the squared spectral radius of the transition derivative of Herranz-Celotti & Rouat

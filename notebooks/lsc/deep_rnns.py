@@ -166,12 +166,14 @@ plt.show()
 # **Figure 1.** The paper's Fig. 3 recomputed: for each task and network, the test figure of merit of each depth
 # (filled: shallower, open: deeper) and condition (colour). Error bars: standard deviation over seeds.
 
-# %%
+# %% tags=["hide-input"]
 display(Markdown(runs.table()))
 
 # %%
 display(Markdown(runs.rates_table()))
 fig3 = runs.comparisons()
+
+# %% tags=["hide-input"]
 glue("half_one_text", fig3["half_one_pooled_text"], display=False)
 display(ledger.check("lsc.fig3.half-beats-one", seeds=P.seeds, **fig3))
 display(ledger.check("lsc.fig3.half-beats-none-deeper", seeds=P.seeds, **fig3))
@@ -221,6 +223,8 @@ gru = gru_gradient.run(
     seeds=[grid.member_seed(s) for s in range(P.seeds)],
 )
 fig1c = gru.values()
+
+# %% tags=["hide-input"]
 glue("growth_half", fig1c["growth_half"], display=False)
 glue("growth_one", fig1c["growth_one"], display=False)
 
@@ -237,16 +241,16 @@ plt.show()
 # with its mean radius within 0.1 of its target; its verdict is taken from the 95% intervals over seeds of the two
 # growth factors (see the claim).
 
-# %%
+# %% tags=["hide-input"]
 ledger.check("lsc.fig1c.gru", seeds=P.seeds, **fig1c)
 
 # %% [markdown]
 # ## Verdicts
-
-# %%
-display(Markdown(ledger.table()))
 #
 # The Fig. 3 and Fig. 1c rules were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): the rates are pooled over the pairs whose two arms both trained, with Wilson
 # intervals against the paper's 63% (and halfway to its 70%), and an effect against the paper is checked
 # before any partial verdict (each claim box gives its old rule).
+
+# %% tags=["hide-input"]
+display(Markdown(ledger.table()))

@@ -28,6 +28,7 @@
 # an LSTM or ALIF layer are concatenated into one $\boldsymbol h_{t,l}$.
 #
 # :::{prf:algorithm} LSC pre-training (Sec. II-D, II-G)
+# :nonumber:
 # :label: alg-lsc-pretraining
 # Repeat on batches of task inputs:
 # 1. compute the radii of the transition derivatives and take a gradient step (AdaBelief, learning rate
@@ -125,6 +126,8 @@ for kind in ("gru", "lstm"):
     bench[name] = pretrain.compare_with_loop(net, x0, P.n_times)
 display(Markdown(pretrain.comparison_table(bench)))
 speedup = min(b["t_loop"] / b["t_batched"] for b in bench.values())
+
+# %% tags=["hide-input"]
 glue("bench_speedup", speedup, display=False)
 
 # %% [markdown]
@@ -148,6 +151,8 @@ by_seed = convergence.pretrain_kinds_seeds(
     P.kinds, slm, P.width, x0, P.batch, P.max_steps, P.n_times, run_seeds, P.device
 )
 runs = by_seed[run_seeds[0]]  # the table and the figure show the first seed
+
+# %% tags=["hide-input"]
 display(Markdown(convergence.kinds_table(runs)))
 print(runs[(P.kinds[0], 0.5)][0])
 
@@ -167,6 +172,8 @@ plt.show()
 # %%
 summary = convergence.kinds_summary_seeds(by_seed)
 params = {k: v for k, v in vars(P).items() if k != "seeds"}
+
+# %% tags=["hide-input"]
 display(ledger.check("lsc.pretrain.converges", seeds=P.seeds, **summary, **params))
 ledger.check("lsc.pretrain.alif-half", seeds=P.seeds, **summary, **params)
 
@@ -185,6 +192,8 @@ var_seeds = convergence.pretrain_variants_seeds(
 )
 var_runs = var_seeds[run_seeds[0]]  # the figure shows the first seed
 variants = convergence.variants_summary_seeds(var_seeds, P.max_steps)
+
+# %% tags=["hide-input"]
 for name in ("sd_gd", "sd_full", "md_gd", "md_full"):
     glue(name, variants[name], display=False)
 
@@ -200,7 +209,7 @@ plt.show()
 # of the spread difference and of gradient descent's mean deviation; its gate: gradient descent alone moved
 # towards the target in most seeds.
 
-# %%
+# %% tags=["hide-input"]
 ledger.check("lsc.pretrain.multiplier-variance", seeds=P.seeds, **variants, **params)
 
 # %% [markdown]
@@ -219,6 +228,8 @@ lru = lru_ptb.default_radius(
 )
 display(Markdown(lru.table()))
 lru_values = lru.values()
+
+# %% tags=["hide-input"]
 glue("lru_inner", lru_values["inner"], display=False)
 glue("lru_every", lru_values["every"], display=False)
 ledger.check("lsc.lru.default-radius", **lru_values, **params)
@@ -230,11 +241,11 @@ ledger.check("lsc.lru.default-radius", **lru_values, **params)
 # {glue:text}`lru_inner:.3f`, against the paper's 0.525.
 #
 # ## Verdicts
-
-# %%
-display(Markdown(ledger.table()))
 #
 # The pre-training rules were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): convergence is a share of runs with an exact interval, each ALIF network is decided
 # on its own, and a full method that widens the spread counts against the paper before any partial verdict
 # (each claim box gives its old rule).
+
+# %% tags=["hide-input"]
+display(Markdown(ledger.table()))

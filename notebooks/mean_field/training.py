@@ -23,6 +23,7 @@
 # **What the paper claims.** {cite:t}`chen2018dynamical` connect the theory to training in three experiments:
 #
 # :::{prf:observation} Fig. 2 of Chen et al.
+# :nonumber:
 # :label: obs-chen-fig2
 # On a task where the MNIST image is the first input and $T$ Gaussian noise inputs follow ($\Sigma^t=0$ for
 # $t>0$), the largest depth $T$ at which a network is still trainable follows the theoretical timescale $\tau$
@@ -33,6 +34,7 @@
 # :::
 #
 # :::{prf:observation} Fig. 3 of Chen et al.
+# :nonumber:
 # :label: obs-chen-fig3
 # On sequential MNIST ($T=196$ or $784$ steps of $784/T$ pixels), critical initialization ($\chi_1=1$; Algorithm 1
 # for the minimalRNN) trains much faster than the common $\sigma_w^2=\sigma_v^2=1$, for both models; orthogonal
@@ -40,6 +42,7 @@
 # :::
 #
 # :::{prf:observation} Table 1 of Chen et al.
+# :nonumber:
 # :label: obs-chen-table1
 # On Penn Treebank at 5M parameters (one layer) the test perplexities are LSTM 95.4, GRU 99.5, minimalRNN 101.4:
 # the minimalRNN is comparable to GRU and LSTM.
@@ -186,6 +189,8 @@ fig2 = trainable_depth.seed_values(run2, tau, sweeps, P.Ts_fig2, threshold)
 
 # %%
 v2 = trainable_depth.ledger_values(fig2)
+
+# %% tags=["hide-input"]
 ledger.check("mean-field.fig2.trainable-depth", seeds=P.n_seeds, **v2, **vars(P))
 ledger.check(
     "mean-field.fig2.gating-wider",
@@ -249,6 +254,8 @@ speed = training_speed.speed(
 )
 display(Markdown(training_speed.speed_table(speed)))
 fig3 = training_speed.seed_values(curves)
+
+# %% tags=["hide-input"]
 ledger.check(
     "mean-field.fig3.critical-faster",
     seeds=P.n_seeds,
@@ -287,6 +294,8 @@ lm_runs = language_model.compare(
     device=P.device,
 )
 lm_res = language_model.seed_mean(lm_runs)
+
+# %% tags=["hide-input"]
 display(
     Markdown(
         f"Corpus: {corpus.name}, {len(corpus.train):,} training tokens, vocabulary "
@@ -309,6 +318,8 @@ plt.show()
 # %%
 unigram = language_model.unigram_perplexity(corpus, P.eval_tokens)
 lm_vals = language_model.seed_values(lm_runs, unigram)
+
+# %% tags=["hide-input"]
 ledger.check(
     "mean-field.table1.perplexity",
     seeds=P.n_seeds,
@@ -344,12 +355,12 @@ plt.show()
 # %% [markdown]
 # ## Verdicts
 #
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
-
-# %%
-display(Markdown(ledger.table()))
 # The five rules of this chapter were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): each model (and, for the speed claim, each weight distribution) is decided on its
 # own, every compared initialization must have trained, and a significant effect against the paper in any
 # model can no longer sit inside a partial verdict (each claim box gives its old rule).
 #
+# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
+
+# %% tags=["hide-input"]
+display(Markdown(ledger.table()))

@@ -169,10 +169,12 @@ fig = figures.table1_trend(res, ensembles.checkpoints(P.steps, 8))
 # Early in training every model is still far from its fit and the differences reflect how fast each model
 # moves; the verdict is taken after the last step.
 #
-# The verdict rule, fixed in advance: a comparison is decided when both of its intervals lie on one side of
-# 0. A regime's half of the finding holds when both of its comparisons are decided for the paper, and fails
-# when one is decided against it. Both halves hold: `reproduced`; one holds and the other fails:
-# `partly-reproduced`; both fail: `not-reproduced`; anything undecided: `inconclusive`.
+# The verdict rule (its history is on the claim's box; the design is on {doc}`/book/verdicts`): each of the four
+# comparisons is an effect, the $R^2$ difference per fold with a Student-t interval over the folds, adjusted for
+# the four effects, decided only where both of its models learned (mean test $R^2$ above 0). It is for the paper
+# when the interval lies above 0.01 (about the paper's smallest difference) and against it when it lies below 0.
+# All four for the paper: `reproduced`; some, with the others short of their line but none against the paper:
+# `partly-reproduced`; any against the paper: `not-reproduced`; otherwise `inconclusive`.
 #
 # What the models learned from all the data (first test fold), for the stimulus kind with the largest
 # response:

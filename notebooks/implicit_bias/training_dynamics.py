@@ -48,7 +48,7 @@
 # to $L$ pulled back through Eq. (9) (`gd_training.rnn_impulse_and_grad`, tested against autograd). A
 # step therefore costs the same for 50 or 50,000 sequences, and all seeds train at once as one batch of
 # stacked weights. Every seed draws its own teacher task and student, derived from the chapter's `seed`
-# (`ensembles.child_seeds`), and every claim is decided from a 95% interval over the seeds.
+# (`ensembles.child_seeds`), and every claim is decided from intervals over the seeds ({doc}`/book/verdicts`).
 # The loss is the MSE over all outputs; the paper's learning rate $10^{-4}$ refers to a loss normalisation it
 # does not state, so we choose $\eta$ below the constant $B_1$ of Theorem 4.1 for this loss (printed below),
 # which also keeps the dynamics close to the small-step limit of the theory.
@@ -171,7 +171,7 @@ fig = figures.drift(ts)
 # $\|I-\eta A^\top A\mathbf D\|\le1$, which it derives from $\eta\mathbf D^{1/2}A^\top A\mathbf D^{1/2}\le I$. The two
 # matrices are similar, but only the second is symmetric; the spectral norm of the first is
 # {glue:text}`drift_proof_norm:.6f` here, and it can exceed 1, if only slightly (on small random problems the tests find up
-# to about 1.004). The bound still holds in every run of this book, and in a Monte Carlo search over random problems in
+# to about 1.004). The bound still holds for the scaled convolution in every run of this book, and in a Monte Carlo search over random problems in
 # the tests, but that step of the proof needs another argument (e.g. that the residual does not grow under
 # gradient descent with $\eta<B_1$, which gives the bound with $B_2=\|A\|\,\|\mathbf b\|$).
 #
@@ -199,9 +199,9 @@ for k, v in fw.summary().items():
 # advance, is the same 10% as for Fig. 1.
 #
 # **Did the networks train, and how do the effects move with training?** Each claim of this chapter has a
-# gate, declared with it: the models cut their training loss to at most a quarter of its initial value
+# gate, declared with it: every compared model cut its training loss to at most a quarter of its initial value
 # (worst final/initial ratio {glue:text}`train_ratio:.4f` for Fig. 1, {glue:text}`fig4_train_ratio:.4f` for
-# the scaled convolutions of Fig. 4); a failed gate makes a verdict `inconclusive`. The statistics of the
+# the scaled convolutions of Fig. 4, whose RNNs are gated too); a failed gate makes a verdict `inconclusive`. The statistics of the
 # claims, computed on the first $\ell$ steps only, after each $\ell$:
 
 # %% tags=["hide-input"]
@@ -216,11 +216,12 @@ fig = figures.kernel_trend(ts, fw, ensembles.checkpoints(P.steps, 8), tol=0.10)
 # interval: how far the curves stray in the fast-falling phase depends on the teacher. The verdicts below
 # are taken after the last step.
 #
-# **Rules, fixed in advance.** Fig. 1: the interval of the gap below 0.10 reproduces, above it does not,
-# across it decides nothing. Fig. 4: the interval of the slope below 0 and that of the gap at
-# $n_h=$ {glue:text}`fig4_n_last` below 0.10 reproduce; the slope below 0 with the gap decidedly above
-# 0.10 is `partly-reproduced`; a slope decidedly above 0 is `not-reproduced`; any other straddle is
-# `inconclusive`.
+# **Rules** (the design is on {doc}`/book/verdicts`; each box gives its history). Fig. 1: the interval of the gap
+# below 0.10 reproduces, above it does not, across it decides nothing. Fig. 4, two effects adjusted for each
+# other: the slope of log gap on log width below $-0.25$ (half the $n^{-1/2}$ rate; above 0 is against the
+# paper) and the gap at $n_h=$ {glue:text}`fig4_n_last` below 0.10. Both: `reproduced`; one, with the other
+# short of its line but not against the paper: `partly-reproduced`; either against the paper: `not-reproduced`;
+# otherwise `inconclusive`.
 
 # %% tags=["hide-input"]
 ledger.check("implicit-bias.fig4.finite-width", seeds=P.fig4_seeds, **fw.summary())

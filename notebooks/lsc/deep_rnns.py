@@ -38,10 +38,11 @@
 # each claim), recomputes the paper's comparison rates from its own runs, and measures the deep GRU's gradient
 # through time. The runs of one task, network and depth (every condition and seed) are trained together as one
 # batched ensemble (`rnnbook.lsc.ensemble`), each with its own optimizer state, batches and early stopping.
-# Every rate is computed per seed and reported with its 95% Student-t interval over seeds; a verdict is taken
-# only when the interval lies on one side of the declared threshold (otherwise `inconclusive`), and only when
-# the networks trained at all (each claim's gate: most arms beat twice chance accuracy, or the unigram model's
-# perplexity on the word task, and most pre-trainings ended within 0.1 of their target radius).
+# A comparison counts only where both of its arms trained (twice chance accuracy, or the unigram model's
+# perplexity on the word task), and a claim is decided only when most pre-trainings ended within 0.1 of their
+# target radius. The share of pairs won at each depth is pooled over tasks, networks and seeds into a Wilson
+# interval, the depth gap is a bootstrap over seeds, and a verdict is taken only when an interval lies on one
+# side of its line (otherwise `inconclusive`; the design is on {doc}`/book/verdicts`).
 # Every ensemble's raw result is cached in the build folder.
 #
 # ```{admonition} The data

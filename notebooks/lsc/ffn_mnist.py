@@ -40,9 +40,10 @@
 # `seed`; each activation's ensemble is cached in the build folder.
 #
 # **How the claims are decided.** Each comparison is computed per seed (a seed fixes the Glorot net with and
-# without pre-training and the batches, so the arms are paired) and decided from its 95% Student-t interval over
-# seeds by a rule written in the claims file before the run; an interval that the rule cannot decide gives
-# `inconclusive`. The gate "the networks trained": the best arm's mean test accuracy is at least twice chance.
+# without pre-training and the batches, so the arms are paired) and decided from an interval over seeds (Wilson
+# for a share of pairs), adjusted for the number of effects, by the rule in the claims file (the design is on
+# {doc}`/book/verdicts`); an interval that the rule cannot decide gives `inconclusive`. A cell counts only where
+# each of its compared arms trained: its mean test accuracy is at least twice chance.
 
 # %% tags=["parameters"]
 profile = "book"

@@ -43,9 +43,10 @@
 # stopping on the validation perplexity. All the runs of one depth (seeds x initializations x clipping) are trained
 # together as one batched ensemble (`rnnbook.lsc.ensemble`), each with its own optimizer state, clipping and early
 # stopping; runs of one seed share their initial draw and their batches, so every comparison is paired by seed.
-# Each comparison is an effect in log perplexity computed seed by seed, decided from its 95% t interval over
-# seeds (straddling the threshold: `inconclusive`), and only when the networks trained at all: the gate asks that
-# the default LRU beat the unigram model (word frequencies) on test perplexity in every setting.
+# Each comparison is an effect in log perplexity computed seed by seed, decided from its t interval over seeds,
+# adjusted for the number of settings (straddling the threshold: `inconclusive`; the design is on
+# {doc}`/book/verdicts`), and only where the compared arms trained: each beats the unigram model (word
+# frequencies) on test perplexity in its setting.
 # Raw per-seed results are cached in the build folder.
 
 # %% tags=["parameters"]

@@ -53,8 +53,9 @@
 # ensemble (`rnnbook.mean_field.trainability.GridRNN`, each seed with its own weights and minibatches),
 # with Adam throughout, on the real MNIST and on the Jane Austen word corpus standing in for Penn Treebank
 # (`rnnbook.datasets.word_corpus`). The verdicts are about the *shape* of each result, and every one of them
-# is taken from a 95% interval over `n_seeds` independent seeds by a rule declared before the run; a claim
-# whose networks did not train at all (its declared *gate* fails) is `inconclusive`, not decided.
+# is taken from intervals over `n_seeds` independent seeds, per model, by the rule on its box (the design is on
+# {doc}`/book/verdicts`, each box gives its history); an effect whose compared arms did not train (its *gate*
+# fails) is not decided.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -185,7 +186,8 @@ fig2 = trainable_depth.seed_values(run2, tau, sweeps, P.Ts_fig2, threshold)
 
 # %% [markdown]
 # *The gate* of both Fig. 2 claims asks that the best network of each model reach twice chance training accuracy
-# at the smallest depth (mean over seeds), since a grid in which nothing trains says nothing about depth.
+# at the smallest depth (mean over seeds), since a grid in which nothing trains says nothing about depth; each
+# model's effects are decided only where its own grid trained.
 
 # %%
 v2 = trainable_depth.ledger_values(fig2)
@@ -245,8 +247,9 @@ plt.show()
 # initializations (solid: critical; dotted: $\sigma_w^2=\sigma_v^2=1$; blue/green orthogonal, red/black
 # Gaussian).
 #
-# *The gate* of both Fig. 3 claims asks that the best initialization of each model end at twice chance test
-# accuracy (mean over seeds), since speed cannot be compared between networks that never learn.
+# *The gates* of the Fig. 3 claims are per effect: a difference is decided only where both of the initializations
+# it compares end at twice chance test accuracy (mean over seeds), since speed cannot be compared between networks
+# that never learn.
 
 # %%
 speed = training_speed.speed(

@@ -209,6 +209,15 @@ class Declaration:
         ]
         return "; ".join(parts)
 
+    def gate_text(self) -> str | None:
+        """The trained-or-not gate as the ledger records it: the claim's own gate, or the
+        gates of each effect's arms where its effects carry their own."""
+        if any("gate" in e for e in self.effects):
+            return "each effect's own arms: " + "; ".join(
+                f"{e['name']}: {e.get('gate', self.trained)}" for e in self.effects
+            )
+        return self.trained
+
 
 def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
     """The effects form of a rule (see the module's docstring), validated."""
@@ -609,14 +618,7 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
         [x["decision"] for x in effects], [x["contrary"] for x in effects], d.combine
     )
     passed = all(x["trained"] for x in effects)
-    rule = d.trained
-    if any(
-        "gate" in e for e in d.effects
-    ):  # the arms of each effect, by their own gates
-        rule = "each effect's own arms: " + "; ".join(
-            f"{e['name']}: {e.get('gate', d.trained)}" for e in d.effects
-        )
-    trained = {"rule": rule, "value": gates, "passed": passed}
+    trained = {"rule": d.gate_text(), "value": gates, "passed": passed}
     decided = "; ".join(_effect_line(x) for x in effects)
     measured = f"{measured}. Decided: {decided}" if measured else f"Decided: {decided}"
     return Decision(verdict, measured, note, trained, effects)

@@ -214,9 +214,16 @@ class Declaration:
         gates of each effect's arms where its effects carry their own."""
         if any("gate" in e for e in self.effects):
             return "each effect's own arms: " + "; ".join(
-                f"{e['name']}: {e.get('gate', self.trained)}" for e in self.effects
+                _gate_line(e, self.trained) for e in self.effects
             )
         return self.trained
+
+
+def _gate_line(e: dict, default: str | None) -> str:
+    """One effect's gate in words: an effect over several keys names them, not ``{key}``."""
+    name = e["name"].replace("{key}", "(each key)")
+    over = f" for each key in {e['over']}" if "over" in e else ""
+    return f"{name}{over}: {e.get('gate', default)}"
 
 
 def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:

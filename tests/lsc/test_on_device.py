@@ -7,23 +7,10 @@ import pytest
 import torch
 
 from rnnbook.lsc import ensemble, experiments, ffn_mnist, models, tasks
+from tests.lsc.test_ensemble import spike_task, word_task
 from tests.test_device import DEVICES, strict
 
 torch.set_num_threads(1)
-
-
-def spike_task(n=24, T=5, C=6, seed=0):
-    rng = np.random.default_rng(seed)
-    labels = rng.integers(0, 3, n)
-    times = [rng.integers(0, T, 6) for _ in labels]
-    chans = [np.concatenate([[2 * y], rng.integers(0, C, 5)]) for y in labels]
-    data = tasks.SpikeDataset(times, chans, labels, T, C, 3)
-    return tasks.SeqTask("sl-mnist", "classify", C, 3, data, data, data, T)
-
-
-def word_task(n=16, T=5, vocab=25):
-    w = torch.randint(vocab, (n, T + 1), generator=torch.Generator().manual_seed(1))
-    return tasks.SeqTask("ptb-standin", "lm", vocab, vocab, w, w[:6], w[:8], T)
 
 
 def _runs(dev, kind, task, lm=False):

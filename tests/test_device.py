@@ -44,9 +44,13 @@ def test_resolve(monkeypatch):
 
 def test_graphs_only_on_cuda(monkeypatch):
     assert not device.graphs_enabled("cpu", True)
-    assert device.graphs_enabled("cuda", True) and not device.graphs_enabled("cuda")
-    monkeypatch.setenv("RNNBOOK_CUDA_GRAPHS", "1")
+    assert device.graphs_enabled("cuda", True) and not device.graphs_enabled(
+        "cuda", False
+    )
+    monkeypatch.delenv("RNNBOOK_CUDA_GRAPHS", raising=False)
     assert device.graphs_enabled("cuda") and not device.graphs_enabled("cpu")
+    monkeypatch.setenv("RNNBOOK_CUDA_GRAPHS", "0")
+    assert not device.graphs_enabled("cuda") and device.graphs_enabled("cuda", True)
 
 
 def test_meta_default_catches_a_tensor_without_device():

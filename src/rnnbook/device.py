@@ -13,8 +13,8 @@ changes how fast:
   generator (seeded from the same seeds): on CUDA its stream differs from the CPU's.
 - **CUDA graphs** (:func:`graphs_enabled`): the ensemble trainers can capture their training
   step as a CUDA graph, which removes the per-kernel launch cost that dominates small networks
-  on a GPU. It is used only on CUDA, only with static shapes, and only when asked for
-  (``RNNBOOK_CUDA_GRAPHS=1`` or the trainer's own flag).
+  on a GPU. It is used only on CUDA and only with static shapes; it is on by default there
+  (``RNNBOOK_CUDA_GRAPHS=0`` or the trainer's own flag turns it off).
 """
 
 from __future__ import annotations
@@ -82,10 +82,11 @@ def is_cuda(device: Any) -> bool:
 
 
 def graphs_enabled(device: Any, flag: bool | None = None) -> bool:
-    """Whether a trainer captures its step as a CUDA graph: only on CUDA, and only when
-    ``flag`` is True (``None``: when ``RNNBOOK_CUDA_GRAPHS=1`` is set)."""
+    """Whether a trainer captures its step as a CUDA graph: only on CUDA, and there when
+    ``flag`` is True, or when it is ``None`` and ``RNNBOOK_CUDA_GRAPHS`` is not ``0`` (on by
+    default: on an H200 it ran the smoke book with the CPU's verdicts, 7x faster at 9 networks)."""
     if flag is None:
-        flag = os.environ.get("RNNBOOK_CUDA_GRAPHS", "") == "1"
+        flag = os.environ.get("RNNBOOK_CUDA_GRAPHS", "1") != "0"
     return bool(flag) and is_cuda(device)
 
 

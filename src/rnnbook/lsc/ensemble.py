@@ -46,7 +46,7 @@ class EnsembleConfig:
     eval_batch: int = 256
     device: str = "cpu"  # where the ensemble trains (its batches are drawn on the CPU)
     graphs: bool | None = (
-        None  # capture the step as a CUDA graph (None: RNNBOOK_CUDA_GRAPHS)
+        None  # capture the step as a CUDA graph (None: on CUDA unless RNNBOOK_CUDA_GRAPHS=0)
     )
 
 

@@ -64,6 +64,7 @@ seeds = None
 lr = None
 steps = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown, display
@@ -120,6 +121,7 @@ sweep = delay_sweep.run_delay_sweep(
     steps=P.steps,
     seed=P.seed,
     rnn_dtype=torch.float32,
+    device=P.device,
 )
 
 # %% tags=["hide-input"]

@@ -69,6 +69,7 @@ lr = None
 steps = None
 seeds = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown, display
@@ -127,6 +128,7 @@ res = decoding.run_table1(
     seed=P.seed,
     seeds=P.seeds,
     rnn_dtype=torch.float32,
+    device=P.device,
 )
 
 # %% tags=["hide-input"]

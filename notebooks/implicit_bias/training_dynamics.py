@@ -71,6 +71,7 @@ fig4_teacher_hidden = None
 fig4_widths = None
 fig4_seeds = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown, display
@@ -108,7 +109,7 @@ setup |= dict(nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, lr=P.lr, steps=P.steps)
 
 # %%
 ts = kernel_regime.teacher_student(
-    n_teacher=P.teacher_hidden, n=P.n_student, seeds=P.seeds, **setup
+    n_teacher=P.teacher_hidden, n=P.n_student, seeds=P.seeds, device=P.device, **setup
 )
 
 # %% tags=["hide-input"]
@@ -179,7 +180,11 @@ fig = figures.drift(ts)
 
 # %%
 fw = kernel_regime.finite_width(
-    n_teacher=P.fig4_teacher_hidden, widths=P.fig4_widths, seeds=P.fig4_seeds, **setup
+    n_teacher=P.fig4_teacher_hidden,
+    widths=P.fig4_widths,
+    seeds=P.fig4_seeds,
+    device=P.device,
+    **setup,
 )
 
 # %% tags=["hide-input"]

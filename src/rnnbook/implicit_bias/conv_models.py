@@ -48,7 +48,7 @@ def conv_forward(L: Tensor, x: Tensor) -> Tensor:
 
 def scaled_impulse(theta: Tensor, rho: Tensor) -> Tensor:
     """Eq. (7): L_j = sqrt(rho_j) theta_j; ``rho`` (..., T) may carry batch axes (one per arm)."""
-    rho = torch.as_tensor(rho, dtype=theta.dtype)
+    rho = torch.as_tensor(rho, dtype=theta.dtype, device=theta.device)
     return theta * rho.sqrt()[..., None, None]
 
 
@@ -59,7 +59,7 @@ def scaled_conv_forward(theta: Tensor, x: Tensor, rho: Tensor) -> Tensor:
 
 def theta_from_impulse(L: Tensor, rho: Tensor) -> Tensor:
     """Eq. (58): theta_j = L_j / sqrt(rho_j), the scaled model with the same impulse response as ``L``."""
-    rho = torch.as_tensor(rho, dtype=L.dtype)
+    rho = torch.as_tensor(rho, dtype=L.dtype, device=L.device)
     return L / rho.sqrt()[..., None, None]
 
 

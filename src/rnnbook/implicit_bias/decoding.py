@@ -90,7 +90,7 @@ def prepare(
     Wy = np.concatenate([w[1] for w in wins])
     a, b = test
     Tx, Ty = windows((X[a:b] - mx) / sx, (Y[a:b] - my) / sy, T, T)
-    as_t = lambda v: torch.tensor(v, dtype=torch.float64)
+    as_t = lambda v: torch.tensor(v, dtype=torch.float64, device="cpu")  # noqa: E731
     sst = float(((Ty - Ty.reshape(-1, Ty.shape[-1]).mean(0)) ** 2).sum())
     return Prepared(
         gt.lag_stats(as_t(Wx), as_t(Wy)),
@@ -296,11 +296,13 @@ def run_table1(
     seeds: int = 1,
     rnn_dtype: torch.dtype = torch.float64,
     progress=lambda it, **kw: it,
+    device: str = "cpu",
 ) -> Table1Result:
     """Train the three models on every fold and regime, ``seeds`` random initializations each
     (stream "student" of ``seed``): one batched RNN training and one batched training of the two
     convolutional arms for all of them. The RNN runs in ``rnn_dtype``, the convolutions in
-    float64."""
+    float64. The networks are drawn on a CPU generator and both batches train on ``device``; the
+    data statistics and the results stay on the CPU."""
     regimes = ("limited", "all")
     preps = []
     for fold in progress(range(folds), desc="folds"):
@@ -309,15 +311,26 @@ def run_table1(
             preps.append(prepare(X, Y, seg[reg], seg["test"][0], T))
     train = gt.stack_stats([p.train for p in preps] * seeds)
     test = gt.stack_stats([p.test for p in preps] * seeds)
-    sst = torch.tensor([p.test_sst for p in preps] * seeds, dtype=torch.float64)
+    sst = torch.tensor(
+        [p.test_sst for p in preps] * seeds, dtype=torch.float64, device="cpu"
+    )
     B = len(preps) * seeds
     n_x, n_y = X.shape[1], Y.shape[1]
-    rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C))
+    rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C), device="cpu")
     (student,) = child_seeds(seed, 1, "student")
     params = linear_rnn.init_params(
-        n, n_x, n_y, nu_W, nu_F, nu_C, seed=student, batch=B, dtype=rnn_dtype
+        n,
+        n_x,
+        n_y,
+        nu_W,
+        nu_F,
+        nu_C,
+        seed=student,
+        batch=B,
+        dtype=rnn_dtype,
+        device=device,
     )
-    L0 = gt.rnn_impulse(params, T).to(torch.float64)
+    L0 = gt.rnn_impulse(params, T).to(torch.float64).cpu()
     # stability of GD: lr times the largest eigenvalue of the Hessian in each model's own parameters
     H = 2.0 * train.R / train.M[:, None, None]
     d_s = torch.repeat_interleave(rho, n_x).sqrt()
@@ -326,8 +339,11 @@ def run_table1(
         float(torch.linalg.eigvalsh(d_s[:, None] * H * d_s[None, :]).max()),
     )
     rnn = gt.train_rnn(params, train, lr, steps, {"test": test}, keep_L=False)[0]
+    del params  # the n x n matrices, before the convolutions
     arms = torch.stack([rho, torch.ones_like(rho)])[:, None]  # scaled, unscaled
-    conv = gt.train_conv(torch.stack([L0, L0]), arms, train, lr, steps, {"test": test})
+    conv = gt.train_conv(
+        torch.stack([L0, L0]), arms, train, lr, steps, {"test": test}, device=device
+    )
     models = ("RNN", "scaled conv", "unscaled conv")
     losses = torch.cat(
         [rnn.losses["test"].to(torch.float64)[:, None], conv.losses["test"]], 1

@@ -8,7 +8,8 @@ response (``teacher_tasks.delayed``), so the runs at different delays of one see
 inputs, the noise pattern and the student's initialization. The whole grid (seeds x delays) trains as one
 batch of RNNs, and the three convolutional arms (seeds x delays x arms) as one batch of convolutions.
 The losses are recorded at every step, so the statistics of the claim can be followed along training
-(:meth:`DelaySweep.trend`).
+(:meth:`DelaySweep.trend`). The student is drawn on a CPU generator and both batches train on
+``device``; the tasks and the recorded curves stay on the CPU.
 """
 
 from __future__ import annotations
@@ -147,6 +148,7 @@ def run_delay_sweep(
     steps: int,
     seed: int,
     rnn_dtype: torch.dtype = torch.float64,
+    device: str = "cpu",
 ) -> DelaySweep:
     """Teachers from ``child_seeds(seed, seeds, "teacher")``, one student per seed from the stream
     "student"; the RNNs of all seeds and delays train as one batch (in ``rnn_dtype``), the three
@@ -171,20 +173,32 @@ def run_delay_sweep(
             trains.append(gt.lag_stats(task.X_train, task.Y_train))
             tests.append(gt.lag_stats(task.X_test, task.Y_test))
     train, test = gt.stack_stats(trains), gt.stack_stats(tests)
-    rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C))
+    rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C), device="cpu")
     (student,) = child_seeds(seed, 1, "student")
     p = linear_rnn.init_params(
-        n, n_x, 1, nu_W, nu_F, nu_C, seed=student, batch=seeds, dtype=rnn_dtype
+        n,
+        n_x,
+        1,
+        nu_W,
+        nu_F,
+        nu_C,
+        seed=student,
+        batch=seeds,
+        dtype=rnn_dtype,
+        device=device,
     )
     p = {
         k: v.repeat_interleave(len(delays), dim=0) for k, v in p.items()
     }  # same student for every delay
     rnn, _ = gt.train_rnn(p, train, lr, steps, {"test": test}, keep_L=False)
+    del p, _  # the n x n matrices, before the convolutions
     L0 = rnn.L[0].to(torch.float64)
     # the convolutional arms as one batch: scaled, unscaled, unscaled from L = 0
     arms_L0 = torch.stack([L0, L0, torch.zeros_like(L0)])
     arms_rho = torch.stack([rho, torch.ones_like(rho), torch.ones_like(rho)])[:, None]
-    conv = gt.train_conv(arms_L0, arms_rho, train, lr, steps, {"test": test}, False)
+    conv = gt.train_conv(
+        arms_L0, arms_rho, train, lr, steps, {"test": test}, False, device=device
+    )
     shape = (steps + 1, len(MODELS), seeds, len(delays))
 
     def curve(name: str) -> np.ndarray:

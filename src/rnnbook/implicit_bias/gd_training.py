@@ -15,6 +15,12 @@ through time of the impulse response, summed over all time lags in one matrix pr
 
 Both models get the same learning rate, as in the paper; all functions accept leading batch axes
 (several seeds or data sets trained at once).
+
+**Device.** The trainers run on the device of their starting point (the RNN's parameters, drawn
+on a CPU generator and moved by :func:`rnnbook.implicit_bias.linear_rnn.init_params`, or the
+convolution's ``L0``): the statistics of the data sets are moved there (:func:`cast`) and the
+recorded trajectory comes back on the CPU, so that a CPU and a GPU run start from the same numbers
+and return the same kind of result.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ def lag_stats(X: Tensor, Y: Tensor, lags: int | None = None) -> LagStats:
     Yf = Y.reshape(*Y.shape[:-3], N * T, n_y)
     R = Z.transpose(-1, -2) @ Z
     Q = Yf.transpose(-1, -2) @ Z
-    M = torch.full(R.shape[:-2], N * T * n_y, dtype=R.dtype)
+    M = torch.full(R.shape[:-2], N * T * n_y, dtype=R.dtype, device=R.device)
     return LagStats(R, Q, (Yf**2).sum((-1, -2)), M, lags, n_x, n_y)
 
 
@@ -127,7 +133,8 @@ def _krylov(params: Params, T: int) -> tuple[Tensor, Tensor, Tensor]:
 def _hankel(G: Tensor) -> Tensor:
     """The block Hankel matrix H_{ab} = G_{a+b+1} (zero for a+b+1 >= T), (..., T n_y, T n_x)."""
     T, n_y, n_x = G.shape[-3:]
-    idx = torch.arange(T)[:, None] + torch.arange(T)[None, :] + 1  # a + b + 1
+    ar = torch.arange(T, device=G.device)
+    idx = ar[:, None] + ar[None, :] + 1  # a + b + 1
     Gpad = torch.cat([G, G.new_zeros(*G.shape[:-3], 1, n_y, n_x)], -3)
     H = Gpad[
         ..., idx.clamp(max=T), :, :
@@ -178,6 +185,10 @@ class Trajectory:
     L: Tensor  # (steps+1, ..., T, n_y, n_x); (2, ...) (first and last) with keep_L=False
     losses: dict[str, Tensor]  # name -> (steps+1, ...)
 
+    def cpu(self) -> Trajectory:
+        """The same trajectory on the CPU."""
+        return Trajectory(self.L.cpu(), {k: v.cpu() for k, v in self.losses.items()})
+
 
 def _stack_L(Ls: list[Tensor], keep_L: bool) -> Tensor:
     return torch.stack(Ls if keep_L else [Ls[0], Ls[-1]])
@@ -196,18 +207,25 @@ def train_conv(
     steps: int,
     evals: dict[str, LagStats] | None = None,
     keep_L: bool = True,
+    device: str | torch.device | None = None,
 ) -> Trajectory:
     """Full-batch GD on the scaled convolution (8), theta_{l+1} = theta_l - lr dMSE/dtheta, started from
     theta_0 = L0 / sqrt(rho) (Eq. 58). ``rho=None`` is the unscaled convolution (5) (rho_j = 1).
 
     ``rho`` of shape (..., T) trains several arms at once (e.g. scaled and unscaled, stacked on a
-    leading axis of ``L0``). ``keep_L=False`` keeps only the first and last impulse responses."""
+    leading axis of ``L0``). ``keep_L=False`` keeps only the first and last impulse responses.
+    Runs on ``device`` (None: that of ``L0``); the trajectory comes back on the CPU."""
+    dev = L0.device if device is None else torch.device(device)
+    L0 = L0.to(dev)
     rho = (
-        torch.ones(L0.shape[-3], dtype=L0.dtype)
+        torch.ones(L0.shape[-3], dtype=L0.dtype, device=dev)
         if rho is None
-        else torch.as_tensor(rho, dtype=L0.dtype)
+        else torch.as_tensor(rho, dtype=L0.dtype, device=dev)
     )
-    evals = {"train": train, **(evals or {})}
+    evals = {
+        k: cast(v, None, dev) for k, v in {"train": train, **(evals or {})}.items()
+    }
+    train = evals["train"]
     theta = theta_from_impulse(L0, rho)
     Ls, losses = [], {k: [] for k in evals}
     for step in range(steps + 1):
@@ -221,16 +239,22 @@ def train_conv(
             )  # dMSE/dtheta_j = sqrt(rho_j) dMSE/dL_j
     return Trajectory(
         _stack_L(Ls, keep_L), {k: torch.stack(v) for k, v in losses.items()}
-    )
+    ).cpu()
 
 
-def cast(s: LagStats, dtype: torch.dtype) -> LagStats:
-    """The same statistics in another floating-point type."""
+def cast(
+    s: LagStats, dtype: torch.dtype | None, device: str | torch.device | None = None
+) -> LagStats:
+    """The same statistics in another floating-point type (None: the same) and on ``device``
+    (None: the same)."""
+    device = s.R.device if device is None else device
     return LagStats(
-        s.R.to(dtype),
-        s.Q.to(dtype),
-        s.yy.to(dtype),
-        s.M.to(dtype),
+        *(
+            getattr(s, f)
+            .to(dtype=getattr(s, f).dtype if dtype is None else dtype)
+            .to(device)
+            for f in ("R", "Q", "yy", "M")
+        ),
         s.lags,
         s.n_x,
         s.n_y,
@@ -247,13 +271,17 @@ def train_rnn(
 ) -> tuple[Trajectory, Params]:
     """Full-batch GD on the linear RNN (1): (W, F, C) <- (W, F, C) - lr dMSE/d(W, F, C).
 
-    Returns the trajectory and the final parameters. Leading batch axes of the parameters train
-    independent networks at once. The computation runs in the parameters' floating-point type.
+    Returns the trajectory (on the CPU) and the final parameters (on the device). Leading batch
+    axes of the parameters train independent networks at once. The computation runs in the
+    parameters' floating-point type, on their device.
     ``keep_L=False`` keeps only the first and last impulse responses.
     """
-    dtype = params["W"].dtype
-    train = cast(train, dtype)
-    evals = {"train": train, **{k: cast(v, dtype) for k, v in (evals or {}).items()}}
+    dtype, dev = params["W"].dtype, params["W"].device
+    train = cast(train, dtype, dev)
+    evals = {
+        "train": train,
+        **{k: cast(v, dtype, dev) for k, v in (evals or {}).items()},
+    }
     p = {k: v.contiguous().clone() for k, v in params.items()}
     T = train.lags
     Ls, losses = [], {k: [] for k in evals}
@@ -273,7 +301,7 @@ def train_rnn(
             p["F"], p["C"] = p["F"] - lr * g["F"], p["C"] - lr * g["C"]
     return Trajectory(
         _stack_L(Ls, keep_L), {k: torch.stack(v) for k, v in losses.items()}
-    ), p
+    ).cpu(), p
 
 
 def rnn_impulse(params: Params, T: int) -> Tensor:

@@ -5,6 +5,10 @@ response (Eq. 58) and trained by full-batch GD with the same learning rate, foll
 :func:`teacher_student` is the experiment of Figs. 1 and 2 (one wide student and its twin on a teacher
 task), :func:`finite_width` that of Fig. 4 (students of several widths, several seeds each), and
 :func:`drift_summary` gathers the drift bound (25) of Theorem 4.1 over both.
+
+The students are drawn on a CPU generator and trained on ``device``
+(:mod:`~rnnbook.implicit_bias.gd_training`); the teacher tasks, the trajectories and every
+statistic below stay on the CPU.
 """
 
 from __future__ import annotations
@@ -47,15 +51,17 @@ def train_pair(
     steps: int,
     seed: int,
     batch: int | None = None,
+    device: str = "cpu",
 ) -> PairRun:
     """Draw the student RNN from (4), start the scaled convolution from its impulse response (Eq. 58), and
-    train both with the same learning rate."""
-    rho = torch.tensor(rho_factors(train.lags, nu_W, nu_F, nu_C))
+    train both with the same learning rate, on ``device``."""
+    rho = torch.tensor(rho_factors(train.lags, nu_W, nu_F, nu_C), device="cpu")
     params = linear_rnn.init_params(
-        n, train.n_x, train.n_y, nu_W, nu_F, nu_C, seed=seed, batch=batch
+        n, train.n_x, train.n_y, nu_W, nu_F, nu_C, seed=seed, batch=batch, device=device
     )
     rnn, _ = gt.train_rnn(params, train, lr, steps, evals)
-    conv = gt.train_conv(rnn.L[0], rho, train, lr, steps, evals)
+    del params, _  # the n x n matrices, before the next arm
+    conv = gt.train_conv(rnn.L[0], rho, train, lr, steps, evals, device=device)
     return PairRun(rnn, conv, rho, lr)
 
 
@@ -97,8 +103,9 @@ def theorem41_constants(
     AtA = 2.0 * train.R / train.M[..., None, None]
     B1 = 1.0 / (rho_max * float(torch.linalg.eigvalsh(AtA).max()))
     B2 = gt.mse_grad(L0, train).flatten(-3).norm(dim=-1)
-    D = torch.repeat_interleave(torch.as_tensor(rho, dtype=AtA.dtype), train.n_x)
-    M = torch.eye(len(D), dtype=AtA.dtype) - lr * AtA * D[None, :]
+    D = torch.as_tensor(rho, dtype=AtA.dtype, device=AtA.device)
+    D = torch.repeat_interleave(D, train.n_x)
+    M = torch.eye(len(D), dtype=AtA.dtype, device=AtA.device) - lr * AtA * D[None, :]
     norm = float(torch.linalg.matrix_norm(M, ord=2).max())  # the largest over a batch
     return Theorem41(B1, B2, rho_max, norm)
 
@@ -112,10 +119,10 @@ def drift_ratio(
     """
     drift = (traj.L - traj.L[0]).flatten(-2).norm(dim=-1)[1:]
     steps = drift.shape[0]
-    ell = torch.arange(1, steps + 1, dtype=drift.dtype).reshape(
+    ell = torch.arange(1, steps + 1, dtype=drift.dtype, device=drift.device).reshape(
         steps, *([1] * (drift.dim() - 1))
     )
-    B2 = torch.as_tensor(B2, dtype=drift.dtype)
+    B2 = torch.as_tensor(B2, dtype=drift.dtype, device=drift.device)
     return drift / (B2[..., None] * rho * lr * ell)
 
 
@@ -230,9 +237,11 @@ def teacher_student(
     steps: int,
     seeds: int,
     seed: int,
+    device: str = "cpu",
 ) -> TeacherStudent:
     """``seeds`` teacher tasks (stream "teacher" of ``seed``) and student pairs (stream "student"),
-    trained as one batch with train and test losses recorded, and the constants of Theorem 4.1."""
+    trained as one batch on ``device`` with train and test losses recorded, and the constants of
+    Theorem 4.1."""
     init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
     task, train, test = _teacher_stats(
         n_teacher, T, n_train, n_test, init, snr_db, child_seeds(seed, seeds, "teacher")
@@ -246,6 +255,7 @@ def teacher_student(
         steps=steps,
         seed=student,
         batch=seeds,
+        device=device,
         **init,
     )
     c41 = theorem41_constants(train, run.rnn.L[0], run.rho, nu_F, nu_C, lr)
@@ -338,16 +348,27 @@ def finite_width(
     lr: float,
     steps: int,
     seed: int,
+    device: str = "cpu",
 ) -> FiniteWidth:
     """``seeds`` teacher tasks (stream "fig4 teacher" of ``seed``) and, per width n, ``seeds``
-    student pairs (one stream per width) trained on them as one batch."""
+    student pairs (one stream per width) trained on them as one batch on ``device``."""
     init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
     teachers = child_seeds(seed, seeds, "fig4 teacher")
     _, train, _ = _teacher_stats(n_teacher, T, n_train, n_test, init, snr_db, teachers)
     students = child_seeds(seed, len(widths), "fig4 student")
     runs, gaps, ratios = {}, [], []
     for n, st in zip(progress(widths, desc="widths"), students):
-        r = train_pair(train, {}, n=n, lr=lr, steps=steps, seed=st, batch=seeds, **init)
+        r = train_pair(
+            train,
+            {},
+            n=n,
+            lr=lr,
+            steps=steps,
+            seed=st,
+            batch=seeds,
+            device=device,
+            **init,
+        )
         runs[n] = r
         gaps.append(relative_gap(r.rnn.losses["train"], r.conv.losses["train"]).numpy())
         B2 = theorem41_constants(train, r.rnn.L[0], r.rho, nu_F, nu_C, lr).B2

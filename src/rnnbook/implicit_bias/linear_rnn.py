@@ -8,6 +8,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from rnnbook import device as _device
+
 Params = dict[str, Tensor]
 
 
@@ -21,10 +23,12 @@ def init_params(
     seed: int,
     dtype: torch.dtype = torch.float64,
     batch: int | None = None,
+    device: str = "cpu",
 ) -> Params:
     """Eq. (4): W_ij ~ N(0, nu_W), F_ij ~ N(0, nu_F), C_ki ~ N(0, nu_C), i.i.d., drawn from ``seed``.
 
     With ``batch = B`` every tensor gets a leading axis of ``B`` independent draws (one generator).
+    The draws are made on a CPU generator and moved to ``device``: the same networks on every device.
     """
     for name, value in (("n", n), ("n_x", n_x), ("n_y", n_y)):
         if not isinstance(value, int) or value < 1:
@@ -34,13 +38,18 @@ def init_params(
             raise ValueError(f"{name} = {value!r}: must be a positive variance")
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise ValueError(f"batch = {batch!r}: must be a positive integer or None")
-    g = torch.Generator().manual_seed(seed)
+    g = _device.generator(seed)
     b = () if batch is None else (batch,)
     D = torch.float64  # drawn in float64 and cast: the same networks in every ``dtype``
+
+    def draw(*shape: int, var: float) -> Tensor:
+        x = torch.randn(*b, *shape, generator=g, dtype=D, device="cpu") * var**0.5
+        return x.to(dtype).to(device)
+
     return {
-        "W": (torch.randn(*b, n, n, generator=g, dtype=D) * nu_W**0.5).to(dtype),
-        "F": (torch.randn(*b, n, n_x, generator=g, dtype=D) * nu_F**0.5).to(dtype),
-        "C": (torch.randn(*b, n_y, n, generator=g, dtype=D) * nu_C**0.5).to(dtype),
+        "W": draw(n, n, var=nu_W),
+        "F": draw(n, n_x, var=nu_F),
+        "C": draw(n_y, n, var=nu_C),
     }
 
 
@@ -48,7 +57,7 @@ def forward(params: Params, x: Tensor) -> Tensor:
     """Eq. (1) on inputs ``x`` of shape ``(..., T, n_x)``; returns ``y`` of shape ``(..., T, n_y)``."""
     W, F, C = params["W"], params["F"], params["C"]
     n = W.shape[0]
-    h = torch.zeros(*x.shape[:-2], n, dtype=W.dtype)
+    h = torch.zeros(*x.shape[:-2], n, dtype=W.dtype, device=W.device)
     ys = []
     for t in range(x.shape[-2]):
         h = h @ W.T / n**0.5 + x[..., t, :] @ F.T

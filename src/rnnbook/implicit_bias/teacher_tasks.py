@@ -6,6 +6,9 @@ optionally delayed, with Gaussian output noise at a given signal-to-noise ratio.
 * Fig. 3: y_t = x_{t - delay} passed through a true linear system with n_x = 15, n_y = 1, T = 20,
   10 training and 10 test sequences, SNR 20 dB. The delayed system's impulse response is the teacher's
   shifted by ``delay`` lags: L_j = L^teacher_{j - delay} (zero for j < delay).
+
+The tasks are small (a few hundred sequences) and are drawn and kept on the CPU; the trainers
+(:mod:`~rnnbook.implicit_bias.gd_training`) move their sufficient statistics to the device.
 """
 
 from __future__ import annotations
@@ -61,11 +64,13 @@ def teacher_task(
     """
     teacher = linear_rnn.init_params(n_teacher, n_x, n_y, nu_W, nu_F, nu_C, seed=seed)
     L = delayed(linear_rnn.impulse_response(teacher, T), delay)
-    g = torch.Generator().manual_seed(seed + 7919)
-    X = torch.randn(n_train + n_test, T, n_x, generator=g, dtype=torch.float64)
+    g = torch.Generator(device="cpu").manual_seed(seed + 7919)
+    X = torch.randn(
+        n_train + n_test, T, n_x, generator=g, dtype=torch.float64, device="cpu"
+    )
     clean = conv_forward(L, X)
     noise_var = float((clean**2).mean()) / 10 ** (snr_db / 10)
     Y = clean + noise_var**0.5 * torch.randn(
-        clean.shape, generator=g, dtype=torch.float64
+        clean.shape, generator=g, dtype=torch.float64, device="cpu"
     )
     return Task(X[:n_train], Y[:n_train], X[n_train:], Y[n_train:], L, noise_var)

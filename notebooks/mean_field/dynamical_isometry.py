@@ -238,7 +238,11 @@ display(Markdown(head + "\n".join(rows)))
 settings = [(8.0, 2.0), (4.0, 4.0), (4.0, 6.0)]
 mc = {
     (qs, mu): jacobian_spectrum.one_step_terms_mc(
-        theory.algorithm1(qs, mu, R_alg).hp(), P.N_mc, P.K_mc, P.seed + 900 + int(mu)
+        theory.algorithm1(qs, mu, R_alg).hp(),
+        P.N_mc,
+        P.K_mc,
+        P.seed + 900 + int(mu),
+        device=P.device,
     )
     for qs, mu in settings
 }

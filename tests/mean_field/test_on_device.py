@@ -50,3 +50,14 @@ def test_jacobian_products_on_the_device(dev):
         )
     ref = jacobian_spectrum.jacobian_moments("minimal", hp, 8, 3, 2, 0, burn_in=2)
     assert np.allclose(r.m1, ref.m1) and np.allclose(r.m2, ref.m2)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_one_step_terms_on_the_device(dev):
+    hp = theory.algorithm1(4.0, 4.0, 1.0).hp()
+    with strict(dev):
+        r = jacobian_spectrum.one_step_terms_mc(hp, 12, 3, 0, burn_in=3, device=dev)
+    ref = jacobian_spectrum.one_step_terms_mc(hp, 12, 3, 0, burn_in=3)
+    assert r.keys() == ref.keys()
+    for k in r:
+        assert np.allclose(r[k], ref[k]) and (dev != "cpu" or r[k] == ref[k])

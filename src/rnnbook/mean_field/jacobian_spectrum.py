@@ -449,6 +449,7 @@ def one_step_terms_mc(
     burn_in: int = 40,
     n_mat: int = 256,
     dtype=torch.float64,
+    device: str = "cpu",
 ) -> dict[str, tuple[float, float]]:
     """Monte Carlo of the four W-free terms of the one-step variance (see
     :func:`rnnbook.mean_field.theory.minimal_one_step_terms`) in K untied minimalRNNs of width N at
@@ -460,16 +461,21 @@ def one_step_terms_mc(
     Untied weights act on h like N(0, sigma_w^2 |h|^2/N) per unit (no matrix is drawn). The s_1 term
     is measured paired: on the first ``n_mat`` units, the variance of the spectrum of J J^T for
     J = D_u + D_a W with W Gaussian minus that with W orthogonal (same diagonals; -s_1 mu_2^2 is
-    mu_2^2 for s_1 = -1). Returns term -> (mean over networks, its standard error)."""
-    gen = torch.Generator().manual_seed(int(seed))
+    mu_2^2 for s_1 = -1). Returns term -> (mean over networks, its standard error).
+    Every draw is made on the CPU generator and moved to ``device``, where the sums run."""
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+
+    def rn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen, dtype=dtype, device="cpu").to(device)
+
     sw, sv, mu, R, sb = (
         _scalar(getattr(hp, k)) for k in ("sigma_w", "sigma_v", "mu_b", "R", "sigma_b")
     )
     Q = float(minimal_fixed_point(hp)[0])
-    h = np.sqrt(Q) * torch.randn(K, N, generator=gen, dtype=dtype)
+    h = np.sqrt(Q) * rn(K, N)
     for _ in range(burn_in):
-        x = np.sqrt(R) * torch.randn(K, N, generator=gen, dtype=dtype)
-        z = torch.randn(3, K, N, generator=gen, dtype=dtype)
+        x = np.sqrt(R) * rn(K, N)
+        z = rn(3, K, N)
         rms = lambda v: torch.sqrt((v**2).mean(-1, keepdim=True))  # noqa: E731
         e = sw * rms(h) * z[0] + sv * rms(x) * z[1] + mu + sb * z[2]
         u = torch.sigmoid(e)
@@ -482,7 +488,7 @@ def one_step_terms_mc(
             minimal_rnn.orthogonal_matrix(K, n, sw, gen, dtype)
             if orth
             else minimal_rnn.gaussian_matrix(K, n, n, sw, gen, dtype)
-        )
+        ).to(device)
         J = torch.diag_embed(u[:, :n]) + a[:, :n].unsqueeze(-1) * W
         M = torch.bmm(J, J.transpose(1, 2))
         m1 = torch.diagonal(M, dim1=1, dim2=2).sum(-1) / n

@@ -55,6 +55,7 @@ flow_steps = None
 draws = None
 data_seed = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -131,7 +132,7 @@ ledger.check(
 
 # %%
 study = multilayer.width_study(
-    data, 2, P.tau, P.steps, P.widths, P.reps, P.seed, P.max_len
+    data, 2, P.tau, P.steps, P.widths, P.reps, P.seed, P.max_len, device=P.device
 )
 rate = multilayer.rate_values(study)
 

@@ -11,7 +11,8 @@ and τ/m (V). In the scale-free variables this is the update written in Sec. 6,
 
 and the predictor is λ = U^T W_1^T ⋯ W_L^T V. L = 1 is the three-layer network of
 :mod:`~rnnbook.infinite_width.deep_linear`; Sec. 6.2 is L = 2. Batched over a leading dimension of ``R``
-independent networks (torch, float64).
+independent networks (torch, float64), on the device given to :func:`init_multilayer` (the draws
+are made on a CPU generator and moved there, so that every device trains the same networks).
 """
 
 from __future__ import annotations
@@ -38,17 +39,21 @@ class MultiNet:
         return self.U.shape[1]
 
 
-def init_multilayer(m: int, d: int, L: int, reps: int, seed: int) -> MultiNet:
-    """Sec. 6 initialization in μP: U = U~(0), W_l = Z_l/√m, V = V~(0)/m, all entries i.i.d. N(0, 1)."""
+def init_multilayer(
+    m: int, d: int, L: int, reps: int, seed: int, device: str = "cpu"
+) -> MultiNet:
+    """Sec. 6 initialization in μP: U = U~(0), W_l = Z_l/√m, V = V~(0)/m, all entries i.i.d. N(0, 1),
+    drawn on a CPU generator and moved to ``device``."""
     if min(m, d, L, reps) < 1:
         raise ValueError(f"m = {m}, d = {d}, L = {L}, reps = {reps}: must be positive")
-    g = torch.Generator().manual_seed(seed)
-    U = torch.randn(reps, m, d, generator=g, dtype=torch.float64)
-    Ws = [
-        torch.randn(reps, m, m, generator=g, dtype=torch.float64) / m**0.5
-        for _ in range(L)
-    ]
-    V = torch.randn(reps, m, generator=g, dtype=torch.float64) / m
+    g = torch.Generator(device="cpu").manual_seed(seed)
+
+    def rn(*shape: int) -> Tensor:
+        return torch.randn(*shape, generator=g, dtype=torch.float64, device="cpu")
+
+    U = rn(reps, m, d).to(device)
+    Ws = [(rn(reps, m, m) / m**0.5).to(device) for _ in range(L)]
+    V = (rn(reps, m) / m).to(device)
     return MultiNet(U, Ws, V)
 
 
@@ -83,12 +88,13 @@ def gd_step(net: MultiNet, M: Tensor, b: Tensor, tau: float) -> Tensor:
 
 
 def train(net: MultiNet, data: Regression, tau: float, steps: int) -> np.ndarray:
-    """Run ``steps`` GD steps in place; the predictors λ(k) for k = 0..steps, shape (steps + 1, R, d)."""
+    """Run ``steps`` GD steps in place, on the networks' device; the predictors λ(k) for
+    k = 0..steps, shape (steps + 1, R, d), as a numpy array."""
     if tau <= 0 or steps < 0:
         raise ValueError(f"tau = {tau}, steps = {steps}: need tau > 0, steps >= 0")
-    M, b = data.torch_moments()
-    lams = [gd_step(net, M, b, tau).numpy() for _ in range(steps)]
-    return np.array(lams + [predictor(net).numpy()])
+    M, b = data.torch_moments(device=net.U.device)
+    lams = [gd_step(net, M, b, tau) for _ in range(steps)]
+    return torch.stack(lams + [predictor(net)]).cpu().numpy()
 
 
 @dataclass
@@ -116,15 +122,18 @@ def width_study(
     reps: int,
     seed: int,
     max_len: int,
+    device: str = "cpu",
 ) -> WidthStudy:
-    """Train ``reps`` networks per width (seed ``seed + width``) and the limit (6.5) on paths of at
-    most ``max_len`` moves, and record the distance of every predictor path to the limit's."""
+    """Train ``reps`` networks per width (seed ``seed + width``, on ``device``) and the limit (6.5)
+    on paths of at most ``max_len`` moves, and record the distance of every predictor path to the
+    limit's."""
     from .multilayer_limit import train as train_limit
 
     lim = train_limit(data, L, tau, steps, max_len).lam
     errors, first = [], {}
     for m in widths:
-        lam = train(init_multilayer(m, data.d, L, reps, seed + m), data, tau, steps)
+        net = init_multilayer(m, data.d, L, reps, seed + m, device=device)
+        lam = train(net, data, tau, steps)
         errors.append(np.linalg.norm(lam - lim[:, None, :], axis=-1))
         first[m] = lam[:, 0, :]
     return WidthStudy(list(widths), np.array(errors), lim, first)

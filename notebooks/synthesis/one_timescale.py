@@ -67,6 +67,7 @@ kernel_seeds = None
 gd_steps = None
 kernel_nu_W = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 import numpy as np
@@ -195,7 +196,9 @@ ledger.check("synthesis.timescale.wick", **wick)
 # decay $(g_T/g_1)^{1/(T-1)}$ of $g_k = \|J^k\|_F^2/n$ (a Hutchinson estimate with 16 probes).
 
 # %%
-lin = linear_diagnostics.sweep(P.nu_Ws, P.widths, P.seeds, P.T, P.seed)
+lin = linear_diagnostics.sweep(
+    P.nu_Ws, P.widths, P.seeds, P.T, P.seed, device=P.device
+)
 lin_summary = summaries.linear(lin)
 
 # %% tags=["hide-input"]
@@ -227,7 +230,7 @@ for name in ("radius", "chi1", "rho-ratio", "gradient-decay"):
 # network).
 
 # %%
-kw = dict(seeds=P.seeds, T=P.nl_T, seed=P.seed, sigma_v2=P.sigma_v2)
+kw = dict(seeds=P.seeds, T=P.nl_T, seed=P.seed, sigma_v2=P.sigma_v2, device=P.device)
 tanh = nonlinear_diagnostics.sweep("tanh", P.nu_Ws, P.nl_width, **kw)
 gated = nonlinear_diagnostics.sweep(
     "minimal", P.nu_Ws, P.nl_width, mu_b=P.minimal_mu_b, **kw
@@ -319,7 +322,9 @@ display(
 
 # %%
 X, y, h_true = two_biases.convolution_data(P.lags, P.equations, P.seed)
-fit = two_biases.kernel_gd(X, y, P.kernel_widths[-1], P.kernel_nu_W, P.seed, P.gd_steps)
+fit = two_biases.kernel_gd(
+    X, y, P.kernel_widths[-1], P.kernel_nu_W, P.seed, P.gd_steps, device=P.device
+)
 deep = two_biases.deep_linear(X, y, h_true, trunc=max(50, 3 * P.lags), t_end=10.0)
 h_l2 = np.linalg.pinv(X) @ y
 h_rho0 = two_biases.weighted_min_norm(X, y, np.zeros(P.lags), fit.rho)
@@ -345,7 +350,7 @@ glue("kw_n", P.kernel_widths[-1], display=False)
 
 # %% tags=["hide-input"]
 gd, lim = two_biases.width_sweep(
-    X, y, P.kernel_widths, P.kernel_nu_W, P.kernel_seeds, P.seed, P.gd_steps
+    X, y, P.kernel_widths, P.kernel_nu_W, P.kernel_seeds, P.seed, P.gd_steps, P.device
 )
 fig = figures.kernel_convergence(P.kernel_widths, gd, lim)
 

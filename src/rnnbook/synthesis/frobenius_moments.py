@@ -100,7 +100,8 @@ def monte_carlo_gradient_moment(
 
 def wick_check(width: int, k_max: int, nu_W: float, samples: int, seed: int) -> dict:
     """Monte Carlo of ||J^k||_F^2/n, k = 1..k_max (one batch of draws, successive powers), as z-scores
-    against the exact Wick value and against the naive nu_W^k."""
+    against the exact Wick value and against the naive nu_W^k. numpy on the CPU: the matrices are
+    tiny (the chapter's width 4), a second at the paper profile, so there is no device path."""
     rng = np.random.default_rng(seed)
     J = rng.standard_normal((samples, width, width)) * np.sqrt(nu_W / width)
     P, z_w, z_n, factors = J, [], [], []

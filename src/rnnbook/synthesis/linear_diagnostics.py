@@ -10,7 +10,8 @@ n_x = n_y = 1) gives, with J = W/sqrt(n):
 * ``grad_decay``: (g_T/g_1)^(1/(T-1)) with g_k = ||J^k||_F^2/n = ||dh_T/dh_{T-k}||_F^2/n, the per-step
   decay of the gradient norm (g_k estimated with Gaussian probes, :func:`frobenius_powers`).
 
-Everything is batched over (nu_W, seed): one tensor of shape (len(nu_Ws) * seeds, n, n) per width.
+Everything is batched over (nu_W, seed): one tensor of shape (len(nu_Ws) * seeds, n, n) per width,
+drawn on a CPU generator and moved to the sweep's ``device``, where the products run.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def ntk_impulse_diagonal(W: torch.Tensor, F: torch.Tensor, C: torch.Tensor, T: i
     out = [(torch.diagonal(GA, 0, -2, -1) + torch.diagonal(GB, 0, -2, -1)) / n]
     w = torch.zeros_like(out[0])
     for j in range(1, T):
-        idx = torch.arange(j - 1, -1, -1)  # b_{j-1-k}
+        idx = torch.arange(j - 1, -1, -1, device=W.device)  # b_{j-1-k}
         GBr = GB[:, idx][:, :, idx]
         w[:, j] = (GA[:, :j, :j] * GBr).sum((-1, -2)) / n**2
     return out[0] + w
@@ -103,23 +104,26 @@ def sweep(
     nu_F: float = 1.0,
     nu_C: float = 1.0,
     probes: int = 16,
+    device: str = "cpu",
 ) -> LinearSweep:
-    """The four diagnostics over nu_W x width x seed (independent draws of Eq. 4 per cell)."""
+    """The four diagnostics over nu_W x width x seed (independent draws of Eq. 4 per cell), drawn
+    on the CPU and measured on ``device``."""
     if T < 3:
         raise ValueError(f"T = {T}: must be >= 3 (two lags and a decay)")
     K, S = len(nu_Ws), seeds
     out = {q: np.zeros((K, len(widths), S)) for q in QUANTITIES}
-    scale = torch.tensor(nu_Ws, dtype=torch.float64).repeat_interleave(S) ** 0.5
+    scale = torch.tensor(nu_Ws, dtype=torch.float64, device="cpu")
+    scale = (scale.repeat_interleave(S) ** 0.5).to(device)
     for a, n in enumerate(widths):
         p = linear_rnn.init_params(
-            n, 1, 1, 1.0, nu_F, nu_C, seed + 7919 * n, batch=K * S
+            n, 1, 1, 1.0, nu_F, nu_C, seed + 7919 * n, batch=K * S, device=device
         )
-        gen = torch.Generator().manual_seed(seed + 7919 * n + 1)
+        gen = torch.Generator(device="cpu").manual_seed(seed + 7919 * n + 1)
         W = p["W"] * scale[:, None, None]
-        V = torch.randn(K * S, n, probes, generator=gen, dtype=W.dtype)
-        vals = measure(W, p["F"], p["C"], T, V)
+        V = torch.randn(K * S, n, probes, generator=gen, dtype=W.dtype, device="cpu")
+        vals = measure(W, p["F"], p["C"], T, V.to(device))
         for q in QUANTITIES:
-            out[q][:, a, :] = vals[q].reshape(K, S).numpy()
+            out[q][:, a, :] = vals[q].reshape(K, S).cpu().numpy()
     return LinearSweep(list(nu_Ws), list(widths), T, out)
 
 

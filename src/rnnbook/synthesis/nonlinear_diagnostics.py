@@ -15,6 +15,8 @@ Measured per network: ``radius2`` (mean over three steps of r(J_t)^2, LSC), ``ch
 ``memory_decay`` (per-step decay of ||dh_T/dx_{T-k}||_F^2/N, the squared impulse response of the
 linearised network, whose linear counterpart is the C-part tau_{k,1} = nu_F nu_W^k of rho_k).
 Theory: chi_1 from :mod:`rnnbook.mean_field.theory` (``vanilla_chi1``, ``minimal_chi1``).
+The weights, inputs and probes are drawn on a CPU generator and moved to the sweep's ``device``,
+where the networks run and the Jacobians are multiplied.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def chi1_theory(cell: str, nu_Ws, sigma_v2: float, mu_b: float, R: float) -> np.
 def jacobians(cell: str, w: minimal_rnn.Weights, x: torch.Tensor, burn: int, T: int):
     """Run K networks on inputs x (K, burn + T + 1, N); return J_t (K, T+1, N, N) and B_t alike."""
     K, steps, N = x.shape
-    h = torch.zeros(K, 1, N, dtype=x.dtype)
+    h = torch.zeros(K, 1, N, dtype=x.dtype, device=x.device)
     Js, Bs = [], []
     for t in range(steps):
         xt = x[:, t : t + 1]
@@ -127,21 +129,26 @@ def sweep(
     R: float = 1.0,
     burn: int = 40,
     probes: int = 16,
+    device: str = "cpu",
 ) -> NonlinearSweep:
-    """The four diagnostics of ``cell`` over nu_W x seed at width n."""
+    """The four diagnostics of ``cell`` over nu_W x seed at width n, drawn on the CPU and
+    measured on ``device``."""
     if T < 3:
         raise ValueError(f"T = {T}: must be >= 3")
     Kn, S = len(nu_Ws), seeds
-    gen = torch.Generator().manual_seed(seed + 104729 * CELLS.index(cell))
+    gen = torch.Generator(device="cpu").manual_seed(seed + 104729 * CELLS.index(cell))
     sw = np.repeat(np.sqrt(np.asarray(nu_Ws, float)), S)
-    w = minimal_rnn.draw_weights(n, sw, sigma_v2**0.5, mu_b, 0.0, Kn * S, gen)
-    x = (
-        torch.randn(Kn * S, burn + T + 1, n, generator=gen, dtype=torch.float64)
-        * R**0.5
-    )
-    J, B = jacobians(cell, w, x, burn, T)
-    U = torch.randn(Kn * S, probes, n, generator=gen, dtype=torch.float64)
-    values = {q: v.reshape(Kn, S).numpy() for q, v in measure(J, B, U).items()}
+    with torch.device("cpu"):  # every draw on the CPU, whatever the default device
+        w = minimal_rnn.draw_weights(n, sw, sigma_v2**0.5, mu_b, 0.0, Kn * S, gen)
+        x = (
+            torch.randn(Kn * S, burn + T + 1, n, generator=gen, dtype=torch.float64)
+            * R**0.5
+        )
+    w = minimal_rnn.Weights(w.W.to(device), w.V.to(device), w.b.to(device))
+    J, B = jacobians(cell, w, x.to(device), burn, T)
+    U = torch.randn(Kn * S, probes, n, generator=gen, dtype=torch.float64, device="cpu")
+    vals = measure(J, B, U.to(device))
+    values = {q: v.reshape(Kn, S).cpu().numpy() for q, v in vals.items()}
     return NonlinearSweep(
         cell, list(nu_Ws), n, T, values, chi1_theory(cell, nu_Ws, sigma_v2, mu_b, R)
     )

@@ -111,29 +111,32 @@ def kernel_gd(
     nu_F: float = 1.0,
     nu_C: float = 1.0,
     tol: float = 1e-13,
+    device: str = "cpu",
 ) -> KernelFit:
     """GD on the linear RNN linearised at its initialization (Eq. 4), in parameter space, with the step
-    1/lambda_max of the Hessian, for at most ``steps`` steps (it stops once ||X h - y|| <= tol ||y||)."""
+    1/lambda_max of the Hessian, for at most ``steps`` steps (it stops once ||X h - y|| <= tol ||y||).
+    The network is drawn on a CPU generator; the Jacobian and GD run on ``device``."""
     J = X.shape[1]
-    p0 = linear_rnn.init_params(width, 1, 1, nu_W, nu_F, nu_C, seed)
+    p0 = linear_rnn.init_params(width, 1, 1, nu_W, nu_F, nu_C, seed, device=device)
     f = lambda p: linear_rnn.impulse_response(p, J).reshape(J)  # noqa: E731
     h0 = f(p0)
     jac = jacrev(f)(p0)
     G = torch.cat([jac[k].reshape(J, -1) for k in p0], 1)  # (J, P)
-    Xt, yt = torch.as_tensor(X, dtype=G.dtype), torch.as_tensor(y, dtype=G.dtype)
+    Xt = torch.as_tensor(X, dtype=G.dtype, device=G.device)
+    yt = torch.as_tensor(y, dtype=G.dtype, device=G.device)
     A = Xt @ G  # (m, P)
     lr = 1.0 / torch.linalg.eigvalsh(A @ A.T)[-1]
-    dtheta = torch.zeros(G.shape[1], dtype=G.dtype)
+    dtheta = torch.zeros(G.shape[1], dtype=G.dtype, device=G.device)
     r0 = Xt @ h0 - yt
     for step in range(steps):
         r = r0 + A @ dtheta
         if step % 50 == 0 and torch.linalg.norm(r) <= tol * torch.linalg.norm(yt):
             break
         dtheta -= lr * (A.T @ r)
-    h_gd = (h0 + G @ dtheta).numpy()
-    K = (G @ G.T).numpy()
+    h_gd = (h0 + G @ dtheta).cpu().numpy()
+    K = (G @ G.T).cpu().numpy()
     rho = scale_factors.rho(J, nu_W, nu_F, nu_C)
-    h0n = h0.numpy()
+    h0n = h0.cpu().numpy()
     return KernelFit(
         h0n,
         h_gd,
@@ -150,15 +153,23 @@ def relative(a, b, ref) -> float:
 
 
 def width_sweep(
-    X, y, widths: list[int], nu_W: float, seeds: int, seed: int, steps: int
+    X,
+    y,
+    widths: list[int],
+    nu_W: float,
+    seeds: int,
+    seed: int,
+    steps: int,
+    device: str = "cpu",
 ):
     """For each width and seed: GD vs the empirical-kernel closed form, and vs the wide-limit closed
-    form, both relative to the size of the learned change ||h_limit - h_0||. Arrays (widths, seeds)."""
+    form, both relative to the size of the learned change ||h_limit - h_0||. Arrays (widths, seeds).
+    GD runs on ``device``."""
     gd = np.zeros((len(widths), seeds))
     lim = np.zeros((len(widths), seeds))
     for a, n in enumerate(widths):
         for s in range(seeds):
-            fit = kernel_gd(X, y, n, nu_W, seed + 1000 * s + n, steps)
+            fit = kernel_gd(X, y, n, nu_W, seed + 1000 * s + n, steps, device=device)
             ref = fit.h_limit - fit.h0
             gd[a, s] = relative(fit.h_gd, fit.h_kernel, ref)
             lim[a, s] = relative(fit.h_gd, fit.h_limit, ref)

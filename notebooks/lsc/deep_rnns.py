@@ -222,6 +222,7 @@ gru = gru_gradient.run(
     pre_steps=P.gru_pre_steps,
     pre_batch=P.pre_batch,
     seeds=[grid.member_seed(s) for s in range(P.seeds)],
+    device=P.device,
 )
 fig1c = gru.values()
 

@@ -61,6 +61,7 @@ pretrain_batch = None
 networks = None
 calibration_draws = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 import torch
@@ -261,6 +262,7 @@ studies = induced_norm.fig_s3_networks(
     lag0=P.lag0,
     steps=P.pretrain_steps,
     batch=P.pretrain_batch,
+    device=P.device,
 )
 s3 = studies[0]
 print(s3.report)

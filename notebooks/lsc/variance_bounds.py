@@ -66,6 +66,7 @@ nonnormal_c = None
 nonnormal_L = None
 nonnormal_T = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 import torch
@@ -125,7 +126,7 @@ gen = torch.Generator().manual_seed(P.seed)
 # %%
 cases = bounds_experiment.target_cases(P.rho_split)
 ex = bounds_experiment.update_experiment(
-    cases, P.Ts, P.Ls, P.conventions, P.seeds, P.width, gen
+    cases, P.Ts, P.Ls, P.conventions, P.seeds, P.width, gen, device=P.device
 )
 
 # %% tags=["hide-input"]
@@ -189,6 +190,7 @@ nn = bounds_experiment.nonnormal_experiment(
     P.seeds,
     P.width,
     gen,
+    device=P.device,
 )
 fig = theory_figures.nonnormal(nn, P.conventions)
 

@@ -7,6 +7,7 @@ import torch
 
 from rnnbook.lsc import bounds as lb
 from rnnbook.lsc import bounds_experiment as be
+from tests.test_device import DEVICES, strict
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +68,32 @@ def test_nonnormal_pair_explodes_while_gaussian_decays():
         # Gaussian matrices with the same radii decay
         assert np.all(np.diff(res["D"][::-1]) > 0) and res["Dg"][0] < res["Dg"][-1]
     assert nn.table().count("\n") == 1 + 2
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_experiments_on_the_device(dev):
+    """The update and non-normal experiments on a device give the CPU run's numbers (the same
+    draws from the CPU generator; under a meta default device on the CPU)."""
+    cases = be.target_cases(0.7)
+
+    def both(device=None):
+        kw = {} if device is None else {"device": device}
+        gen = torch.Generator().manual_seed(3)
+        ex = be.update_experiment(
+            cases, [4, 8], [2, 3], ["eq1", "stacked"], 3, 3, gen, **kw
+        )
+        nn = be.nonnormal_experiment(cases, ["eq1"], 2.0, 4, 6, 3, 3, gen, **kw)
+        return ex, nn
+
+    with strict(dev):
+        ex, nn = both(dev)
+    ref_ex, ref_nn = both()
+    rows, ref_rows = ex.rows, ref_ex.rows
+    assert [r["case"] for r in rows] == [r["case"] for r in ref_rows]
+    for key in ("sigma", "norm_bound", "radius_sum"):
+        a, b = [r[key] for r in rows], [r[key] for r in ref_rows]
+        assert a == b if dev == "cpu" else np.allclose(a, b, rtol=1e-9)
+    assert ex.max_J.keys() == ref_ex.max_J.keys()
+    for k, v in nn.results.items():
+        for q in ("D", "sigma", "Dg"):
+            np.testing.assert_allclose(v[q], ref_nn.results[k][q], rtol=1e-9)

@@ -8,7 +8,9 @@ import pytest
 import torch
 
 from rnnbook.lsc import gru_gradient
+from tests.test_device import DEVICES, strict
 
+from .test_ensemble import spike_task
 from .test_pretrain import scalar_net
 
 
@@ -50,3 +52,22 @@ def test_bounds_and_growth_by_hand():
     assert v["growth_one"] == pytest.approx(5.0) and v["gru_width"] == 4
     assert v["growth_one_lo"] == pytest.approx(5.0)  # identical seeds: no spread
     assert v["max_dev"] == 0.2 and v["n_seeds"] == 2
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_gru_gradient_run_on_the_device(dev, monkeypatch):
+    """Fig. 1c (bottom) end to end on a device, on a small spike task in place of the SHD
+    stand-in: the same pre-training and curves as the CPU run (under a meta default device)."""
+    data = spike_task(n=16, T=6, C=5).train
+    monkeypatch.setattr(gru_gradient.tasks, "spoken_digits", lambda *a, **k: data)
+    kw = dict(depth=2, width=4, n_channels=5, T=6, rates=[1], pitches=[1])
+    kw |= dict(pre_steps=2, pre_batch=4, seeds=[0])
+    with strict(dev):
+        r = gru_gradient.run(device=dev, **kw)
+    ref = gru_gradient.run(**kw)
+    for t in (0.5, 1.0):
+        if dev == "cpu":  # the same operations on the same draws
+            np.testing.assert_array_equal(r.runs[t][0], ref.runs[t][0])
+        else:
+            np.testing.assert_allclose(r.runs[t][0], ref.runs[t][0], rtol=1e-4)
+        assert r.reports[t][0].steps == ref.reports[t][0].steps

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -9,6 +10,7 @@ from rnnbook.lsc import decaying_covariance as dc
 from rnnbook.lsc import induced_norm as inn
 from rnnbook.lsc.models import make_rnn
 from rnnbook.lsc.pretrain import LSCConfig, pretrain
+from tests.test_device import DEVICES, strict
 
 
 def test_norm_transition_reports_the_largest_singular_value():
@@ -97,3 +99,18 @@ def test_calibration_surrogates_follow_the_measured_norms():
     v = inn.calibration_values(cal)
     assert v["phi_data"] == 0.9 and v["floor_data"] == 0.12 and v["cal_draws"] == 4
     assert set(v) >= {"rate_white", "rate_decaying", "rate_slow", "rate_nondecaying"}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_fig_s3_study_on_the_device(dev):
+    """Fig. S3 on a device: the same network, pre-training and norms as the CPU run (under a
+    meta default device on the CPU)."""
+    with strict(dev):
+        s = inn.fig_s3_study(24, 0, 4, 1, 5, 3, 16, device=dev)
+    ref = inn.fig_s3_study(24, 0, 4, 1, 5, 3, 16)
+    assert s.report.steps == ref.report.steps
+    for a, b in zip(s.after.norms + s.before.norms, ref.after.norms + ref.before.norms):
+        if dev == "cpu":  # the same operations on the same draws
+            np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-4)

@@ -12,6 +12,10 @@ Theorems 1-3 (App. A, Eqs. 4-23) and the PascalRNN of Fig. 1c.
 * The parameter update Delta b_l = -eta dL/db_l of the biases for the loss L = (1/T) sum_t <r_t, h_{t,L}> with
   unit vectors r_t, by autograd over a batch of seeds: dh_{t,l}/db_l = I and ||dL/do_t|| = 1, so the constant
   c_Loh of Eq. (9) is 1 and the update is exactly the sum of Jacobians of Eq. (5).
+
+Devices: the random matrices and unit vectors are drawn (and rescaled) on the CPU generator and moved
+to ``device``; the recursions run on the device of the matrices they are given. The PascalRNN of
+Fig. 1c (one unit per layer) runs on the CPU.
 """
 
 from __future__ import annotations
@@ -125,16 +129,17 @@ class Fig1cRuns:
 def fig1c_runs(T: int, L: int, batch: int, std: float, seed: int) -> Fig1cRuns:
     """Fig. 1c (top): ``batch`` Gaussian input sequences of standard deviation ``std``, the
     PascalRNN of depth L on both graphs with rho = 0.5 and 1, and autograd against the
-    closed forms of :func:`pascal_gradient_closed_form`."""
-    gen = torch.Generator().manual_seed(seed)
-    x = std * torch.randn(batch, T, dtype=torch.float64, generator=gen)
+    closed forms of :func:`pascal_gradient_closed_form`. On the CPU: one unit per layer."""
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    x = std * torch.randn(batch, T, dtype=torch.float64, generator=gen, device="cpu")
     runs, closed_err = {}, 0.0
     for conv in ("stacked", "eq1"):
         for rho in (0.5, 1.0):
             y, g_sum, g_last = pascal_outputs_and_gradients(x, L, rho, conv)
             for g, which in ((g_sum, "sum"), (g_last, "last")):
                 cf = pascal_gradient_closed_form(T, L, rho, conv, which)
-                err = (g - torch.tensor(cf)).abs().max() / max(cf.max(), 1e-300)
+                err = (g - torch.tensor(cf, device="cpu")).abs().max()
+                err = err / max(cf.max(), 1e-300)
                 closed_err = max(closed_err, float(err))
             runs[conv, rho] = dict(
                 y=y.numpy(), g_sum=g_sum.numpy(), g_last=g_last.numpy()
@@ -148,12 +153,19 @@ def fig1c_runs(T: int, L: int, batch: int, std: float, seed: int) -> Fig1cRuns:
 def _haar_orthogonal(
     shape: tuple[int, ...], n: int, g: torch.Generator
 ) -> torch.Tensor:
-    Q, R = torch.linalg.qr(torch.randn(*shape, n, n, dtype=torch.float64, generator=g))
+    A = torch.randn(*shape, n, n, dtype=torch.float64, generator=g, device="cpu")
+    Q, R = torch.linalg.qr(A)
     return Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)
 
 
 def target_matrices(
-    S: int, L: int, n: int, target: float, ensemble: Ensemble, g: torch.Generator
+    S: int,
+    L: int,
+    n: int,
+    target: float,
+    ensemble: Ensemble,
+    g: torch.Generator,
+    device: str | torch.device = "cpu",
 ) -> torch.Tensor:
     """S x (L + 1) random n x n matrices (index 0, the input layer, is zero):
 
@@ -161,11 +173,13 @@ def target_matrices(
     * ``gaussian``: a Gaussian matrix rescaled to spectral radius exactly ``target`` (non-normal: its spectral
       norm is larger, about twice the radius for large n);
     * ``gaussian-norm``: a Gaussian matrix rescaled to spectral norm exactly ``target`` (radius smaller).
+
+    Drawn and rescaled on the CPU (``g`` is a CPU generator), returned on ``device``.
     """
     if ensemble == "orthogonal":
         W = target * _haar_orthogonal((S, L + 1), n, g)
     elif ensemble in ("gaussian", "gaussian-norm"):
-        A = torch.randn(S, L + 1, n, n, dtype=torch.float64, generator=g)
+        A = torch.randn(S, L + 1, n, n, dtype=torch.float64, generator=g, device="cpu")
         scale = (
             torch.linalg.eigvals(A).abs().amax(-1)
             if ensemble == "gaussian"
@@ -175,24 +189,32 @@ def target_matrices(
     else:
         raise ValueError(f"ensemble = {ensemble!r}: must be one of {ENSEMBLES}")
     W[:, 0] = 0.0
-    return W
+    return W.to(device)
 
 
-def pascal_matrices(S: int, L: int, target: float) -> torch.Tensor:
+def pascal_matrices(
+    S: int, L: int, target: float, device: str | torch.device = "cpu"
+) -> torch.Tensor:
     """The PascalRNN as a deep linear RNN: 1 x 1 transition derivatives equal to ``target``, (S, L+1, 1, 1)."""
-    W = torch.full((S, L + 1, 1, 1), float(target), dtype=torch.float64)
+    W = torch.full((S, L + 1, 1, 1), float(target), dtype=torch.float64, device=device)
     W[:, 0] = 0.0
     return W
 
 
 def nonnormal_pair(
-    rho_time: float, rho_depth: float, c: float, L: int, S: int = 1
+    rho_time: float,
+    rho_depth: float,
+    c: float,
+    L: int,
+    S: int = 1,
+    device: str | torch.device = "cpu",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A time matrix A = [[rho_time, c], [0, rho_time]] and a depth matrix B = [[rho_depth, 0], [c, rho_depth]]
     in every layer: their spectral radii are exactly rho_time and rho_depth, but the products BA that every
     path climbing a layer contains have a large radius (rho(BA) ~ c^2 for large c). Shapes (S, L+1, 2, 2)."""
-    A = torch.tensor([[rho_time, c], [0.0, rho_time]], dtype=torch.float64)
-    B = torch.tensor([[rho_depth, 0.0], [c, rho_depth]], dtype=torch.float64)
+    kw = dict(dtype=torch.float64, device=device)
+    A = torch.tensor([[rho_time, c], [0.0, rho_time]], **kw)
+    B = torch.tensor([[rho_depth, 0.0], [c, rho_depth]], **kw)
     W_rec = A.expand(S, L + 1, 2, 2).clone()
     W_in = B.expand(S, L + 1, 2, 2).clone()
     W_rec[:, 0] = 0.0
@@ -214,7 +236,7 @@ def deep_linear_rnn(
     S, T1, n = x.shape
     L = W_rec.shape[1] - 1
     mv = lambda W, v: (W @ v.unsqueeze(-1)).squeeze(-1)  # noqa: E731
-    prev = [torch.zeros(S, n, dtype=x.dtype) for _ in range(L + 1)]
+    prev = [torch.zeros(S, n, dtype=x.dtype, device=x.device) for _ in range(L + 1)]
     rows = []
     for t in range(T1):
         cur = [x[:, t]]
@@ -237,19 +259,21 @@ def bias_updates(
     The inputs do not matter (the network is linear), so they are zero."""
     S, T1, n = r.shape
     T = T1 - 1
-    b = torch.zeros(S, W_rec.shape[1], n, dtype=r.dtype, requires_grad=True)
-    h = deep_linear_rnn(
-        torch.zeros(S, T1, n, dtype=r.dtype), W_rec, W_in, b, convention
-    )
+    kw = dict(dtype=r.dtype, device=r.device)
+    b = torch.zeros(S, W_rec.shape[1], n, requires_grad=True, **kw)
+    h = deep_linear_rnn(torch.zeros(S, T1, n, **kw), W_rec, W_in, b, convention)
     loss = (r * h[:, :, -1]).sum() / T
     (gb,) = torch.autograd.grad(loss, b)
     return -gb
 
 
-def unit_vectors(S: int, T: int, n: int, g: torch.Generator) -> torch.Tensor:
-    """r_t uniform on the unit sphere of R^n, shape (S, T+1, n): the output derivatives dL/do_t."""
-    r = torch.randn(S, T + 1, n, dtype=torch.float64, generator=g)
-    return r / r.norm(dim=-1, keepdim=True)
+def unit_vectors(
+    S: int, T: int, n: int, g: torch.Generator, device: str | torch.device = "cpu"
+) -> torch.Tensor:
+    """r_t uniform on the unit sphere of R^n, shape (S, T+1, n): the output derivatives dL/do_t
+    (drawn on the CPU generator ``g``, returned on ``device``)."""
+    r = torch.randn(S, T + 1, n, dtype=torch.float64, generator=g, device="cpu")
+    return (r / r.norm(dim=-1, keepdim=True)).to(device)
 
 
 def update_sigma(db: torch.Tensor) -> torch.Tensor:
@@ -274,8 +298,8 @@ def iter_grid_jacobians(
         raise ValueError(f"convention = {convention!r}: must be one of {CONVENTIONS}")
     S, L1, n, _ = W_rec.shape
     L = L1 - 1
-    cur = torch.zeros(L1, S, n, n, dtype=W_rec.dtype)
-    cur[L] = torch.eye(n, dtype=W_rec.dtype)
+    cur = torch.zeros(L1, S, n, n, dtype=W_rec.dtype, device=W_rec.device)
+    cur[L] = torch.eye(n, dtype=W_rec.dtype, device=W_rec.device)
     if convention == "stacked":
         for l in range(L - 1, 0, -1):
             cur[l] = cur[l + 1] @ W_in[:, l + 1]
@@ -333,7 +357,7 @@ def path_sums(
     The same recursion as :func:`grid_jacobians` on scalars. Returns (T+1, L+1, S)."""
     S, L1 = a_rec.shape
     L = L1 - 1
-    f = torch.zeros(T + 1, L1, S, dtype=a_rec.dtype)
+    f = torch.zeros(T + 1, L1, S, dtype=a_rec.dtype, device=a_rec.device)
     f[0, L] = 1.0
     if convention == "stacked":
         for l in range(L - 1, 0, -1):
@@ -354,7 +378,8 @@ def path_sums(
 def lemma2_average(G: torch.Tensor, T: int) -> torch.Tensor:
     """(1/T) sum_{t=0}^{T} sum_{t'<=t} G[t - t'] = (1/T) sum_dt (T + 1 - dt) G[dt], for G indexed by the lag
     (first axis, at least T+1 long). With G = path counts this is Lemma 2's quantity."""
-    w = (T + 1 - torch.arange(T + 1, dtype=G.dtype)).reshape(-1, *([1] * (G.dim() - 1)))
+    w = T + 1 - torch.arange(T + 1, dtype=G.dtype, device=G.device)
+    w = w.reshape(-1, *([1] * (G.dim() - 1)))
     return (w * G[: T + 1]).sum(0) / T
 
 

@@ -10,6 +10,9 @@ norm path sum (rigorous), the radius path sum and the paper's closed form. Its m
 the numbers behind the chapter's claims. :func:`nonnormal_experiment` measures the derivative
 sums of the pair A = [[rho, c], [0, rho]], B = [[rho, 0], [c, rho]] whose radii are exact but
 whose products explode with depth.
+
+Both take a ``device``: the networks and unit vectors are drawn on the CPU generator ``gen`` (the same
+numbers on every device) and the Grid Derivative Pascal Triangle runs on the device.
 """
 
 from __future__ import annotations
@@ -174,30 +177,30 @@ class UpdateExperiment:
 def _radius_sums(rt, rd, L, conv, Ts):
     """(1/T) sum sum sum_c prod_k rho_k with the target radii, layer l = 1, for every T."""
     f = lb.path_sums(
-        torch.full((1, L + 1), rt, dtype=torch.float64),
-        torch.full((1, L + 1), rd, dtype=torch.float64),
+        torch.full((1, L + 1), rt, dtype=torch.float64, device="cpu"),
+        torch.full((1, L + 1), rd, dtype=torch.float64, device="cpu"),
         max(Ts),
         conv,
     )
     return {T: float(lb.lemma2_average(f[:, 1, 0], T)) for T in Ts}
 
 
-def _groups(cases, S, L, n, gen):
-    """The random ensembles (width n) of every case, then the PascalRNNs (width 1)."""
+def _groups(cases, S, L, n, gen, device="cpu"):
+    """The random ensembles (width n) of every case, then the PascalRNNs (width 1), on ``device``."""
     blocks, owners = [], []
     for case, (rt, rd) in cases.items():
         for ens in ENSEMBLES:
             blocks.append(
                 (
-                    lb.target_matrices(S, L, n, rt, ens, gen),
-                    lb.target_matrices(S, L, n, rd, ens, gen),
+                    lb.target_matrices(S, L, n, rt, ens, gen, device),
+                    lb.target_matrices(S, L, n, rd, ens, gen, device),
                 )
             )
             owners.append((case, ens))
     W_rec = torch.cat([b[0] for b in blocks])
     W_in = torch.cat([b[1] for b in blocks])
     pw = [
-        (lb.pascal_matrices(S, L, rt), lb.pascal_matrices(S, L, rd))
+        (lb.pascal_matrices(S, L, rt, device), lb.pascal_matrices(S, L, rd, device))
         for rt, rd in cases.values()
     ]
     return [
@@ -220,9 +223,11 @@ def update_experiment(
     n: int,
     gen: torch.Generator,
     track: int = 4,
+    device: str = "cpu",
 ) -> UpdateExperiment:
     """Measure the update of the deepest layer for every graph, depth, case, ensemble and T
-    (``track`` networks per (case, ensemble) have their sup ||J|| tracked, Theorem 3)."""
+    (``track`` networks per (case, ensemble) have their sup ||J|| tracked, Theorem 3), on
+    ``device`` (draws on the CPU generator ``gen``)."""
     T_max = max(Ts)
     rows, max_J, checks = [], {}, []
     for conv in conventions:
@@ -230,8 +235,8 @@ def update_experiment(
             rsum = {
                 c: _radius_sums(rt, rd, L, conv, Ts) for c, (rt, rd) in cases.items()
             }
-            for Wr, Wi, own, nn_ in _groups(cases, S, L, n, gen):
-                r = lb.unit_vectors(Wr.shape[0], T_max, nn_, gen)
+            for Wr, Wi, own, nn_ in _groups(cases, S, L, n, gen, device):
+                r = lb.unit_vectors(Wr.shape[0], T_max, nn_, gen, device)
                 tracked = [
                     i
                     for i, (case, ens) in enumerate(own)
@@ -239,9 +244,11 @@ def update_experiment(
                 ]
                 per = min(track, S)
                 idx = torch.tensor(
-                    [i * S + k for i in tracked for k in range(per)], dtype=torch.long
+                    [i * S + k for i in tracked for k in range(per)],
+                    dtype=torch.long,
+                    device=device,
                 )
-                jmax = torch.zeros(len(idx), dtype=torch.float64)
+                jmax = torch.zeros(len(idx), dtype=torch.float64, device=device)
 
                 def on_lag(dt, Ft, jmax=jmax, idx=idx, deepest=(L == max(Ls))):
                     if deepest and len(idx):  # sup over lags and layers of ||J||
@@ -342,24 +349,26 @@ def nonnormal_experiment(
     S: int,
     n: int,
     gen: torch.Generator,
+    device: str = "cpu",
 ) -> NonNormal:
     """The non-normal pair with the radii of each case (all but rho = 1), on every graph,
-    against ``S`` Gaussian networks of width n rescaled to the same radii."""
+    against ``S`` Gaussian networks of width n rescaled to the same radii, on ``device`` (draws
+    on the CPU generator ``gen``)."""
     results = {}
     for case in [k for k in cases if k != "rho = 1"]:
         rt, rd = cases[case]
         for conv in conventions:
-            Wr, Wi = lb.nonnormal_pair(rt, rd, c, L, S=S)
+            Wr, Wi = lb.nonnormal_pair(rt, rd, c, L, S=S, device=device)
             F = lb.grid_jacobians(Wr[:1], Wi[:1], T, conv)
-            D = lb.lemma2_average(lb.spectral_norms(F[:, 1:, 0]), T).numpy()  # l = 1..L
-            U = lb.updates_from_jacobians(
-                lb.iter_grid_jacobians(Wr, Wi, T, conv), lb.unit_vectors(S, T, 2, gen)
-            )
-            sig = U[T - 1, 1:].var(1, unbiased=True).sum(-1).sqrt().numpy()  # (L,)
-            Wg = lb.target_matrices(S, L, n, rt, "gaussian", gen)
-            Wgi = lb.target_matrices(S, L, n, rd, "gaussian", gen)
+            D = lb.lemma2_average(lb.spectral_norms(F[:, 1:, 0]), T)  # l = 1..L
+            r = lb.unit_vectors(S, T, 2, gen, device)
+            U = lb.updates_from_jacobians(lb.iter_grid_jacobians(Wr, Wi, T, conv), r)
+            sig = U[T - 1, 1:].var(1, unbiased=True).sum(-1).sqrt()  # (L,)
+            Wg = lb.target_matrices(S, L, n, rt, "gaussian", gen, device)
+            Wgi = lb.target_matrices(S, L, n, rd, "gaussian", gen, device)
             Fg = lb.grid_jacobians(Wg, Wgi, T, conv)[:, 1:]
-            Dg = lb.lemma2_average(lb.spectral_norms(Fg), T).mean(-1).numpy()
+            Dg = lb.lemma2_average(lb.spectral_norms(Fg), T).mean(-1)
+            D, sig, Dg = (v.cpu().numpy() for v in (D, sig, Dg))
             results[case, conv] = dict(
                 D=D, sigma=sig, Dg=Dg, dl=L - np.arange(1, L + 1)
             )

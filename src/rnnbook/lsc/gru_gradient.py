@@ -4,7 +4,9 @@ A GRU of depth L pre-trained to rho_t = 1 has a gradient that grows backwards in
 c_1 binom(Δt + Δl, Δt), the number of gradient paths (proof of Theorem 1, Δl = L - 1); pre-trained
 to rho_t = 0.5 it stays below a constant c_2. :func:`gradient_through_time` measures
 G(Δt) = E_v ||v^T dh_{T,L} / dh_{T-Δt,1}||; :func:`run` pre-trains the GRU to both targets on the
-SHD stand-in and returns the curves, the fitted bounds and the growth factors.
+SHD stand-in and returns the curves, the fitted bounds and the growth factors. The GRU is drawn
+on the CPU generator and moved to ``device``, where it is pre-trained and differentiated; the
+inputs and the probes are drawn on the CPU and moved there.
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ def gradient_through_time(
 ) -> np.ndarray:
     """G[Δt] = E ||v^T dh_{T,L} / dh_{T-Δt, layer}|| over random unit probes v (Frobenius-norm
     estimate of the Jacobian / sqrt(n)), averaged over the batch: the gradient that reaches the
-    state of ``layer`` Δt steps back."""
+    state of ``layer`` Δt steps back. Runs on the device of ``x`` (the model's); the probes are
+    drawn on a CPU generator."""
     model.eval()
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator(device="cpu").manual_seed(seed)
     u_seq = model.encode(x)
     B, T = u_seq.shape[:2]
-    hs = [c.initial_state(B) for c in model.cells]
+    hs = [c.initial_state(B, device=u_seq.device) for c in model.cells]
     probes = []
     for t in range(T):
         u = u_seq[:, t]
@@ -48,13 +51,13 @@ def gradient_through_time(
                 probes.append(p)
             u = cell.out(hs[l], u)
     top = hs[-1]
-    acc = torch.zeros(T)
+    acc = torch.zeros(T, device=top.device)
     for _ in range(n_probe):
-        v = torch.randn(top.shape[1], generator=g)
-        v = v / v.norm()
+        v = torch.randn(top.shape[1], generator=g, device="cpu")
+        v = (v / v.norm()).to(top.device)
         grads = torch.autograd.grad((top * v).sum(), probes, retain_graph=True)
         acc += torch.stack([gr.norm(dim=1).mean() for gr in grads]).detach()
-    return (acc / n_probe).flip(0).numpy()  # index = Δt = T - 1 - t
+    return (acc / n_probe).flip(0).cpu().numpy()  # index = Δt = T - 1 - t
 
 
 def path_counts(T: int, depth: int) -> np.ndarray:
@@ -134,10 +137,12 @@ def run(
     pre_steps: int,
     pre_batch: int,
     seeds: list[int] = (0,),
+    device: str = "cpu",
 ) -> GradientCurves:
     """Pre-train a GRU of ``depth`` x ``width`` on inputs of the SHD stand-in (``T`` bins over 1 s)
     to rho_t = 0.5 and to 1 (at most ``pre_steps`` steps), once per seed (the network's
-    initialization and its pre-training batches), and measure G(Δt) on 32 test utterances."""
+    initialization and its pre-training batches), and measure G(Δt) on 32 test utterances, on
+    ``device``."""
     shd = tasks.spoken_digits(
         "test",
         n_channels=n_channels,
@@ -146,12 +151,13 @@ def run(
         rates=tuple(rates),
         pitches=tuple(pitches),
     )
-    x = shd.dense(np.arange(min(len(shd), 32)))
+    x = shd.dense(np.arange(min(len(shd), 32))).to(device)
     runs, reports = {0.5: [], 1.0: []}, {0.5: [], 1.0: []}
     for seed in seeds:
         for target in (0.5, 1.0):
             batches = tasks.random_batches(shd, pre_batch, seed=seed)
-            gru = make_rnn("gru", depth, n_channels, width, 20, seed=seed)
+            batches = (b.to(device) for b in batches)
+            gru = make_rnn("gru", depth, n_channels, width, 20, seed=seed).to(device)
             cfg = pretrain.LSCConfig(target=target, max_steps=pre_steps, n_times=2)
             reports[target].append(pretrain.pretrain(gru, batches, cfg, seed=seed))
             runs[target].append(

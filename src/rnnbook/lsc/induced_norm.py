@@ -17,7 +17,9 @@ shuffling, called unchanged) is given transitions whose ``radii`` are their spec
 
 :func:`fig_s3_study` pre-trains the 2-layer LSTM of App. H (:func:`rnnbook.lsc.models.make_rnn`) on
 the spike-latency digits of :mod:`rnnbook.lsc.decaying_covariance` and measures the statistics of
-Fig. S2 on its time-transition norms before and after.
+Fig. S2 on its time-transition norms before and after. The network is drawn on the CPU generator
+(:func:`~rnnbook.lsc.models.make_rnn`) and moved to ``device``, where the pre-training and the
+Jacobians run; the images, their shuffling and the statistics stay on the CPU.
 """
 
 from __future__ import annotations
@@ -77,17 +79,26 @@ def time_transition_norms(
     (batched Jacobians, the top eigenvalue of J^T J; the tests check it against the network's own
     autograd Jacobians), ``chunk`` samples at a time."""
     layers = [dc.LSTMLayer(c.W.detach(), c.U.detach(), c.b.detach()) for c in net.cells]
-    return [a.double().numpy() for a in dc.transition_norms(layers, x, chunk)]
+    with torch.device(
+        x.device
+    ):  # the closed-form LSTM makes its initial state on the default
+        norms = dc.transition_norms(layers, x, chunk)
+    return [a.double().cpu().numpy() for a in norms]
 
 
-def digit_batches(batch: int, seed: int, time_repeat: int) -> Iterator[Tensor]:
-    """Endless random batches of spike-latency digits (all 1,797 images, reshuffled each pass)."""
-    X = torch.tensor(dc.load_sl_digits(1797, seed, time_repeat=time_repeat))
-    g = torch.Generator().manual_seed(seed)
+def digit_batches(
+    batch: int, seed: int, time_repeat: int, device: str = "cpu"
+) -> Iterator[Tensor]:
+    """Endless random batches of spike-latency digits (all 1,797 images, reshuffled each pass on
+    the CPU generator), each moved to ``device``."""
+    X = torch.tensor(
+        dc.load_sl_digits(1797, seed, time_repeat=time_repeat), device="cpu"
+    )
+    g = torch.Generator(device="cpu").manual_seed(seed)
     while True:
-        perm = torch.randperm(len(X), generator=g)
+        perm = torch.randperm(len(X), generator=g, device="cpu")
         for i in range(0, len(X) - batch + 1, batch):
-            yield X[perm[i : i + batch]]
+            yield X[perm[i : i + batch]].to(device)
 
 
 def decay_study(
@@ -133,20 +144,24 @@ def fig_s3_study(
     lag0: int,
     steps: int,
     batch: int,
+    device: str = "cpu",
 ) -> FigS3Study:
     """Fig. S3: the 2-layer LSTM of App. H (width ``width``) on the spike-latency digits, pre-trained
     for at most ``steps`` steps (batches of ``batch`` images) to E ||M_k||_2 = 1 over all its time and
     depth transitions, with Fig. S2's statistics of its time-transition norms before and after on
-    ``samples`` images; ``lag0`` in the data's steps (before the time repeat)."""
-    X = torch.tensor(dc.load_sl_digits(samples, seed, time_repeat=time_repeat))
-    net = make_rnn("lstm", 2, X.shape[-1], width, 10, seed)
-    lag = lag0 * time_repeat
-    before = decay_study(time_transition_norms(net, X), X, lag, time_repeat)
-    cfg = LSCConfig(target=1.0, max_steps=steps)
-    report = pretrain(
-        InducedNormLSC(net), digit_batches(batch, seed + 1, time_repeat), cfg, seed
+    ``samples`` images; ``lag0`` in the data's steps (before the time repeat). The network runs
+    on ``device``."""
+    X = torch.tensor(
+        dc.load_sl_digits(samples, seed, time_repeat=time_repeat), device="cpu"
     )
-    norms = time_transition_norms(net, X)
+    net = make_rnn("lstm", 2, X.shape[-1], width, 10, seed).to(device)
+    Xd = X.to(device)
+    lag = lag0 * time_repeat
+    before = decay_study(time_transition_norms(net, Xd), X, lag, time_repeat)
+    cfg = LSCConfig(target=1.0, max_steps=steps)
+    batches = digit_batches(batch, seed + 1, time_repeat, device)
+    report = pretrain(InducedNormLSC(net), batches, cfg, seed)
+    norms = time_transition_norms(net, Xd)
     after = decay_study(norms, X, lag, time_repeat)
     return FigS3Study(before, after, report, [float(a.mean()) for a in norms])
 

@@ -76,6 +76,7 @@ mc_widths = None
 mc_draws = None
 mc_lags = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 import torch
@@ -241,6 +242,7 @@ mc = init_statistics.monte_carlo(
     lags=P.mc_lags,
     draws=P.mc_draws,
     seed=P.seed,
+    device=P.device,
     **init,
 )
 

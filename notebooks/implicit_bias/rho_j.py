@@ -54,6 +54,7 @@ n_inputs = None
 widths = None
 seeds = None
 seed = None
+device = None
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown, Math, display
@@ -162,6 +163,7 @@ conv = ntk.convergence(
     nu_F=P.nu_F,
     nu_C=P.nu_C,
     seed=P.seed,
+    device=P.device,
 )
 
 # %% [markdown]

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from rnnbook.implicit_bias import decoding, delay_sweep, linear_rnn
+from rnnbook.implicit_bias import (
+    decoding,
+    delay_sweep,
+    init_statistics,
+    linear_rnn,
+    ntk,
+)
 from rnnbook.implicit_bias import kernel_regime as kr
 from tests.test_device import DEVICES, strict
 
@@ -78,3 +84,21 @@ def test_table1_on_the_device(dev):
     ref = decoding.run_table1(X, Y, **kw)
     same(res.curves, ref.curves, dev)
     same(res.final_L, ref.final_L, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_ntk_convergence_on_the_device(dev):
+    kw = dict(T=4, n_x=2, n_y=2, n_inputs=2, nu_W=0.3, nu_F=1.0, nu_C=1.0, seed=0)
+    with strict(dev):
+        c = ntk.convergence([8, 16], 2, device=dev, **kw)
+    ref = ntk.convergence([8, 16], 2, **kw)
+    same(c.errors, ref.errors, dev)
+    same(c.rho_hat, ref.rho_hat, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_impulse_response_monte_carlo_on_the_device(dev):
+    kw = dict(n=8, n_x=2, n_y=1, T=4, nu_W=0.3, nu_F=1.0, nu_C=1.0, draws=10, seed=2)
+    with strict(dev):
+        L = init_statistics.sample_impulse_responses(chunk=4, device=dev, **kw)
+    same(L, init_statistics.sample_impulse_responses(chunk=4, **kw), dev)

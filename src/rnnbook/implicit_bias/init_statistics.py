@@ -1,6 +1,8 @@
 """The impulse response of the linear RNN at initialization (4): Theorem 3.3(a) and Eq. (24) of Theorem
 4.1 of Emami et al. As n -> oo the coefficients L_j = C W^j F / n^{(j+1)/2} converge in distribution to
 independent Gaussians with i.i.d. N(0, nu_C nu_F nu_W^j) components, and E ||L_j||_F^2 -> n_x n_y nu_C nu_F nu_W^j.
+
+The networks are drawn on CPU generators; their impulse responses are computed on ``device``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def sample_impulse_responses(
     draws: int,
     seed: int,
     chunk: int = 64,
+    device: str = "cpu",
 ) -> np.ndarray:
     """``draws`` independent networks from (4), their L_0..L_{T-1} (9): array (draws, T, n_y, n_x).
 
@@ -35,9 +38,9 @@ def sample_impulse_responses(
     for k, start in enumerate(range(0, draws, chunk)):
         b = min(chunk, draws - start)
         p = linear_rnn.init_params(
-            n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + k, batch=b
+            n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + k, batch=b, device=device
         )
-        out.append(linear_rnn.impulse_response(p, T).numpy())
+        out.append(linear_rnn.impulse_response(p, T).cpu().numpy())
     return np.concatenate(out)
 
 
@@ -145,12 +148,23 @@ def monte_carlo(
     nu_C: float,
     draws: int,
     seed: int,
+    device: str = "cpu",
 ) -> MonteCarlo:
-    """:func:`sample_impulse_responses` (seed ``seed + 7 n``) and :func:`summarize` per width."""
+    """:func:`sample_impulse_responses` (seed ``seed + 7 n``, on ``device``) and
+    :func:`summarize` per width."""
     summaries = {}
     for n in progress(widths, desc="widths"):
         L = sample_impulse_responses(
-            n, n_x, n_y, lags, nu_W, nu_F, nu_C, draws=draws, seed=seed + 7 * n
+            n,
+            n_x,
+            n_y,
+            lags,
+            nu_W,
+            nu_F,
+            nu_C,
+            draws=draws,
+            seed=seed + 7 * n,
+            device=device,
         )
         summaries[n] = summarize(L, nu_W, nu_F, nu_C)
     setup = dict(

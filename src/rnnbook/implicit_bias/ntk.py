@@ -1,7 +1,11 @@
 """Neural tangent kernels: the empirical NTK by autodiff (``torch.func``) and the limit kernel of
 Emami et al., Theorem 3.3(b): K(x, x') = T(x)^T D(rho) T(x') (x) I_{n_y}  (Eqs. 18-20); the
 convergence of the RNN's NTK to it as the width grows (:func:`convergence`), and Theorem 3.2, the exact
-NTK of the scaled convolution (:func:`scaled_conv_check`)."""
+NTK of the scaled convolution (:func:`scaled_conv_check`).
+
+:func:`convergence` draws its inputs and networks on CPU generators and takes the empirical NTK
+(the Jacobian of all outputs with respect to the n^2 + (n_x + n_y) n parameters) on ``device``; the
+kernels are compared on the CPU. :func:`scaled_conv_check` (T^2 n_x n_y parameters) runs on the CPU."""
 
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ def toeplitz(x: Tensor) -> Tensor:
     Block row j, column t holds x_{t-j} (zero for t < j).
     """
     T_, n_x = x.shape
-    out = torch.zeros(T_, n_x, T_, dtype=x.dtype)
+    out = torch.zeros(T_, n_x, T_, dtype=x.dtype, device=x.device)
     for lag in range(T_):
         out[lag, :, lag:] = x[: T_ - lag].T
     return out.reshape(T_ * n_x, T_)
@@ -36,7 +40,8 @@ def limit_kernel(X1: Tensor, X2: Tensor, rho: Tensor) -> Tensor:
     """K[a, t, b, s] = (T(x_a)^T D(rho) T(x_b))_{t,s} for batches of shape (N, T, n_x); Eq. (20) without
     the trivial factor I_{n_y}. ``rho`` has shape (T,)."""
     T_, n_x = X1.shape[1:]
-    D = torch.repeat_interleave(torch.as_tensor(rho, dtype=X1.dtype), n_x)
+    D = torch.as_tensor(rho, dtype=X1.dtype, device=X1.device)
+    D = torch.repeat_interleave(D, n_x)
     T1 = torch.stack([toeplitz(x) for x in X1])  # (N1, T n_x, T)
     T2 = torch.stack([toeplitz(x) for x in X2])
     return torch.einsum("aqt,q,bqs->atbs", T1, D, T2)
@@ -68,7 +73,7 @@ def empirical_ntk(
 def relative_error(K_emp: Tensor, K_lim: Tensor) -> float:
     """||K_emp - K_lim (x) I||_F / ||K_lim (x) I||_F, with K_emp of shape (N, T, n_y, N, T, n_y)."""
     n_y = K_emp.shape[2]
-    eye = torch.eye(n_y, dtype=K_lim.dtype)
+    eye = torch.eye(n_y, dtype=K_lim.dtype, device=K_lim.device)
     full = torch.einsum("atbs,ij->atibsj", K_lim, eye)
     return float(torch.linalg.norm(K_emp - full) / torch.linalg.norm(full))
 
@@ -116,24 +121,28 @@ def convergence(
     nu_F: float,
     nu_C: float,
     seed: int,
+    device: str = "cpu",
 ) -> Convergence:
     """For each width n and seed s, the NTK of an RNN drawn from (4) (seed ``seed + 1000 s + n``) on
     ``n_inputs`` Gaussian sequences, the first replaced by an impulse on channel 0 (for which the limit
-    of Theta_jj is rho_j), against the limit kernel built from the derived rho_j."""
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn(n_inputs, T, n_x, generator=g, dtype=torch.float64)
+    of Theta_jj is rho_j), against the limit kernel built from the derived rho_j. The empirical
+    NTKs are taken on ``device``."""
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    X = torch.randn(n_inputs, T, n_x, generator=g, dtype=torch.float64, device="cpu")
     X[0] = 0.0
     X[0, 0, 0] = 1.0  # impulse
-    rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C))
+    Xd = X.to(device)
+    rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C), device="cpu")
     K_lim = limit_kernel(X, X, rho)
     errors = np.zeros((len(widths), seeds))
     rho_hat = np.zeros((len(widths), seeds, T))
     for a, n in enumerate(progress(widths, desc="widths")):
         for s in range(seeds):
             params = linear_rnn.init_params(
-                n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + 1000 * s + n
+                n, n_x, n_y, nu_W, nu_F, nu_C, seed=seed + 1000 * s + n, device=device
             )
-            K = empirical_ntk(linear_rnn.forward, params, X)
+            K = empirical_ntk(linear_rnn.forward, params, Xd).cpu()
+            del params
             errors[a, s] = relative_error(K, K_lim)
             rho_hat[a, s] = torch.diagonal(K[0, :, 0, 0, :, 0]).numpy()
     setup = dict(T=T, n_x=n_x, n_y=n_y, nu_W=nu_W, nu_F=nu_F, nu_C=nu_C, n_seeds=seeds)

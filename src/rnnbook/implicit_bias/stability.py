@@ -4,6 +4,9 @@ The paper states, citing Bai & Yin (1986), that for W_ij ~ N(0, nu_W) i.i.d.,
 lim_{n -> oo} lambda_max(W) / sqrt(n) = nu_W almost surely. The circular law puts the eigenvalues of
 W / sqrt(n) uniformly in the disc of radius sqrt(nu_W) (the entries' standard deviation), and the
 spectral radius converges to that radius (Geman 1986; Bai & Yin 1986). This module measures it.
+
+No device path: numpy on the CPU, one matrix at a time; the general (non-symmetric) eigenvalue
+problem gains little on a GPU (torch's CUDA ``eigvals`` synchronizes with the host).
 """
 
 from __future__ import annotations

@@ -196,9 +196,7 @@ ledger.check("synthesis.timescale.wick", **wick)
 # decay $(g_T/g_1)^{1/(T-1)}$ of $g_k = \|J^k\|_F^2/n$ (a Hutchinson estimate with 16 probes).
 
 # %%
-lin = linear_diagnostics.sweep(
-    P.nu_Ws, P.widths, P.seeds, P.T, P.seed, device=P.device
-)
+lin = linear_diagnostics.sweep(P.nu_Ws, P.widths, P.seeds, P.T, P.seed, device=P.device)
 lin_summary = summaries.linear(lin)
 
 # %% tags=["hide-input"]

@@ -8,7 +8,9 @@ directions of their Proposition 2.1.
   (diagonal W with distinct eigenvalues, so the output weights solve a Vandermonde system), and, for
   comparison, the delay-line (shift-register) realisation with n = T n_x states.
 
-Sequences have shape ``(..., T, n_x)``; filters ``L`` have shape ``(T, n_y, n_x)``.
+Sequences have shape ``(..., T, n_x)``; filters ``L`` have shape ``(T, n_y, n_x)``. Every function
+runs on the device of its inputs; the realisation checks (:func:`impulse_response_check`,
+:func:`realization_errors`, a few small networks) draw and run on the CPU.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from A(0) = the d vacua, B(0) = the vacuum at L, G_l(0) = 0; the predictor is λ
 For L = 1 the paths are linear and this is (2.6)-(2.10) of :mod:`~rnnbook.infinite_width.limit`, in another
 numbering. For L = 2 (Sec. 6.2) the paths of length M number about d 2^{M/2}, so the bases are truncated to
 paths of at most ``max_len`` moves (creations beyond it are dropped); the truncation error is measured by
-comparing two lengths. Numpy, float64.
+comparing two lengths. Numpy, float64, on the CPU: a deterministic recursion without random draws
+(the finite networks it is compared with run on a device, :mod:`~rnnbook.infinite_width.multilayer`).
 """
 
 from __future__ import annotations

@@ -165,7 +165,7 @@ def test_claim_box_and_escaping(book):
     assert ledger.md_cell("a" * 300, width=10).endswith("…")
     # a cut never falls inside a number, and floats are rounded for reading
     assert ledger.md_cell("gap 0.123456, 12345.678", width=20) == "gap 0.123456, …"
-    assert ledger.md_cell([0.123456789, 2]) == "\\[0.1235, 2\\]"
+    assert ledger.md_cell([0.123456789, 2]) == "\\[0.123, 2\\]"
     box = Ledger("lsc/x", "book").check("lsc.b", x=1.0)._repr_markdown_()
     assert box.startswith(":::{admonition} Lemma 2: reproduced (`lsc.b`)")
     assert box.endswith(":::") and "declared before the run" in box
@@ -189,7 +189,7 @@ def test_box_says_seeds_and_gate_plainly(book):
     g = Ledger("lsc/x", "book").check("lsc.gated", acc=0.1, effect=5.0, seeds=3)
     box = g._repr_markdown_()
     assert "**seeds**: 3 independent seeds" in box
-    assert "**trained?** no: the declared test (acc \\>= 0.2) fails, value 0.1" in box
+    assert "**trained?** no: the declared test (`acc` ≥ 0.2) fails, value 0.1" in box
 
 
 def test_check_shows_its_box_once_in_a_kernel(book, monkeypatch):

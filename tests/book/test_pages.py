@@ -65,7 +65,12 @@ def test_scorecard_rows_read_in_the_papers_order_with_links_both_ways():
         "lsc.figs2",
         "lsc.table1",
     ]
-    assert long.strip() in page  # the measurement in full
+    # the measurement in full (never cut), one line per part, long floats rounded
+    assert (
+        '<span class="value-part">gap -0.001 [-0.099, 0.097] over 5 seeds</span>'
+        in page
+    )
+    assert page.count("x = 0.1235") == 20 and "0.123456789" not in page
     assert 'href="../notebooks/lsc/x.html#lsc.lemma2"' in page
     for label in ("claim", "paper", "measured", "verdict"):
         assert f'data-label="{label}"' in page  # cells keep their name when rows stack

@@ -8,13 +8,15 @@ the pipeline collects them into ``_build/claims.json``.
 
 from __future__ import annotations
 
+import ast
+import html
 import json
 import math
 import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rnnbook.cache import build_dir
 
@@ -92,15 +94,13 @@ class Claim:
             "not-attempted": "note",
         }[self.verdict]
         anchor = f'<span id="{self.id}" class="claim-anchor"></span>'
-        rows = [f"{anchor}**Claim.** {md_escape(self.statement)}", ""]
+        rows = [f"{anchor}**Claim.** {md_math(self.statement)}", ""]
         if self.paper_value is not None:
-            rows.append(f"- **paper**: {md_cell(self.paper_value, None)}")
+            rows.append(f"- **paper**:{value_md(self.paper_value)}")
         measured = self.measured
         if self.effects and isinstance(measured, str):
             measured = measured.partition("Decided: ")[0].rstrip(". ") or None
-        rows.append(
-            f"- **measured** ({self.profile} profile): {md_cell(measured, None)}"
-        )
+        rows.append(f"- **measured** ({self.profile} profile):{value_md(measured)}")
         if self.effects:
             rows.append("- **decided per effect** (each on its own interval):")
             rows += [f"  - {effect_text(e)}" for e in self.effects]
@@ -239,7 +239,7 @@ class Ledger:
         with ``IPython.display.Markdown``)."""
         rows = ["| claim | source | verdict |", "| --- | --- | --- |"]
         for c in self.claims:
-            link = f'<a href="#{c.id}">{md_escape(c.statement)}</a>'
+            link = f'<a href="#{c.id}">{md_math(c.statement)}</a>'
             rows.append(f"| {link} | {md_escape(c.source)} | **{c.verdict}** |")
         return "\n".join(rows)
 
@@ -271,9 +271,10 @@ def md_escape(text: str) -> str:
 
 
 def md_cell(x: Any, width: int | None = 160) -> str:
-    """A value for Markdown: JSON for non-strings (floats rounded for reading), escaped; shortened
-    to ``width`` characters only where a ``width`` is given (never inside a number)."""
-    s = "—" if x is None else x if isinstance(x, str) else json.dumps(readable(x))
+    """A value for Markdown: text as it is (a rule, a note), any other value written for
+    reading (:func:`value_text`), escaped; shortened to ``width`` characters only where a
+    ``width`` is given (never inside a number)."""
+    s = x if isinstance(x, str) else value_text(x)
     if width is not None and len(s) > width:
         cut = s[: width - 1]
         s = (cut[: m.start()] if (m := re.search(r"[\d.eE+-]+$", cut)) else cut) + "…"
@@ -291,13 +292,331 @@ def readable(x: Any, digits: int = 4) -> Any:
     return x
 
 
+# --- Values written for reading: only the display; the record keeps the full values. -------
+
+#: a float in running text with more than six decimals (``0.8935000002384186``)
+_LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:[eE][-+]?\d+)?(?![\w.])")
+#: a math span of a statement: ``$...$`` (not ``$$``)
+_MATH = re.compile(r"(?<![\\$])\$(?!\$)((?:[^$\\]|\\.)+?)\$")
+
+
+def num_text(x: Any, digits: int = 3) -> str:
+    """A number for reading: about ``digits`` significant digits (``0.8935000002384186`` reads
+    ``0.894``, ``1125.42`` reads ``1125``, ``7.19e-16`` stays in powers of ten); integers
+    whole; ``True``/``False`` as yes/no."""
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int) or not isinstance(x, float):
+        return str(x)
+    if not math.isfinite(x) or x == 0:
+        return "0" if x == 0 else str(x)
+    a = abs(x)
+    if a >= 1e6 or a < 1e-3:
+        return f"{x:.{digits}g}"
+    if a >= 10**digits:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+def _literal_end(s: str, i: int) -> int:
+    """The end of the bracketed Python literal starting at ``s[i]`` (``{`` or ``[``), or -1."""
+    depth, quote, j = 0, "", i
+    while j < len(s):
+        c = s[j]
+        if quote:
+            if c == "\\":
+                j += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return -1
+
+
+class Literal(NamedTuple):
+    """A dict or list written into a measured text: its value and its source text."""
+
+    value: Any
+    source: str
+
+
+def split_literals(s: str) -> list:
+    """A measured text cut into its words (``str``) and the Python dicts and lists written
+    into it (``{'tanh': [0.1, ...]}``) as :class:`Literal`; a bracket that is not a literal
+    stays text."""
+    out: list = []
+    text, i = "", 0
+    while i < len(s):
+        subscript = i > 0 and (s[i - 1].isalnum() or s[i - 1] in "_])")
+        if s[i] in "{[" and not subscript:
+            j = _literal_end(s, i)
+            if j > 0:
+                try:
+                    v = ast.literal_eval(s[i:j])
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    v = None
+                if isinstance(v, (dict, list)) and v:
+                    out += [text, Literal(v, s[i:j])] if text else [Literal(v, s[i:j])]
+                    text, i = "", j
+                    continue
+        text += s[i]
+        i += 1
+    return out + [text] if text else out
+
+
+def _digits(number: str) -> int:
+    """Significant digits of a number as written (``0.0215`` has 3, ``1.0149`` has 5)."""
+    mantissa = re.split(r"[eE]", number.lstrip("-+"))[0].replace(".", "")
+    return len(mantissa.lstrip("0")) or 1
+
+
+def _piece(p: Any) -> str:
+    """One piece of :func:`split_literals` for reading: a list of short numbers (an interval
+    ``[0.364, 0.530]``) as written, other literals rewritten by :func:`_inline`."""
+    if isinstance(p, str):
+        return p
+    v = p.value
+    if isinstance(v, list) and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in v
+    ):
+        if all(
+            _digits(n) <= 4
+            for n in re.findall(r"[-+]?[\d.]+(?:[eE][-+]?\d+)?", p.source)
+        ):
+            return p.source
+    return _inline(v, False)
+
+
+def _scalar(x: Any) -> bool:
+    return x is None or isinstance(x, (bool, int, float, str))
+
+
+def _inline(x: Any, top: bool = True) -> str:
+    """A parsed value as one line of text: lists of numbers rounded (``[0.235, 0.115]``), a
+    list of texts joined, a dict as ``key: value`` pairs."""
+    if isinstance(x, str):
+        return x if top else _round_text(x)
+    if _scalar(x):
+        return "—" if x is None else num_text(x)
+    if isinstance(x, (list, tuple)):
+        items = [_inline(v, False) for v in x]
+        if x and all(isinstance(v, str) for v in x):
+            sep = "; " if any(("," in v or "[" in v) for v in items) else ", "
+            return sep.join(items)
+        return "[" + ", ".join(items) + "]"
+    if isinstance(x, dict):
+        pairs = []
+        for k, v in x.items():
+            inner = _inline(v, False)
+            pairs.append(f"{k}: ({inner})" if isinstance(v, dict) else f"{k}: {inner}")
+        flat = all(_scalar(v) for v in x.values())
+        return (", " if flat else "; ").join(pairs)
+    return str(x)
+
+
+def _round_text(s: str) -> str:
+    """Running text with its long floats rounded and its dicts and lists written for reading."""
+    s = _LONG_FLOAT.sub(lambda m: num_text(float(m.group()), 4), s)
+    return "".join(_piece(p) for p in split_literals(s))
+
+
+def value_text(x: Any) -> str:
+    """Any measured value (number, list, dict, or text with dicts and lists in it) as plain text
+    written for reading; ``—`` for none."""
+    if x is None:
+        return "—"
+    return _round_text(x) if isinstance(x, str) else _inline(x, False)
+
+
+def _tabular(x: Any) -> bool:
+    """A dict of dicts (rows of named values): shown as a small table in a claim box."""
+    return (
+        isinstance(x, dict)
+        and len(x) >= 2
+        and all(isinstance(v, dict) and v for v in x.values())
+    )
+
+
+def table_html(x: dict) -> str:
+    """A dict of dicts as an HTML table: a row per outer key, a column per inner key."""
+    cols = list(dict.fromkeys(k for v in x.values() for k in v))
+    esc = html.escape
+    head = "".join(f"<th>{esc(str(c))}</th>" for c in cols)
+    rows = [
+        f"<tr><th>{esc(str(k))}</th>"
+        + "".join(
+            f"<td>{esc(_inline(v[c], False)) if c in v else '—'}</td>" for c in cols
+        )
+        + "</tr>"
+        for k, v in x.items()
+    ]
+    return (
+        f'<table class="claim-values"><thead><tr><th></th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _top_parts(s: str) -> list[str]:
+    """A text cut at its top-level "; " (not inside brackets or quotes)."""
+    parts, depth, start, quote = [], 0, 0, ""
+    for i, c in enumerate(s):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"" and (i == 0 or not s[i - 1].isalnum()):
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth = max(depth - 1, 0)
+        elif c == ";" and depth == 0 and s[i + 1 : i + 2] == " ":
+            parts.append(s[start:i])
+            start = i + 2
+    return [p.strip() for p in parts + [s[start:]] if p.strip()]
+
+
+def value_md(x: Any, indent: str = "  ") -> str:
+    """A measured value for a claim box (Markdown): a long text becomes a list of its parts,
+    and a dict of dicts (alone or ending a part) a small table; the rest as :func:`value_text`."""
+    if _tabular(x):
+        return "\n\n" + indent + table_html(x) + "\n"
+    if not isinstance(x, str):
+        return " " + md_escape(value_text(x))
+    parts = _top_parts(x) if len(x) > 160 else [x]
+    out = []
+    for part in parts:
+        pieces = split_literals(
+            _LONG_FLOAT.sub(lambda m: num_text(float(m[0]), 4), part)
+        )
+        last = pieces[-1].value if pieces and isinstance(pieces[-1], Literal) else ""
+        if _tabular(last):
+            head = md_escape("".join(_piece(p) for p in pieces[:-1]).rstrip())
+            out.append((head or "values") + "\n\n" + indent + "  " + table_html(last))
+        else:
+            out.append(md_escape(value_text(part)))
+    if len(out) == 1 and "<table" not in out[0]:
+        return " " + out[0]
+    return "\n" + "\n".join(f"{indent}- {p}" for p in out)
+
+
+def value_html(x: Any) -> str:
+    """A measured value for an HTML table cell: :func:`value_text`, escaped; a long text one
+    line per part (its top-level "; ")."""
+    if not isinstance(x, str) or len(x) <= 160:
+        return html.escape(value_text(x))
+    parts = [html.escape(_round_text(p)) for p in _top_parts(x)]
+    return "".join(f'<span class="value-part">{p}</span>' for p in parts)
+
+
+def md_math(text: str) -> str:
+    """A statement for Markdown: its ``$...$`` spans stay math, the rest is escaped."""
+    out, last = [], 0
+    for m in _MATH.finditer(text):
+        out += [md_escape(text[last : m.start()]), f"${m.group(1)}$"]
+        last = m.end()
+    return "".join(out + [md_escape(text[last:])])
+
+
+def html_math(text: str) -> str:
+    """A statement for HTML: its ``$...$`` spans as inline math that MathJax typesets (the
+    markup Sphinx gives ``{math}``), the rest escaped."""
+    out, last = [], 0
+    for m in _MATH.finditer(text):
+        tex = html.escape(m.group(1))
+        out += [
+            html.escape(text[last : m.start()]),
+            f'<span class="math notranslate nohighlight">\\({tex}\\)</span>',
+        ]
+        last = m.end()
+    return "".join(out + [html.escape(text[last:])])
+
+
+def math_parts(text: str) -> list[tuple[str, bool]]:
+    """A statement as (text, is math) pieces."""
+    out, last = [], 0
+    for m in _MATH.finditer(text):
+        out += [(text[last : m.start()], False), (m.group(1), True)]
+        last = m.end()
+    return [p for p in out + [(text[last:], False)] if p[0]]
+
+
+_OPS = {
+    ast.Gt: ">",
+    ast.GtE: "≥",
+    ast.Lt: "<",
+    ast.LtE: "≤",
+    ast.Eq: "=",
+    ast.NotEq: "≠",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
+_ARITH = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "/"}
+
+
+def _words(node: ast.AST, top: bool = False) -> str:
+    """A rule's condition in plain words (Markdown): ``and``/``or``/``not`` as words,
+    comparisons as ≥ ≤ ≠, numbers plain, every name and call kept as code."""
+    if isinstance(node, ast.BoolOp):
+        word = " and " if isinstance(node.op, ast.And) else " or "
+        inner = word.join(_words(v) for v in node.values)
+        return inner if top else f"({inner})"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return "not " + _words(node.operand)
+    if isinstance(node, ast.Compare):
+        out = [_words(node.left)]
+        for op, right in zip(node.ops, node.comparators):
+            out += [_OPS.get(type(op), "?"), _words(right)]
+        return " ".join(out)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        return f"{_words(node.left)} {_ARITH[type(node.op)]} {_words(node.right)}"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return "−" + _words(node.operand)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return md_escape(
+            repr(node.value) if isinstance(node.value, float) else str(node.value)
+        )
+    return f"`{ast.unparse(node)}`"
+
+
+def rule_words(rule: str) -> str | None:
+    """A declared rule (``reproduced if a >= 0.8 and b; otherwise not-reproduced``) rendered
+    in words beside its code; ``None`` where it cannot be read back."""
+    parts = []
+    for entry in rule.split("; "):
+        if entry.startswith("otherwise "):
+            parts.append(f"otherwise **{entry.removeprefix('otherwise ')}**")
+            continue
+        verdict, sep, cond = entry.partition(" if ")
+        if not sep or verdict not in VERDICTS:
+            return None
+        try:
+            tree = ast.parse(cond, mode="eval").body
+        except SyntaxError:
+            return None
+        parts.append(f"**{verdict}** if {_words(tree, top=True)}")
+    return "; ".join(parts) or None
+
+
 def seeds_text(seeds: int) -> str:
     return f"{seeds} independent seed{'s' if seeds != 1 else ''}"
 
 
 def trained_text(trained: dict) -> str:
     """The trained-or-not gate in words: passed or not, its declared test and its value."""
-    test = md_cell(trained["rule"], None)
+    words = rule_words(f"reproduced if {trained['rule']}")
+    test = (
+        words.removeprefix("**reproduced** if ")
+        if words and "; " not in str(trained["rule"])
+        else md_cell(trained["rule"], None)
+    )
     value = md_cell(trained.get("value"), None)
     if trained["passed"]:
         return f"yes: the declared test ({test}) holds, value {value}"
@@ -321,17 +640,28 @@ def _rule_text(rule: Any) -> str:
 
 
 def rule_rows(rule: str, history: list | None) -> list[str]:
-    """The rule, and either that it was declared before the run or how it changed after one."""
-    if not history:
-        return [f"- **rule** (declared before the run): {md_cell(rule, None)}"]
-    rows = [f"- **rule** (changed after a run): {md_cell(rule, None)}"]
-    for h in history:
+    """The rule, in words beside its code, and either that it was declared before the run or
+    how it changed after one."""
+    when = "changed after a run" if history else "declared before the run"
+    words = rule_words(rule)
+    if words is None:
+        rows = [f"- **rule** ({when}): {md_cell(rule, None)}"]
+    else:
+        rows = [f"- **rule** ({when}): {words}", f"  - as code: {md_code(rule)}"]
+    for h in history or []:
         rows.append(
             f"- **until {md_escape(str(h.get('date', 'an earlier run')))} the rule was**: "
             f"{md_cell(_rule_text(h.get('old_rule')), None)}. Changed because: "
             f"{md_cell(h.get('why'), None)}"
         )
     return rows
+
+
+def md_code(text: str) -> str:
+    """Inline code for Markdown, fenced with enough backticks for the text."""
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def effect_text(e: dict) -> str:

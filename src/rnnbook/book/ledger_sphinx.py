@@ -32,7 +32,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from . import pages
 from .claims import PAPERS
-from .ledger import readable
+from .ledger import math_parts, value_text
 
 logger = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -83,9 +83,8 @@ def load_claims(app) -> dict[str, dict] | None:
 
 
 def _text(x: Any) -> str:
-    if x is None:
-        return "—"
-    return x if isinstance(x, str) else json.dumps(readable(x))
+    """A quoted value written for reading (dicts as ``key: value``, numbers rounded)."""
+    return value_text(x)
 
 
 def quote(c: dict, field: str) -> str:
@@ -146,6 +145,12 @@ class ClaimRole(SphinxRole):
             text = quote(c, field)
         except KeyError as e:
             return [], [self.inliner.reporter.error(f"{{claim}}: {e.args[0]}")]
+        if field == "statement":  # its $...$ spans typeset as math
+            parts = [
+                nodes.math(t, t) if is_math else nodes.Text(t)
+                for t, is_math in math_parts(text)
+            ]
+            return [nodes.inline("", "", *parts, classes=["claim-quote"])], []
         return [nodes.inline(text, text, classes=["claim-quote"])], []
 
 

@@ -7,7 +7,6 @@ hand-written pages ``book/scorecard.md``, ``book/errata.md`` and ``book/status.m
 from __future__ import annotations
 
 import html
-import json
 import platform
 import posixpath
 import re
@@ -18,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from .ledger import PAPERS, VERDICTS, md_cell, readable, row_id
+from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -124,11 +123,9 @@ def in_paper_order(claims: list[dict]) -> list[dict]:
 
 
 def _h(x: Any) -> str:
-    """A value as escaped HTML text: strings as they are, others as rounded JSON, never cut."""
-    if x is None:
-        return "—"
-    s = x if isinstance(x, str) else json.dumps(readable(x))
-    return html.escape(s)
+    """A value as escaped HTML text written for reading (dicts as ``key: value``, numbers
+    rounded; :func:`rnnbook.book.ledger.value_html`), never cut."""
+    return value_html(x)
 
 
 _ABBREVIATIONS = (
@@ -198,7 +195,7 @@ def claims_table(
     ]
     for c in claims:
         href = html.escape(box_href(c, from_doc)) if c.get("chapter") else ""
-        statement = _h(c["statement"])
+        statement = html_math(c["statement"])
         linked = f'<a href="{href}">{statement}</a>' if href else statement
         ident = f'<code class="claim-id">{html.escape(c["id"])}</code>'
         measured = _h(c.get("measured")) + (

@@ -4,6 +4,20 @@ document.addEventListener("DOMContentLoaded", () => {
   const close = () => document.querySelectorAll(".rnnbook-lightbox").forEach((e) => e.remove());
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });
   document.querySelectorAll(".bd-article .cell_output img").forEach((img) => {
+    // its own box, which scrolls sideways on a phone (legible.css), with a hint under it
+    if (!img.parentElement.classList.contains("rnnbook-figure")) {
+      const box = document.createElement("div");
+      box.className = "rnnbook-figure";
+      img.replaceWith(box);
+      box.appendChild(img);
+      const hint = document.createElement("p");
+      hint.className = "rnnbook-figure-hint";
+      hint.textContent = "Swipe the figure sideways to see all of it, or tap it to enlarge.";
+      box.after(hint);
+      const mark = () => box.classList.toggle("rnnbook-scrolls", box.scrollWidth > box.clientWidth + 1);
+      img.complete ? mark() : img.addEventListener("load", mark);
+      window.addEventListener("resize", mark);
+    }
     img.setAttribute("tabindex", "0");
     img.setAttribute("role", "button");
     img.title = "Click to enlarge";

@@ -247,3 +247,77 @@ def test_box_shows_each_effect_of_a_claim_decided_per_effect(book):
         "**vanilla**: -0.105 \\[-0.179, -0.032\\] (97.5% mean interval, n = 5)" in box
     )
     assert "a significant effect against the paper" in box
+
+
+def test_measured_values_are_written_for_reading():
+    """Dicts read as key: value pairs, lists of numbers and long floats rounded; the record
+    keeps the full values (only the display changes)."""
+    text = (
+        "areas {'tanh': [0.12345678, 0.5], 'gru': [0.3, 0.25]}; steps ['25: 0.000 "
+        "[0.000, 0.000]', '50: 0.024 [-0.017, 0.064]']; gap 0.8935000002384186, "
+        "interval 0.13 [0.01, 0.25], d[key]['seeds']"
+    )
+    out = ledger.value_text(text)
+    assert "{'" not in out and "'" not in out.replace("d[key]['seeds']", "")
+    assert "tanh: [0.123, 0.5]; gru: [0.3, 0.25]" in out
+    assert "steps 25: 0.000 [0.000, 0.000]; 50: 0.024 [-0.017, 0.064]" in out
+    assert "gap 0.8935," in out and "0.13 [0.01, 0.25]" in out
+    assert "d[key]['seeds']" in out  # code (a subscript) is left as written
+    assert ledger.value_text({"a": 1.23456, "b": True}) == "a: 1.23, b: yes"
+    assert ledger.value_text(7.186585736217854e-16) == "7.19e-16"
+    assert ledger.value_text(1125.424) == "1125"
+    assert ledger.value_text(None) == "—"
+
+
+def test_a_dict_of_dicts_is_a_table_and_a_long_measurement_a_list(book):
+    c = Ledger("lsc/x", "book").check("lsc.b", x=1.0)
+    c.measured = (
+        "test R^2: {'limited': {'RNN': 0.0549, 'conv': 0.058}, 'all': {'RNN': 0.149, "
+        "'conv': 0.1482}}; p-values " + ", ".join(f"{i / 7:.9f}" for i in range(12))
+    )
+    box = c._repr_markdown_()
+    assert '<table class="claim-values">' in box and "<th>limited</th>" in box
+    assert "<td>0.148</td>" in box and "0.1482" not in box
+    assert "  - p-values 0, 0.1429," in box  # one part per line, floats rounded
+    assert c.measured.endswith("1.571428571")  # the record keeps every digit
+    rows = ledger.table_html({"all": {"R2_x": {"RNN": 0.6462}}, "lim": {"R2_x": {}}})
+    assert "<th>all, R2_x</th><td>0.646</td>" in rows
+
+
+def test_a_rule_is_shown_in_words_beside_its_code(book):
+    assert ledger.rule_words(
+        "reproduced if gl_lo > 0 and frac_glorot >= 0.8; partly-reproduced if not "
+        "(a or b != 2 * c); otherwise not-reproduced"
+    ) == (
+        "**reproduced** if `gl_lo` > 0 and `frac_glorot` ≥ 0.8; **partly-reproduced** "
+        "if not (`a` or `b` ≠ 2 × `c`); otherwise **not-reproduced**"
+    )
+    assert ledger.rule_words("anything else") is None
+    box = Ledger("lsc/x", "book").check("lsc.b", x=1.0)._repr_markdown_()
+    (line,) = [r for r in box.splitlines() if r.startswith("- **rule**")]
+    assert "**reproduced** if" in line and "`x`" in line
+    assert box.splitlines()[box.splitlines().index(line) + 1].startswith(
+        "  - as code: `reproduced if"
+    )
+
+
+def test_statements_keep_their_math():
+    s = r"For $\nu_W < 1$ and j > 1, $\rho_j \le 2^{j}$ (a_b)."
+    assert (
+        ledger.md_math(s) == r"For $\nu_W < 1$ and j \> 1, $\rho_j \le 2^{j}$ (a\_b)."
+    )
+    out = ledger.html_math(s)
+    assert r'<span class="math notranslate nohighlight">\(\nu_W &lt; 1\)</span>' in out
+    assert "j &gt; 1" in out and "$" not in out
+    assert ledger.math_parts("a $x$") == [("a ", False), ("x", True)]
+
+
+def test_every_declared_statement_is_balanced_math():
+    """Statements in the claims files write their formulas as $...$ (typeset by MathJax), with
+    no '|' inside (it would split a Markdown table row): \\lvert, \\lVert instead."""
+    from rnnbook.book.claims import all_declared, repo_root
+
+    for cid, d in all_declared(repo_root()).items():
+        spans = [t for t, m in ledger.math_parts(d.statement) if m]
+        assert d.statement.count("$") == 2 * len(spans), cid
+        assert not any("|" in t for t in spans), cid

@@ -31,7 +31,7 @@ CLAIMS = [
         "id": "lsc.b",
         "paper": "lsc",
         "source": "Fig. 1",
-        "statement": "It grows.",
+        "statement": r"It grows as $e^{x/e} \ge x$.",
         "paper_value": None,
         "measured": "slope 1.01",
         "tolerance": 0.1,
@@ -72,17 +72,24 @@ def test_role_and_findings_quote_the_ledger(tmp_path):
     page = (
         "# Errata\n\n```{findings} lsc\n```\n\n"
         "Lemma 2 is {claim}`lsc.a` ({claim}`lsc.a:link`): {claim}`lsc.a:measured`, "
-        "over {claim}`lsc.a:seeds` seeds and {claim}`lsc.a:values.steps` steps.\n"
+        "over {claim}`lsc.a:seeds` seeds and {claim}`lsc.a:values.steps` steps. "
+        "Fig. 1: {claim}`lsc.b:statement`\n"
     )
     proc, out = build(tmp_path, page)
     assert proc.returncode == 0, proc.stderr
     text = (out / "book" / "page.html").read_text()
-    assert "3 mismatches in 40 pairs, max 0.123456789" in text
+    # measured values written for reading: the long float rounded, in the table and the quote
+    assert text.count("3 mismatches in 40 pairs, max 0.1235") == 2
+    assert "0.123456789" not in text
+    # the statement's math typeset by MathJax, in the findings table and the quoted statement
+    math = r'<span class="math notranslate nohighlight">\(e^{x/e} \ge x\)</span>'
+    assert text.count(math) == 2 and "$e^" not in text
+    assert "mathjax" in text.lower()  # the page loads MathJax
     assert 'href="../notebooks/lsc/x.html#lsc.a"' in text
     assert "sd-bg-danger" in text and ">5<" in text and ">600<" in text
     assert "The count is for another graph." in text  # the one-line reason
     assert "More detail here" not in text
-    assert text.index("It grows.") > text.index("Paths are counted")  # paper order
+    assert text.index("It grows as") > text.index("Paths are counted")  # paper order
     assert json.loads((out / "claims.json").read_text())[0]["id"] == "lsc.a"
     assert (out / "_static" / "rnnbook.css").exists()
 

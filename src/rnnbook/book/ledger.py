@@ -444,8 +444,21 @@ def _tabular(x: Any) -> bool:
     )
 
 
+def _rows(x: dict) -> dict:
+    """The rows of a dict of dicts; a third level (``{'all': {'R2_x': {...}}}``) becomes rows
+    named by both keys (``all, R2_x``)."""
+    rows = {}
+    for k, v in x.items():
+        if v and all(isinstance(w, dict) and w for w in v.values()):
+            rows.update({f"{k}, {k2}": w for k2, w in v.items()})
+        else:
+            rows[str(k)] = v
+    return rows
+
+
 def table_html(x: dict) -> str:
     """A dict of dicts as an HTML table: a row per outer key, a column per inner key."""
+    x = _rows(x)
     cols = list(dict.fromkeys(k for v in x.values() for k in v))
     esc = html.escape
     head = "".join(f"<th>{esc(str(c))}</th>" for c in cols)
@@ -561,29 +574,38 @@ _OPS = {
 _ARITH = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "/"}
 
 
-def _words(node: ast.AST, top: bool = False) -> str:
+def _words(node: ast.AST, src: str, top: bool = False) -> str:
     """A rule's condition in plain words (Markdown): ``and``/``or``/``not`` as words,
     comparisons as ≥ ≤ ≠, numbers plain, every name and call kept as code."""
     if isinstance(node, ast.BoolOp):
         word = " and " if isinstance(node.op, ast.And) else " or "
-        inner = word.join(_words(v) for v in node.values)
+        inner = word.join(_words(v, src) for v in node.values)
         return inner if top else f"({inner})"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return "not " + _words(node.operand)
+        return "not " + _words(node.operand, src)
     if isinstance(node, ast.Compare):
-        out = [_words(node.left)]
+        out = [_words(node.left, src)]
         for op, right in zip(node.ops, node.comparators):
-            out += [_OPS.get(type(op), "?"), _words(right)]
+            out += [_OPS.get(type(op), "?"), _words(right, src)]
         return " ".join(out)
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-        return f"{_words(node.left)} {_ARITH[type(node.op)]} {_words(node.right)}"
+        return f"{_words(node.left, src)} {_ARITH[type(node.op)]} {_words(node.right, src)}"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return "−" + _words(node.operand)
+        return "−" + _words(node.operand, src)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "abs"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return f"\\|{_words(node.args[0], src, top=True)}\\|"
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return md_escape(
             repr(node.value) if isinstance(node.value, float) else str(node.value)
         )
-    return f"`{ast.unparse(node)}`"
+    code = ast.get_source_segment(src, node) or ast.unparse(node)
+    return md_code(" ".join(code.split()))
 
 
 def rule_words(rule: str) -> str | None:
@@ -601,7 +623,7 @@ def rule_words(rule: str) -> str | None:
             tree = ast.parse(cond, mode="eval").body
         except SyntaxError:
             return None
-        parts.append(f"**{verdict}** if {_words(tree, top=True)}")
+        parts.append(f"**{verdict}** if {_words(tree, cond, top=True)}")
     return "; ".join(parts) or None
 
 

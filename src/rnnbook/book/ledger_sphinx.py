@@ -313,6 +313,13 @@ def check_prose(app, doctree) -> None:
             )
 
 
+def mark_math(app, doctree) -> None:
+    """A page whose findings or scorecard tables carry a statement's math (raw HTML) loads
+    MathJax too: Sphinx adds it only to pages with math nodes."""
+    if any('class="math' in n.astext() for n in doctree.findall(nodes.raw)):
+        app.env.get_domain("math").data["has_equations"][app.env.docname] = True
+
+
 def add_static(app, config) -> None:
     config.html_static_path = [*config.html_static_path, str(STATIC)]
 
@@ -329,6 +336,7 @@ def setup(app) -> dict[str, Any]:
     app.add_role("claim", ClaimRole())
     app.add_directive("findings", FindingsDirective)
     app.connect("doctree-read", check_prose)
+    app.connect("doctree-read", mark_math)
     app.connect("config-inited", add_static)
     app.connect("build-finished", copy_ledger)
     app.add_css_file("rnnbook.css")

@@ -1,0 +1,107 @@
+"""The smoke book as a reader sees it: claim boxes, the scorecard and the findings tables show
+measured values written for reading (no Python dicts, no long floats) and statements typeset
+as math; on a phone, figures keep the size they were drawn at, in a box that scrolls sideways."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+from tests.book.test_browser import (  # noqa: F401 (browser is a fixture)
+    TOO_WIDE,
+    browser,
+    figure_problems,
+    open_page,
+    pages,
+)
+
+MATH = '<span class="math notranslate nohighlight">'
+
+
+class Claims(HTMLParser):
+    """The HTML of every claim box and claims table of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.depth, self.text = [], 0, []
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if self.depth:
+            self.depth += tag not in ("br", "img", "hr", "input", "meta", "link")
+        elif "claim-box" in classes or "claims-table" in classes:
+            self.depth, self.text = 1, []
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+            if not self.depth:
+                self.parts.append("".join(self.text))
+
+    def handle_data(self, data):
+        if self.depth:
+            self.text.append(data)
+
+
+def claim_texts(path) -> list[str]:
+    parser = Claims()
+    parser.feed(path.read_text(errors="replace"))
+    return parser.parts
+
+
+def test_boxes_and_tables_show_values_for_reading_and_statements_as_math(smoke_book):
+    html = smoke_book / "html"
+    problems, seen = [], 0
+    for path in pages(html):
+        for text in claim_texts(path):
+            seen += 1
+            where = f"{path.relative_to(html)}: {text[:80]!r}"
+            if "{'" in text or "['" in text:
+                problems.append(f"a Python dict or list: {where}")
+            if (m := re.search(r"\d\.\d{7,}", text)) is not None:
+                problems.append(f"a float with {len(m[0]) - 2} decimals: {where}")
+            if (m := re.search(r"\$[^$\s][^$]*\$", text)) is not None:
+                problems.append(f"raw TeX {m[0]!r}: {where}")
+    assert seen > 50 and not problems, "\n".join(problems[:10])
+    claims = json.loads((smoke_book / "claims.json").read_text())
+    with_math = [c for c in claims if "$" in c["statement"]]
+    assert with_math
+    scorecard = (html / "book" / "scorecard.html").read_text()
+    assert scorecard.count(MATH) >= len(with_math)
+    assert "mathjax/tex-chtml.js" in scorecard  # the page loads the bundled MathJax
+    box = next(
+        (
+            p
+            for c in with_math
+            if (p := html / f"{c['chapter']}.html").exists()
+            and f'id="{c["id"]}"' in p.read_text()
+        ),
+        None,
+    )
+    assert box is not None and MATH in box.read_text()
+
+
+def test_figures_on_a_phone_keep_their_drawn_size_in_a_box_that_scrolls(
+    smoke_book,
+    browser,  # noqa: F811 (the fixture)
+):
+    """At 400 px each chapter figure's text is >= 10 px as displayed, as on a laptop: the
+    figure scrolls sideways inside its own box, which fits the screen."""
+    html = smoke_book / "html"
+    problems = {}
+    for path in pages(html / "notebooks"):
+        page = open_page(browser, path, 400)
+        found = figure_problems(page, path) + page.evaluate(TOO_WIDE)
+        boxes = page.evaluate(
+            """() => Array.from(document.querySelectorAll('article .cell_output img'))
+              .map(i => [getComputedStyle(i.parentElement).overflowX,
+                         i.parentElement.getBoundingClientRect().right])"""
+        )
+        found += [
+            f"figure box overflow-x {o}, ends at {r:.0f} px"
+            for o, r in boxes
+            if o != "auto" or r > 400
+        ]
+        page.close()
+        if found:
+            problems[str(path.relative_to(html))] = found[:3]
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())

@@ -110,3 +110,21 @@ def test_combine_effects_never_hides_a_contrary_effect():
     )
     assert combine_effects([R, N, N], [False] * 3, at_least=2) == "not-reproduced"
     assert combine_effects([R, I, N], [False] * 3, at_least=2) == "inconclusive"
+
+
+def test_bootstrap_over_few_seeds_takes_the_t_interval():
+    """A percentile bootstrap over 4 seeds is narrower than its level; below
+    BOOTSTRAP_MIN_SEEDS seeds a declared bootstrap is the Student-t interval."""
+    from rnnbook import stats
+
+    few = [1.0, 0.0, 0.5, 0.5]
+    t, boot = stats.seed_interval(few, 0.95), stats.bootstrap_mean(few, 0.95)
+    assert boot.hi - boot.lo < 0.7 * (t.hi - t.lo)  # the lean the fallback removes
+    used = stats.effect_interval("bootstrap", few, 0.95)
+    assert (used.lo, used.hi) == (t.lo, t.hi)
+    assert stats.interval_used("bootstrap", few) == "mean"
+    many = np.linspace(0, 1, stats.BOOTSTRAP_MIN_SEEDS)
+    got = stats.effect_interval("bootstrap", many, 0.95)
+    ref = stats.bootstrap_mean(many, 0.95)
+    assert (got.lo, got.hi) == (ref.lo, ref.hi)
+    assert stats.interval_used("wilson", [3, 10]) == "wilson"

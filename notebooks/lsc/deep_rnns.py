@@ -41,7 +41,7 @@
 # A comparison counts only where both of its arms trained (twice chance accuracy, or the unigram model's
 # perplexity on the word task), and a claim is decided only when most pre-trainings ended within 0.1 of their
 # target radius. The share of pairs won at each depth is pooled over tasks, networks and seeds into a Wilson
-# interval, the depth gap is a bootstrap over seeds, and a verdict is taken only when an interval lies on one
+# interval, the depth gap gets a Student t interval over seeds, and a verdict is taken only when an interval lies on one
 # side of its line (otherwise `inconclusive`; the design is on {doc}`/book/verdicts`).
 # Every ensemble's raw result is cached in the build folder.
 #

@@ -333,7 +333,7 @@ ledger.check(
 # ## Verdicts
 #
 # The Fig. S3 rule was re-declared after its first runs under the book's single design
-# ({doc}`/book/verdicts`): the fraction of significant correlations gets a bootstrap interval inside [0, 1]
+# ({doc}`/book/verdicts`): the fraction of significant correlations gets an interval over networks (Student t, as its calibration)
 # and the decay is measured network by network (the claim box gives the old rule). It was changed once more
 # after an independent audit, before its first run at the paper's width 42: the fraction effect is decided
 # only where the calibration above separates decaying from non-decaying covariance.

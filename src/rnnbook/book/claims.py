@@ -612,7 +612,7 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
                 "hi": iv.hi,
                 "level": round(level, 5),
                 "n": iv.n,
-                "interval": e["interval"],
+                "interval": _interval_name(e["interval"], data),
                 "direction": e["direction"],
                 "smallest": smallest,
                 "null": null,
@@ -629,6 +629,19 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
     decided = "; ".join(_effect_line(x) for x in effects)
     measured = f"{measured}. Decided: {decided}" if measured else f"Decided: {decided}"
     return Decision(verdict, measured, note, trained, effects)
+
+
+def _interval_name(kind: str, data) -> str:
+    """The interval as used: a declared bootstrap over too few seeds says it took Student t."""
+    from rnnbook.stats import BOOTSTRAP_MIN_SEEDS, interval_used
+
+    try:
+        used = interval_used(kind, data)
+    except (TypeError, ValueError):
+        return kind
+    if used != kind:
+        return f"t (a bootstrap needs >= {BOOTSTRAP_MIN_SEEDS} seeds)"
+    return kind
 
 
 def _effect_line(x: dict) -> str:

@@ -26,6 +26,12 @@ _smoke, _config = None, None
 def pytest_configure(config):
     global _config
     _config = config
+    if getattr(config.option, "numprocesses", None):
+        # pytest-xdist: one worker per core, so one BLAS/OpenMP thread per worker (the workers
+        # inherit it): OpenBLAS's threads spinning against the other worker's and the smoke
+        # build's made a 1 s QR of a 1500 x 1500 matrix take 30 s
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
     # when this test session began (pytest-xdist's workers inherit it): a smoke build that
     # failed since is reported again, not retried by every worker (tests/book/smoke.py)
     os.environ.setdefault("RNNBOOK_TEST_SESSION", str(time.time()))

@@ -316,7 +316,7 @@ def write_idx(path: str | Path, data: np.ndarray) -> None:
     """Write a uint8 array as a gzipped IDX file (the format :func:`read_idx` reads)."""
     data = np.ascontiguousarray(data, dtype=np.uint8)
     head = bytes([0, 0, 0x08, data.ndim]) + struct.pack(f">{data.ndim}I", *data.shape)
-    with gzip.open(path, "wb", compresslevel=9) as f:
+    with gzip.open(path, "wb", compresslevel=6) as f:  # 9: 13x the time, 2% smaller
         f.write(head + data.tobytes())
 
 

@@ -74,33 +74,9 @@ IMAGES = """() => Array.from(document.images).filter(i => !(i.complete && i.natu
 LINKS = "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'))"
 
 
-def check_page(browser, path: Path) -> list[str]:
-    """Open one page offline; return what is broken on it."""
-    redirect = re.search(
-        r'http-equiv="refresh" content="0; url=([^"]+)"', path.read_text(), re.I
-    )
-    if redirect:  # index.html: a redirect stub to the first page
-        return (
-            []
-            if link_ok(path, redirect.group(1))
-            else [f"broken redirect: {redirect[1]}"]
-        )
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems, outside = [], []
-    page.on("pageerror", lambda e: problems.append(f"JavaScript error: {e}"))
-
-    def route(r):
-        if r.request.url.startswith(("file://", "data:")):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.goto(path.as_uri(), wait_until="load")
-    page.evaluate(
-        "() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null"
-    )
+def offline_problems(page, path: Path) -> list[str]:
+    """What is broken on a page opened offline (:func:`open_page`)."""
+    problems = [f"JavaScript error: {e}" for e in page.errors]
     text = page.evaluate(MATH_LEFT)
     for raw in ("\\(", "\\[", "$$"):
         if raw in text:
@@ -110,10 +86,17 @@ def check_page(browser, path: Path) -> list[str]:
         f"broken link: {h}" for h in page.evaluate(LINKS) if not link_ok(path, h)
     ]
     problems += [
-        f"request outside the book: {u}" for u in outside if "mathjax" in u.lower()
+        f"request outside the book: {u}" for u in page.outside if "mathjax" in u.lower()
     ]
-    page.close()
     return problems
+
+
+def redirect_of(path: Path) -> str | None:
+    """index.html: a redirect stub to the first page (its target), else None."""
+    found = re.search(
+        r'http-equiv="refresh" content="0; url=([^"]+)"', path.read_text(), re.I
+    )
+    return found.group(1) if found else None
 
 
 def link_ok(page: Path, href: str) -> bool:
@@ -130,16 +113,6 @@ def link_ok(page: Path, href: str) -> bool:
         or target.suffix != ".html"
         or unquote(url.fragment) in ids_of(target)
     )
-
-
-def test_every_page_works_offline(smoke_book, browser):
-    html = smoke_book / "html"
-    problems = {}
-    for path in pages(html):
-        found = check_page(browser, path)
-        if found:
-            problems[str(path.relative_to(html))] = found[:5]
-    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
 
 
 def test_no_page_asks_a_cdn_for_mathjax(smoke_book):
@@ -180,18 +153,23 @@ FIGURES = """() => Array.from(document.querySelectorAll('article .cell_output im
 
 
 def open_page(browser, path: Path, width: int, dark: bool = False):
+    """``path`` opened offline at ``width`` px, its math typeset; what it asked from outside
+    the book (aborted) in ``page.outside``, its JavaScript errors in ``page.errors``."""
     page = browser.new_page(
         viewport={"width": width, "height": 900},
         color_scheme="dark" if dark else "light",
     )
-    page.route(
-        "**/*",
-        lambda r: (
+    page.errors, page.outside = [], []
+    page.on("pageerror", lambda e: page.errors.append(e))
+
+    def route(r):
+        if r.request.url.startswith(("file://", "data:")):
             r.continue_()
-            if r.request.url.startswith(("file://", "data:"))
-            else r.abort()
-        ),
-    )
+        else:
+            page.outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
     page.goto(path.as_uri(), wait_until="load")
     page.wait_for_load_state("load")
     page.evaluate(
@@ -226,20 +204,50 @@ def figure_problems(page, path: Path) -> list[str]:
     return out
 
 
-def test_nothing_is_wider_than_the_page_and_figures_read(smoke_book, browser):
-    """At a laptop's 1280 px and a phone's 400 px, no element runs out of the page (long
-    equations and tables scroll in their own box); at 1280 px every figure's text is >= 10 px."""
+#: the pages are checked in this many shares, so that pytest-xdist spreads them over its workers
+SHARES = 4
+share = pytest.mark.parametrize(
+    "share", range(SHARES), ids=lambda i: f"{i + 1}of{SHARES}"
+)
+
+
+@share
+def test_every_page_works_offline_fits_a_laptop_and_its_figures_read(
+    smoke_book, browser, share
+):
+    """Each page, opened once at a laptop's 1280 px with the network cut: no JavaScript error,
+    its math typeset by the bundled MathJax, every figure and internal link resolves; no element
+    runs out of the page (long equations and tables scroll in their own box); every figure's
+    text is >= 10 px as displayed, with an alt text."""
     html = smoke_book / "html"
     problems = {}
-    for path in pages(html):
-        if re.search(r'http-equiv="refresh"', path.read_text(), re.I):
-            continue  # index.html: a redirect stub
-        for width in (1280, 400):
-            page = open_page(browser, path, width)
-            found = page.evaluate(TOO_WIDE)
-            if width == 1280 and "notebooks" in path.parts:
+    for path in pages(html)[share::SHARES]:
+        target = redirect_of(path)
+        if target is not None:  # index.html: a redirect stub
+            found = [] if link_ok(path, target) else [f"broken redirect: {target}"]
+        else:
+            page = open_page(browser, path, 1280)
+            found = offline_problems(page, path) + page.evaluate(TOO_WIDE)
+            if "notebooks" in path.parts:
                 found += figure_problems(page, path)
             page.close()
-            if found:
-                problems[f"{path.relative_to(html)} at {width} px"] = found[:5]
+        if found:
+            problems[str(path.relative_to(html))] = found[:5]
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+@share
+def test_nothing_is_wider_than_a_phone(smoke_book, browser, share):
+    """At a phone's 400 px, no element runs out of the page (long equations and tables scroll
+    in their own box), and the page still works (no JavaScript error, math typeset)."""
+    html = smoke_book / "html"
+    problems = {}
+    for path in pages(html)[share::SHARES]:
+        if redirect_of(path) is not None:
+            continue
+        page = open_page(browser, path, 400)
+        found = page.evaluate(TOO_WIDE) + offline_problems(page, path)
+        page.close()
+        if found:
+            problems[f"{path.relative_to(html)} at 400 px"] = found[:5]
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())

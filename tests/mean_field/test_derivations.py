@@ -36,16 +36,26 @@ def test_tex_joins_strings_and_expressions():
 
 def _free_trace_numeric(word, Du, Da, W, WT):
     """(1/n) tr of the word's product; the diagonals ``Du``, ``Da`` are given as vectors
-    (a product with diag(u) scales columns: n^2 work instead of n^3)."""
-    n, M = len(Du), None
-    for x in word:
-        if x in ("Du", "Da"):
-            d = Du if x == "Du" else Da
-            M = np.diag(d) if M is None else M * d[None, :]
+    (a product with diag(u) scales rows or columns: n^2 work instead of n^3), and the last
+    matrix product is traced without being formed (tr XY = sum of X * Y^T)."""
+    n = len(Du)
+    factors = [{"Du": Du, "Da": Da, "W": W, "WT": WT}[x] for x in word]
+    last = max((i for i, f in enumerate(factors) if f.ndim == 2), default=None)
+    if last is None:
+        return float(np.sum(np.prod(factors, axis=0) if factors else np.ones(n))) / n
+    right = factors[last]
+    for d in factors[last + 1 :]:
+        right = right * d[None, :]
+    M = np.ones(
+        n
+    )  # the product of the factors before the last matrix (a diagonal first)
+    for f in factors[:last]:
+        if f.ndim == 1:
+            M = M * f if M.ndim == 1 else M * f[None, :]
         else:
-            A = W if x == "W" else WT
-            M = A.copy() if M is None else M @ A
-    return (n if M is None else np.trace(M)) / n
+            M = M[:, None] * f if M.ndim == 1 else M @ f
+    tr = np.sum(M * np.diag(right)) if M.ndim == 1 else np.sum(M * right.T)
+    return float(tr) / n
 
 
 @pytest.mark.parametrize("orthogonal", [False, True])

@@ -352,7 +352,8 @@ def check_legible(fig) -> Legibility:
 def render_svg(fig) -> str:
     """The figure as the SVG the book shows, its smallest type size recorded in its description."""
     buf = io.BytesIO()
-    fig.canvas.draw()  # tick labels get their text when drawn
+    if fig.stale:  # tick labels get their text when drawn (fit_column drew it)
+        fig.canvas.draw()
     note = (
         f"rnnbook-legibility: min-font-pt={min_font_pt(fig):.2f} px-per-pt={4 / 3:.4f}"
         f"\nrnnbook-alt: {describe(fig)}"

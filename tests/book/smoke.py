@@ -115,6 +115,8 @@ def build(repo: Path = ROOT, show: bool = False) -> Path:
             failed.write_text(f"{digest}\n{why}")
             raise SmokeBuildFailed(why)
         stamp.write_text(digest)
+        if show:
+            print(f"the smoke book was built in {time.time() - start:.0f} s")
         return out
 
 

@@ -153,23 +153,26 @@ FIGURES = """() => Array.from(document.querySelectorAll('article .cell_output im
 
 
 def open_page(browser, path: Path, width: int, dark: bool = False):
-    """``path`` opened offline at ``width`` px, its math typeset; what it asked from outside
-    the book (aborted) in ``page.outside``, its JavaScript errors in ``page.errors``."""
-    page = browser.new_page(
+    """``path`` opened at ``width`` px with the network cut (a context of its own, offline:
+    close it with ``page.context.close()``), its math typeset; what it asked from outside the
+    book (and did not get) in ``page.outside``, its JavaScript errors in ``page.errors``.
+    (Offline rather than every request routed through Playwright: a quarter faster.)"""
+    context = browser.new_context(
+        offline=True,
         viewport={"width": width, "height": 900},
         color_scheme="dark" if dark else "light",
     )
+    page = context.new_page()
     page.errors, page.outside = [], []
     page.on("pageerror", lambda e: page.errors.append(e))
-
-    def route(r):
-        if r.request.url.startswith(("file://", "data:")):
-            r.continue_()
-        else:
-            page.outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
+    page.on(
+        "request",
+        lambda r: (
+            None
+            if r.url.startswith(("file://", "data:"))
+            else page.outside.append(r.url)
+        ),
+    )
     page.goto(path.as_uri(), wait_until="load")
     page.wait_for_load_state("load")
     page.evaluate(
@@ -230,7 +233,7 @@ def test_every_page_works_offline_fits_a_laptop_and_its_figures_read(
             found = offline_problems(page, path) + page.evaluate(TOO_WIDE)
             if "notebooks" in path.parts:
                 found += figure_problems(page, path)
-            page.close()
+            page.context.close()
         if found:
             problems[str(path.relative_to(html))] = found[:5]
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
@@ -247,7 +250,7 @@ def test_nothing_is_wider_than_a_phone(smoke_book, browser, share):
             continue
         page = open_page(browser, path, 400)
         found = page.evaluate(TOO_WIDE) + offline_problems(page, path)
-        page.close()
+        page.context.close()
         if found:
             problems[f"{path.relative_to(html)} at 400 px"] = found[:5]
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())

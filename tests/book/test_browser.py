@@ -239,10 +239,27 @@ def test_every_page_works_offline_fits_a_laptop_and_its_figures_read(
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
 
 
+def phone_figure_problems(page, path) -> list[str]:
+    """At a phone's width each chapter figure keeps the size it was drawn at (text >= 10 px as
+    displayed, as on a laptop) inside its own box, which scrolls sideways and fits the screen."""
+    boxes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('article .cell_output img'))
+          .map(i => [getComputedStyle(i.parentElement).overflowX,
+                     i.parentElement.getBoundingClientRect().right])"""
+    )
+    width = page.viewport_size["width"]
+    return figure_problems(page, path) + [
+        f"figure box overflow-x {o}, ends at {r:.0f} px"
+        for o, r in boxes
+        if o != "auto" or r > width
+    ]
+
+
 @share
 def test_nothing_is_wider_than_a_phone(smoke_book, browser, share):
     """At a phone's 400 px, no element runs out of the page (long equations and tables scroll
-    in their own box), and the page still works (no JavaScript error, math typeset)."""
+    in their own box), and the page still works (no JavaScript error, math typeset); on a
+    chapter, each figure keeps its drawn size in a box that scrolls (text >= 10 px)."""
     html = smoke_book / "html"
     problems = {}
     for path in pages(html)[share::SHARES]:
@@ -250,6 +267,8 @@ def test_nothing_is_wider_than_a_phone(smoke_book, browser, share):
             continue
         page = open_page(browser, path, 400)
         found = page.evaluate(TOO_WIDE) + offline_problems(page, path)
+        if "notebooks" in path.parts:
+            found += phone_figure_problems(page, path)
         page.context.close()
         if found:
             problems[f"{path.relative_to(html)} at 400 px"] = found[:5]

@@ -6,13 +6,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from tests.book.test_browser import (  # noqa: F401 (browser is a fixture)
-    TOO_WIDE,
-    browser,
-    figure_problems,
-    open_page,
-    pages,
-)
+from tests.book.test_browser import pages
 
 MATH = '<span class="math notranslate nohighlight">'
 
@@ -102,28 +96,5 @@ def test_boxes_and_tables_show_values_for_reading_and_statements_as_math(smoke_b
     assert box is not None and MATH in box.read_text()
 
 
-def test_figures_on_a_phone_keep_their_drawn_size_in_a_box_that_scrolls(
-    smoke_book,
-    browser,  # noqa: F811 (the fixture)
-):
-    """At 400 px each chapter figure's text is >= 10 px as displayed, as on a laptop: the
-    figure scrolls sideways inside its own box, which fits the screen."""
-    html = smoke_book / "html"
-    problems = {}
-    for path in pages(html / "notebooks"):
-        page = open_page(browser, path, 400)
-        found = figure_problems(page, path) + page.evaluate(TOO_WIDE)
-        boxes = page.evaluate(
-            """() => Array.from(document.querySelectorAll('article .cell_output img'))
-              .map(i => [getComputedStyle(i.parentElement).overflowX,
-                         i.parentElement.getBoundingClientRect().right])"""
-        )
-        found += [
-            f"figure box overflow-x {o}, ends at {r:.0f} px"
-            for o, r in boxes
-            if o != "auto" or r > 400
-        ]
-        page.close()
-        if found:
-            problems[str(path.relative_to(html))] = found[:3]
-    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+# Figures on a phone (drawn size, a box that scrolls): checked with the other 400 px checks,
+# in tests/book/test_browser.py (phone_figure_problems), so that each page loads once.

@@ -252,7 +252,8 @@ ledger.check("lsc.fig1c.gru", seeds=P.seeds, **fig1c)
 # The Fig. 3 and Fig. 1c rules were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): the rates are pooled over the pairs whose two arms both trained, with Wilson
 # intervals against the paper's 63% (and halfway to its 70%), and an effect against the paper is checked
-# before any partial verdict (each claim box gives its old rule).
+# before any partial verdict (each claim box gives its old rule). The depth gap's interval was changed once
+# more, after master seeds 2 and 3: over fewer than ten seeds it is a Student t interval, not a bootstrap.
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

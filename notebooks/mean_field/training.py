@@ -361,7 +361,8 @@ plt.show()
 # The five rules of this chapter were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): each model (and, for the speed claim, each weight distribution) is decided on its
 # own, every compared initialization must have trained, and a significant effect against the paper in any
-# model can no longer sit inside a partial verdict (each claim box gives its old rule).
+# model can no longer sit inside a partial verdict (each claim box gives its old rule). The Fig. 2
+# agreement takes a Student t interval over its five seeds since the seed check of Fig. 3 (not a bootstrap).
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 

@@ -181,6 +181,18 @@ def test_dry_run_caps_training_lengths(book, monkeypatch):
     assert not (
         book / "_build" / "claims.json"
     ).exists()  # the book itself is untouched
+    # a few chapters at a time: the report keeps the others' last entries
+    whole = json.loads((book / "_build" / "dry-run" / "report.json").read_text())
+    assert whole["build"]["profile"] == "paper" and whole["build"]["wall_seconds"] > 0
+    again = pipeline.dry_run(
+        book, "paper", steps=2, log=lambda *_: None, only=["p/two"]
+    )
+    assert set(again) == {"notebooks/p/two"}
+    kept = json.loads((book / "_build" / "dry-run" / "report.json").read_text())
+    assert set(kept["chapters"]) == set(report) and kept["build"] == whole["build"]
+    one = "notebooks/p/one"
+    assert kept["chapters"][one] == whole["chapters"][one]
+    assert kept["chapters"]["notebooks/p/two"]["steps"] == 2
 
 
 # ---- a cache that survives damage ---------------------------------------------------------------

@@ -48,6 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         "report time and peak memory (into _build/dry-run, not the book)",
     )
     b.add_argument(
+        "--only",
+        action="append",
+        default=None,
+        metavar="CHAPTER",
+        help="with --dry-run: only this chapter (e.g. lsc/deep_rnns; repeat for more); "
+        "the report keeps the other chapters' last entries",
+    )
+    b.add_argument(
         "--force",
         action="store_true",
         help="execute every chapter, even those whose cached run is still valid",
@@ -69,8 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)
     try:
+        if args.cmd == "build" and args.only and not args.dry_run:
+            raise ParameterError(
+                "--only selects chapters of a --dry-run; a book has them all"
+            )
         if args.cmd == "build" and args.dry_run:
-            dry_run(args.root, args.profile, jobs=args.jobs)
+            dry_run(args.root, args.profile, jobs=args.jobs, only=args.only)
         elif args.cmd == "build":
             build(
                 args.root,

@@ -216,6 +216,7 @@ def execute_chapters(
     build_dir: Path | None = None,
     env: dict[str, str] | None = None,
     keep_going: bool = False,
+    only: list[str] | None = None,
 ) -> list[dict]:
     """Run the chapters of ``_toc.yml`` at ``profile`` whose inputs changed since their cached run
     (all of them with ``force``); reuse the others. Raises BuildError naming each failed chapter
@@ -227,14 +228,14 @@ def execute_chapters(
     A Dask cluster is :class:`rnnbook.book.distributed.DaskExecutor`. Each job writes into a
     folder of this build's own (``_build/running/``); a chapter's notebook and claims reach the
     cache and the stage only from a run that ended, so a killed build leaves nothing half
-    written for the next one."""
+    written for the next one. ``only``: run just these chapters (names as ``lsc/deep_rnns``)."""
     build = build_dir or root / "_build"
     if executor is not None and not callable(getattr(executor, "run", None)):
         raise TypeError(
             f"executor {executor!r} is not an Executor: pass LocalPool(jobs), or wrap a Dask "
             "cluster or scheduler address in rnnbook.book.distributed.DaskExecutor"
         )
-    chs = chapters(root)
+    chs = chapters(root) if only is None else [find_chapter(root, n) for n in only]
     index, cache = xc.ModuleIndex(xc.local_src(root)), xc.Cache(build)
     cache.sweep()  # what a killed build left half written
     running_dir = build / "running"
@@ -479,16 +480,22 @@ def dry_run(
     log=print,
     repeats: int = 2,
     samples: int = 256,
+    only: list[str] | None = None,
 ) -> dict[str, dict]:
     """Every chapter at ``profile`` (the papers' sizes) with its training lengths capped at
     ``steps``, its repetition counts (:func:`~rnnbook.book.params.Repeats`) at ``repeats`` and its
     evaluation-set sizes (:func:`~rnnbook.book.params.Samples`) at ``samples``:
     shapes, memory and code paths exercised in minutes. Writes into ``_build/dry-run/``
-    (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter."""
+    (its verdicts mean nothing and never reach the book); returns time and peak memory per chapter.
+    ``only``: these chapters alone; the report keeps the other chapters' last entries (each says
+    when it ran and at which caps), so a dry run can be done a few chapters at a time."""
     root = root.resolve()
     build = root / "_build" / "dry-run"
+    caps = {"profile": profile, "steps": steps, "repeats": repeats, "samples": samples}
+    started = time.time()
     with xc.build_lock(build, log=log):
-        shutil.rmtree(build / "claims", ignore_errors=True)
+        if only is None:
+            shutil.rmtree(build / "claims", ignore_errors=True)
         results = execute_chapters(
             root,
             profile,
@@ -502,7 +509,10 @@ def dry_run(
                 "RNNBOOK_DRY_RUN_SAMPLES": str(samples),
             },
             keep_going=True,
+            only=only,
         )
+    wall = time.time() - started
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report = {
         r["chapter"]: {
             "seconds": round(r["seconds"], 1),
@@ -511,19 +521,32 @@ def dry_run(
             "error": None
             if r["error"] is None
             else f"{r['error']['ename']}: {r['error']['evalue']}"[:300],
+            "when": when,
+            **caps,
         }
         for r in results
     }
-    (build / "report.json").write_text(json.dumps(report, indent=1))
+    old = _read_json(build / "report.json", {}) if only is not None else {}
+    chapters_ = {k: v for k, v in old.get("chapters", {}).items() if "when" in v}
+    chapters_.update(report)
+    whole = (
+        {"wall_seconds": round(wall, 1), "jobs": jobs, **caps} if only is None else {}
+    )
+    whole = whole or old.get("build", {})
+    write_atomic(
+        build / "report.json",
+        json.dumps({"build": whole, "chapters": chapters_}, indent=1),
+    )
     log(
         f"dry run of profile '{profile}' (training capped at {steps} steps, repetitions"
-        f" at {repeats}, evaluation sets at {samples} examples):"
+        f" at {repeats}, evaluation sets at {samples} examples), {wall / 60:.1f} min wall:"
     )
-    for name, r in sorted(report.items()):
+    for name, r in sorted(chapters_.items()):
         log(
             f"  {name:45s} {r['seconds']:8.1f} s wall {r['cpu_seconds']:8.1f} s CPU"
             f" {r['peak_mb']:7.0f} MB peak"
             + (f"  FAILED {r['error']}" if r["error"] else "")
+            + ("" if name in report else f"  (from {r['when']})")
         )
     failed = [r for r in results if r["error"] is not None]
     if failed:

@@ -128,3 +128,21 @@ def test_bootstrap_over_few_seeds_takes_the_t_interval():
     ref = stats.bootstrap_mean(many, 0.95)
     assert (got.lo, got.hi) == (ref.lo, ref.hi)
     assert stats.interval_used("wilson", [3, 10]) == "wilson"
+
+
+def test_t_interval_is_cut_to_the_statistics_range():
+    """Below ten seeds a declared bootstrap is Student t, which can pass 1 for shares near 1:
+    with ``bounds`` it stops at the range, and only there."""
+    from rnnbook import stats
+
+    near_one = [1.0, 1.0, 0.8, 1.0]
+    t = stats.seed_interval(near_one, 0.95)
+    assert t.hi > 1  # what the cut is for
+    cut = stats.effect_interval("bootstrap", near_one, 0.95, bounds=[0, 1])
+    assert (cut.mean, cut.lo, cut.hi) == (t.mean, t.lo, 1.0)
+    inside = [0.4, 0.5, 0.6, 0.5]
+    a = stats.effect_interval("bootstrap", inside, 0.95, bounds=[0, 1])
+    b = stats.seed_interval(inside, 0.95)
+    assert (a.lo, a.hi) == (b.lo, b.hi)
+    with pytest.raises(ValueError, match="bounds"):
+        stats.effect_interval("mean", inside, 0.95, bounds=[1, 0])

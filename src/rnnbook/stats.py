@@ -165,15 +165,26 @@ def interval_used(kind: str, data) -> str:
     return kind
 
 
-def effect_interval(kind: str, data, level: float, null: float = 0.0) -> Interval:
+def effect_interval(
+    kind: str, data, level: float, null: float = 0.0, bounds=None
+) -> Interval:
     """The interval of one effect: ``mean`` (Student t over seeds), ``bootstrap`` (of the mean),
     ``wilson`` / ``exact`` (``data`` = [successes, trials], pooled), ``sign`` (share of seeds
     above ``null``, exact). A ``bootstrap`` over fewer than :data:`BOOTSTRAP_MIN_SEEDS` seeds is
-    the ``mean`` interval (:func:`interval_used`)."""
+    the ``mean`` interval (:func:`interval_used`). ``bounds``: the statistic's range (``[0, 1]``
+    for a per-seed fraction); a Student-t interval is cut to it, never past it."""
     if kind in INTERVALS:
         kind = interval_used(kind, data)
     if kind == "mean":
-        return seed_interval(np.asarray(data, dtype=float).ravel(), level)
+        iv = seed_interval(np.asarray(data, dtype=float).ravel(), level)
+        if bounds is None:
+            return iv
+        lo, hi = (float(b) for b in bounds)
+        if not lo < hi:
+            raise ValueError(
+                f"bounds {bounds!r}: the lower bound must be below the upper"
+            )
+        return Interval(iv.mean, max(iv.lo, lo), min(iv.hi, hi), iv.n, iv.level)
     if kind == "bootstrap":
         return bootstrap_mean(data, level)
     if kind == "wilson":

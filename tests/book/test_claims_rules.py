@@ -162,6 +162,32 @@ def test_rule_decides_both_ways(cid):
     assert paper.effects[0]["level"] == pytest.approx(1 - 0.05 / k, abs=1e-5)
 
 
+def test_no_interval_of_a_share_leaves_its_range():
+    """Every effect with a declared range (each bootstrap must declare one) keeps its interval
+    inside it at the book's four seeds, where the bootstrap is Student t."""
+    bootstraps = [e for d in TRAINING.values() for e in d.effects]
+    assert all("range" in e for e in bootstraps if e["interval"] == "bootstrap")
+    ranged = [(d, e) for d in TRAINING.values() for e in d.effects if "range" in e]
+    assert len(ranged) >= 4
+    for d, target in ranged:
+        lo, hi = _const(d, target["range"])
+        for edge in (lo, hi):
+            extreme = [edge, edge, edge, (lo + hi) / 2]
+
+            def measure(e, key):
+                if e is target:
+                    return extreme, True
+                S, N = _const(d, e["smallest"], key), _const(d, e["no_effect"], key)
+                return _data(e, _targets(e, S, N)["paper"], S, N), True
+
+            names = {**d.constants, "profile": "book"}
+            got = claims._decide_effects(d, names, measure, lambda e: _keys(d, e))
+            mine = [i for i, (e, *_) in enumerate(_effects(d)) if e is target]
+            for x in [got.effects[i] for i in mine]:
+                assert lo <= x["lo"] <= x["hi"] <= hi, (d.id, x)
+                assert x["n"] == 4 and x["interval"].startswith("t")
+
+
 @pytest.mark.parametrize("cid", IDS)
 def test_tolerance_text_states_the_rule(cid):
     """The tolerance text names every smallest effect the rule tests against, the number of

@@ -33,6 +33,8 @@ A training claim declares its ``rule`` as *effects* instead (the design of book/
           direction: above                    # above | below | within
           smallest: band                      # the smallest effect that counts as the paper's
           no_effect: 0                        # the value of no effect (default 0)
+          range: "[0, 1]"                     # the statistic's range: a t interval is cut
+                                              # to it (required with bootstrap)
           gate: arm_acc[key] >= 2 * chance    # this effect's arms trained (default: 'trained')
       combine: all                            # all | {at_least: k}
       not_attempted: not attempted            # optional
@@ -247,7 +249,12 @@ def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
             raise ClaimError(f"{where}: interval must be one of {INTERVALS}")
         if e["direction"] not in DIRECTIONS:
             raise ClaimError(f"{where}: direction must be one of {DIRECTIONS}")
-        for key in ("over", "effect", "gate", "smallest", "no_effect"):
+        if e["interval"] == "bootstrap" and "range" not in e:
+            raise ClaimError(
+                f"{where}: effect {e['name']!r} declares a bootstrap interval, which below "
+                "ten seeds is Student t: it needs the statistic's 'range' (e.g. [0, 1])"
+            )
+        for key in ("over", "effect", "gate", "smallest", "no_effect", "range"):
             if key in e:
                 compile_rule(str(e[key]), where)
         out.append({k: str(v) if k != "name" else v for k, v in e.items()})
@@ -340,6 +347,7 @@ _EFFECT_KEYS = {
     "smallest",
     "no_effect",
     "gate",
+    "range",
 }
 LEVEL = 0.95
 
@@ -597,8 +605,17 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
             data = plain(evaluate(e["effect"], nk, f"{where} ({name})"))
         smallest = float(evaluate(e["smallest"], nk, where))
         null = float(evaluate(e["no_effect"], nk, where))
+        bounds = evaluate(e["range"], nk, where) if "range" in e else None
+        if (
+            bounds is not None
+            and not bounds[0] <= min(smallest, null) <= max(smallest, null) <= bounds[1]
+        ):
+            raise ClaimError(
+                f"{where} ({name}): 'range' {bounds} must hold its smallest effect "
+                f"{smallest} and its value of no effect {null}"
+            )
         try:
-            iv = effect_interval(e["interval"], data, level, null)
+            iv = effect_interval(e["interval"], data, level, null, bounds)
         except ValueError:  # nothing to compare (no seed, no trial)
             iv = Interval(math.nan, math.nan, math.nan, 0, level)
         decision, contrary = decide_effect(iv, e["direction"], smallest, null)

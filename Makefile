@@ -21,15 +21,26 @@ TEST_WORKERS ?= auto
 NB ?=
 ARGS ?=
 
-.PHONY: book test paper chapter venv clean lint
+.PHONY: book test paper chapter venv clean lint wheelhouse
 
 # --no-compile: pip byte-compiles all 245 MB of the packages' sources, one file after another
 # (29 s of the 86 s install here); Python compiles the fifth of them that the book and the tests
 # import, once, the first time they are imported
+# On a GPU node or a cluster node without network (README, "On a GPU"):
+#   SYSTEM_TORCH=1  keeps the node's own torch (a venv that sees the system's packages; every pin
+#                   but torch's is installed), e.g. a CUDA build from the node's module
+#   WHEELHOUSE=dir  installs from a folder that `make wheelhouse` filled on a machine with network,
+#                   contacting no index
+SYSTEM_TORCH ?=
+WHEELHOUSE ?=
+REQS := $(if $(SYSTEM_TORCH),$(VENV)/requirements-node.txt,requirements.txt)
+PIP_FROM := $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)))
+
 $(STAMP): requirements.txt pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@test -x $(PY) || $(PYTHON) -m venv $(if $(SYSTEM_TORCH),--system-site-packages) $(VENV)
+	@$(if $(SYSTEM_TORCH),$(PY) -c "import torch; print('keeping the node torch', torch.__version__, '(CUDA)' if torch.cuda.is_available() else '(no CUDA device seen)')" 2>/dev/null || { echo "SYSTEM_TORCH=1: $(PYTHON) has no torch of its own; install the node's torch first (or load its module)"; rm -rf $(VENV); exit 1; }; grep -v '^torch==' requirements.txt > $(REQS))
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile $(PIP_FROM) -r $(REQS)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation $(PIP_FROM) -e .
 	@touch $(STAMP)
 
 $(AUSTEN): | $(STAMP)
@@ -77,6 +88,18 @@ lint: $(STAMP)
 chapter: $(STAMP) $(AUSTEN) $(FASHION)
 	@test -n "$(NB)" || { echo 'usage: make chapter NB=implicit_bias/rho_j ARGS="-p nu_W 0.5"'; exit 2; }
 	$(PY) -m rnnbook chapter $(NB) $(ARGS)
+
+# Everything a node without network needs, in one folder to copy there: the wheels of the pinned
+# requirements (for this machine's platform and Python; SYSTEM_TORCH=1 leaves torch out) and every
+# data set (data/: set RNNBOOK_DATA_DIR to it on the node). Then, on the node:
+#   make book WHEELHOUSE=wheelhouse RNNBOOK_DATA_DIR=$PWD/wheelhouse/data
+wheelhouse: $(STAMP) $(AUSTEN) $(FASHION)
+	@mkdir -p wheelhouse
+	$(if $(SYSTEM_TORCH),grep -v '^torch==' requirements.txt > wheelhouse/requirements.txt,cp requirements.txt wheelhouse/requirements.txt)
+	$(PY) -m pip download --quiet --disable-pip-version-check --dest wheelhouse -r wheelhouse/requirements.txt
+	$(PY) -m pip download --quiet --disable-pip-version-check --dest wheelhouse setuptools wheel
+	$(PY) -c "from rnnbook import datasets; datasets.export_offline('wheelhouse/data')"
+	@echo "wheelhouse/: $$(ls wheelhouse | wc -l) files, $$(du -sh wheelhouse | cut -f1); copy it to the node"
 
 clean:
 	rm -rf _build

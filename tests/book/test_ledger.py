@@ -312,6 +312,38 @@ def test_statements_keep_their_math():
     assert ledger.math_parts("a $x$") == [("a ", False), ("x", True)]
 
 
+def test_paper_values_and_tolerances_keep_their_math():
+    """A paper value and a tolerance typeset their $...$ spans like a statement (Markdown math
+    in the box, MathJax markup in HTML); the rest stays escaped, plain values as before."""
+    c = ledger.Claim(
+        id="lsc.m",
+        paper="lsc",
+        source="Eq. (21)",
+        statement="s",
+        paper_value=r"$\rho_j \le \nu_W^{j-1}$ for j > 1 (a_b)",
+        measured=1.0,
+        tolerance=r"within 0.05 of $\nu_W$ (a|b)",
+        verdict="reproduced",
+        profile="smoke",
+    )
+    box = c._repr_markdown_()
+    assert r"- **paper**: $\rho_j \le \nu_W^{j-1}$ for j \> 1 (a\_b)" in box
+    assert r"- **tolerance**: within 0.05 of $\nu_W$ (a\|b)" in box
+    out = ledger.value_html(c.paper_value, math=True)
+    assert out == (
+        r'<span class="math notranslate nohighlight">\(\rho_j \le \nu_W^{j-1}\)</span>'
+        " for j &gt; 1 (a_b)"
+    )
+    assert ledger.value_html("a < b", math=True) == "a &lt; b"  # no math: as before
+    assert ledger.value_md("x_1 = 0.123456789", math=True) == r" x\_1 = 0.1235"
+    assert ledger.value_md(0.25, math=True) == " 0.25"
+    assert ledger.math_md([1, 2]) == r"\[1, 2\]"
+    assert ledger.text_parts("n = 0.123456789 $x$") == [
+        ("n = 0.1235 ", False),
+        ("x", True),
+    ]
+
+
 def test_every_declared_statement_is_balanced_math():
     """Statements in the claims files write their formulas as $...$ (typeset by MathJax), with
     no '|' inside (it would split a Markdown table row): \\lvert, \\lVert instead."""
@@ -321,3 +353,8 @@ def test_every_declared_statement_is_balanced_math():
         spans = [t for t, m in ledger.math_parts(d.statement) if m]
         assert d.statement.count("$") == 2 * len(spans), cid
         assert not any("|" in t for t in spans), cid
+        for text in (d.paper_value, d.tolerance):  # declared values write math too
+            if isinstance(text, str):
+                spans = [t for t, m in ledger.math_parts(text) if m]
+                assert text.count("$") == 2 * len(spans), (cid, text)
+                assert not any("|" in t for t in spans), (cid, text)

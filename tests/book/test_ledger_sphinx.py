@@ -32,7 +32,7 @@ CLAIMS = [
         "paper": "lsc",
         "source": "Fig. 1",
         "statement": r"It grows as $e^{x/e} \ge x$.",
-        "paper_value": None,
+        "paper_value": r"equality at $x = e$ only",
         "measured": "slope 1.01",
         "tolerance": 0.1,
         "verdict": "reproduced",
@@ -73,7 +73,7 @@ def test_role_and_findings_quote_the_ledger(tmp_path):
         "# Errata\n\n```{findings} lsc\n```\n\n"
         "Lemma 2 is {claim}`lsc.a` ({claim}`lsc.a:link`): {claim}`lsc.a:measured`, "
         "over {claim}`lsc.a:seeds` seeds and {claim}`lsc.a:values.steps` steps. "
-        "Fig. 1: {claim}`lsc.b:statement`\n"
+        "Fig. 1: {claim}`lsc.b:statement` The paper: {claim}`lsc.b:paper_value`.\n"
     )
     proc, out = build(tmp_path, page)
     assert proc.returncode == 0, proc.stderr
@@ -85,6 +85,9 @@ def test_role_and_findings_quote_the_ledger(tmp_path):
     math = r'<span class="math notranslate nohighlight">\(e^{x/e} \ge x\)</span>'
     assert text.count(math) == 2 and "$e^" not in text
     assert "mathjax" in text.lower()  # the page loads MathJax
+    # the paper value's math too, in the table and the quote
+    value = r'<span class="math notranslate nohighlight">\(x = e\)</span>'
+    assert text.count(f"equality at {value} only") == 2
     assert 'href="../notebooks/lsc/x.html#lsc.a"' in text
     assert "sd-bg-danger" in text and ">5<" in text and ">600<" in text
     assert "The count is for another graph." in text  # the one-line reason

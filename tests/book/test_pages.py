@@ -76,6 +76,27 @@ def test_scorecard_rows_read_in_the_papers_order_with_links_both_ways():
         assert f'data-label="{label}"' in page  # cells keep their name when rows stack
 
 
+def test_scorecard_typesets_the_papers_value():
+    """A paper value's $...$ spans reach the scorecard as MathJax markup, the rest escaped;
+    a plain value (a number) is written as before."""
+    claims = [
+        dict(
+            FIELDS,
+            id="lsc.eq1",
+            verdict="reproduced",
+            paper_value=r"$\binom{T}{l}$ paths, T < 10",
+        ),
+        dict(FIELDS, id="lsc.eq2", verdict="reproduced", paper_value=0.5),
+    ]
+    page = pages.scorecard(claims)
+    math = r'<span class="math notranslate nohighlight">\(\binom{T}{l}\)</span>'
+    assert f"{math} paths, T &lt; 10" in page
+    assert "$" not in page.split("</table>", 1)[1]
+    assert 'data-label="paper">0.5</td>' in page
+    findings = pages.claims_table(claims, "book/errata", ("finding", "versus"))
+    assert f"<em>paper:</em> {math} paths" in findings
+
+
 def test_reason_is_the_notes_first_sentence():
     assert (
         pages.reason("Stand-in data (Austen). Width 64; more.")

@@ -96,7 +96,7 @@ class Claim:
         anchor = f'<span id="{self.id}" class="claim-anchor"></span>'
         rows = [f"{anchor}**Claim.** {md_math(self.statement)}", ""]
         if self.paper_value is not None:
-            rows.append(f"- **paper**:{value_md(self.paper_value)}")
+            rows.append(f"- **paper**:{value_md(self.paper_value, math=True)}")
         measured = self.measured
         if self.effects and isinstance(measured, str):
             measured = measured.partition("Decided: ")[0].rstrip(". ") or None
@@ -109,7 +109,9 @@ class Claim:
         if self.trained is not None:
             rows.append(f"- **trained?** {trained_text(self.trained)}")
         if self.tolerance is not None:
-            rows.append(f"- **tolerance**: {md_cell(self.tolerance, None)}")
+            tol = self.tolerance
+            tol = md_math(tol) if isinstance(tol, str) else md_cell(tol, None)
+            rows.append(f"- **tolerance**: {tol}")
         if self.rule:
             rows += rule_rows(self.rule, self.history)
         if self.note:
@@ -494,9 +496,12 @@ def _top_parts(s: str) -> list[str]:
     return [p.strip() for p in parts + [s[start:]] if p.strip()]
 
 
-def value_md(x: Any, indent: str = "  ") -> str:
+def value_md(x: Any, indent: str = "  ", math: bool = False) -> str:
     """A measured value for a claim box (Markdown): a long text becomes a list of its parts,
-    and a dict of dicts (alone or ending a part) a small table; the rest as :func:`value_text`."""
+    and a dict of dicts (alone or ending a part) a small table; the rest as :func:`value_text`.
+    With ``math`` (a paper value), a text with ``$...$`` spans is written by :func:`math_md`."""
+    if math and isinstance(x, str) and _MATH.search(x):
+        return " " + math_md(x)
     if _tabular(x):
         return "\n\n" + indent + table_html(x) + "\n"
     if not isinstance(x, str):
@@ -518,9 +523,12 @@ def value_md(x: Any, indent: str = "  ") -> str:
     return "\n" + "\n".join(f"{indent}- {p}" for p in out)
 
 
-def value_html(x: Any) -> str:
+def value_html(x: Any, math: bool = False) -> str:
     """A measured value for an HTML table cell: :func:`value_text`, escaped; a long text one
-    line per part (its top-level "; ")."""
+    line per part (its top-level "; "). With ``math`` (a paper value), a text with ``$...$``
+    spans is written by :func:`math_html`."""
+    if math and isinstance(x, str) and _MATH.search(x):
+        return math_html(x)
     if not isinstance(x, str) or len(x) <= 160:
         return html.escape(value_text(x))
     parts = [html.escape(_round_text(p)) for p in _top_parts(x)]
@@ -557,6 +565,29 @@ def math_parts(text: str) -> list[tuple[str, bool]]:
         out += [(text[last : m.start()], False), (m.group(1), True)]
         last = m.end()
     return [p for p in out + [(text[last:], False)] if p[0]]
+
+
+def text_parts(x: Any) -> list[tuple[str, bool]]:
+    """A declared value (a paper value, a tolerance) as (text, is math) pieces: the ``$...$``
+    spans of a text math, the rest written for reading (:func:`value_text`); any other value
+    (a number, a list, a dict) one piece of text."""
+    if not isinstance(x, str):
+        return [(value_text(x), False)]
+    return [(t if m else value_text(t), m) for t, m in math_parts(x)]
+
+
+def math_md(x: Any) -> str:
+    """A declared value for Markdown: its ``$...$`` spans stay math, the rest is written for
+    reading and escaped (:func:`text_parts`)."""
+    return "".join(f"${t}$" if m else md_escape(t) for t, m in text_parts(x))
+
+
+def math_html(x: Any) -> str:
+    """A declared value for HTML: its ``$...$`` spans as inline math that MathJax typesets
+    (as :func:`html_math`), the rest written for reading and escaped (:func:`text_parts`)."""
+    return "".join(
+        html_math(f"${t}$") if m else html.escape(t) for t, m in text_parts(x)
+    )
 
 
 _OPS = {

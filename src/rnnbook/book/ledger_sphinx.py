@@ -32,7 +32,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from . import pages
 from .claims import PAPERS
-from .ledger import math_parts, value_text
+from .ledger import text_parts, value_text
 
 logger = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -47,6 +47,8 @@ TEXT_FIELDS = (
     "rule",
     "seeds",
 )
+#: the fields whose texts write their formulas as ``$...$`` (typeset by MathJax)
+MATH_FIELDS = ("statement", "paper_value", "tolerance")
 _VERDICT_WORD = re.compile(
     r"(?<![\w-])(not[- ]reproduced|partly[- ]reproduced|not[- ]attempted|reproduced"
     r"|inconclusive)(?![\w-])",
@@ -145,10 +147,10 @@ class ClaimRole(SphinxRole):
             text = quote(c, field)
         except KeyError as e:
             return [], [self.inliner.reporter.error(f"{{claim}}: {e.args[0]}")]
-        if field == "statement":  # its $...$ spans typeset as math
+        if field in MATH_FIELDS:  # their $...$ spans typeset as math
             parts = [
                 nodes.math(t, t) if is_math else nodes.Text(t)
-                for t, is_math in math_parts(text)
+                for t, is_math in text_parts(c.get(field))
             ]
             return [nodes.inline("", "", *parts, classes=["claim-quote"])], []
         return [nodes.inline(text, text, classes=["claim-quote"])], []

@@ -202,6 +202,7 @@ def claims_table(
             f" ({c['seeds']} seeds)" if c.get("seeds") else ""
         )
         why = reason(c.get("note", ""))
+        paper = value_html(c.get("paper_value"), math=True)  # its $...$ typeset
         cells = {
             "source": _h(c["source"]),
             "claim": f"{statement} {ident}"
@@ -209,10 +210,10 @@ def claims_table(
             else f"{linked} {ident}",
             "finding": f"{linked} {ident}"
             + (f'<span class="claim-why">{_h(why)}</span>' if why else ""),
-            "paper": _h(c.get("paper_value")),
+            "paper": paper,
             "measured": measured,
             "versus": f'<span class="claim-paper"><em>paper:</em> '
-            f"{_h(c.get('paper_value'))}</span>"
+            f"{paper}</span>"
             f'<span class="claim-measured"><em>measured:</em> {measured}</span>',
             "verdict": badge_html(c["verdict"]),
             "reason": _h(why or None),

@@ -61,6 +61,7 @@
 
 # %% tags=["parameters"]
 profile = "book"
+device = None
 N_untied = None
 K_untied = None
 N_tied = None
@@ -140,11 +141,12 @@ T_van = min(P.T_steps, 30)
 Sig_van = np.zeros(T_van)
 q_van = theory.vanilla_qstar(hp_van)
 th_van = theory.vanilla_trajectory(Sig_van, hp_van, c0=0.95)
+kw = dict(q0=q_van, c0=0.95, device=P.device)
 mc_van_u = vanilla_rnn.simulate_pair(
-    Sig_van, hp_van, P.N_untied, P.K_untied, tied=False, seed=P.seed, q0=q_van, c0=0.95
+    Sig_van, hp_van, P.N_untied, P.K_untied, tied=False, seed=P.seed, **kw
 )
 mc_van_t = vanilla_rnn.simulate_pair(
-    Sig_van, hp_van, P.N_tied, P.K_tied, tied=True, seed=P.seed + 1, q0=q_van, c0=0.95
+    Sig_van, hp_van, P.N_tied, P.K_tied, tied=True, seed=P.seed + 1, **kw
 )
 
 # %% tags=["hide-input"]
@@ -309,18 +311,12 @@ T = P.T_steps
 Sig = np.where(np.arange(1, T + 1) < 10, 0.0, 1.0)
 Q_f1 = theory.minimal_fixed_point(hp_f1)[0]
 th = theory.minimal_trajectory(Sig, hp_f1, Q0=Q_f1, C0=0.0)
+kw = dict(Q0=Q_f1, device=P.device)
 mc_u = minimal_rnn.simulate_pair(
-    Sig, hp_f1, P.N_untied, P.K_untied, tied=False, seed=P.seed + 10, Q0=Q_f1
+    Sig, hp_f1, P.N_untied, P.K_untied, tied=False, seed=P.seed + 10, **kw
 )
 mc_t = minimal_rnn.simulate_pair(
-    Sig,
-    hp_f1,
-    P.N_tied,
-    P.K_tied,
-    tied=True,
-    seed=P.seed + 20,
-    Q0=Q_f1,
-    dtype=torch.float32,
+    Sig, hp_f1, P.N_tied, P.K_tied, True, P.seed + 20, dtype=torch.float32, **kw
 )
 chi1_mc = theory.minimal_chi1(hp_f1)
 cstar1, tau1 = critical_point.timescales(hp_f1, (1.0,))[1.0]

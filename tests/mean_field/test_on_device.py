@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from rnnbook.mean_field import jacobian_spectrum, language_model, theory
+from rnnbook.mean_field import jacobian_spectrum, language_model, minimal_rnn, theory
+from rnnbook.mean_field import vanilla_rnn
 from rnnbook.mean_field import trainability as tr
 from tests.test_device import DEVICES, strict
 
@@ -61,3 +62,63 @@ def test_one_step_terms_on_the_device(dev):
     assert r.keys() == ref.keys()
     for k in r:
         assert np.allclose(r[k], ref[k]) and (dev != "cpu" or r[k] == ref[k])
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("tied", [False, True])
+def test_vanilla_monte_carlo_on_the_device(dev, tied):
+    hp, S = theory.HP(np.array([0.8, 1.5]), 0.5, 0.0, 1.0), np.zeros(4)
+    kw = dict(q0=0.5, c0=0.9)
+    with strict(dev):
+        r = vanilla_rnn.simulate_pair(S, hp, 16, 3, tied, 1, device=dev, **kw)
+    ref = vanilla_rnn.simulate_pair(S, hp, 16, 3, tied, 1, **kw)
+    for k in ("c", "q"):  # the same draws: equal on the CPU, to rounding on CUDA
+        assert np.allclose(r[k], ref[k]) and (dev != "cpu" or (r[k] == ref[k]).all())
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(tied=False),
+        dict(tied=False, exact_untied=True),
+        dict(tied=True),
+        dict(tied=True, orthogonal=True),
+        dict(tied=True, dtype=torch.float32),
+    ],
+)
+def test_minimal_monte_carlo_on_the_device(dev, kw):
+    hp, S = theory.HP(6.88, 1.39, np.array([0.0, 4.0]), 0.46), np.array([0, 0, 1.0])
+    with strict(dev):
+        r = minimal_rnn.simulate_pair(S, hp, 16, 2, seed=2, Q0=0.3, device=dev, **kw)
+    ref = minimal_rnn.simulate_pair(S, hp, 16, 2, seed=2, Q0=0.3, **kw)
+    for k in ("c", "q", "C"):
+        assert np.allclose(r[k], ref[k], atol=1e-5)
+        assert dev != "cpu" or (r[k] == ref[k]).all()
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("orthogonal", [False, True])
+def test_weights_are_drawn_on_the_cpu_and_returned_on_the_device(dev, orthogonal):
+    with strict(dev):
+        g = torch.Generator(device="cpu").manual_seed(0)
+        w = minimal_rnn.draw_weights(
+            6, 1.0, [0.5, 1], 0.0, 0.1, 2, g, orthogonal, device=dev
+        )
+    ref = minimal_rnn.draw_weights(
+        6, 1.0, [0.5, 1], 0.0, 0.1, 2, torch.Generator().manual_seed(0), orthogonal
+    )
+    for a, b in ((w.W, ref.W), (w.V, ref.V), (w.b, ref.b)):
+        assert a.device.type == dev and torch.allclose(a.cpu(), b)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_gradient_norm_without_second_moment_on_the_device(dev):
+    hp = theory.HP(1.0, 1.0, 0.0, 0.5)
+    kw = dict(tied=True, burn_in=2)
+    with strict(dev):
+        r = jacobian_spectrum.jacobian_moments(
+            "minimal", hp, 8, 3, 2, 0, device=dev, second_moment=False, **kw
+        )
+    ref = jacobian_spectrum.jacobian_moments("minimal", hp, 8, 3, 2, 0, **kw)
+    assert np.allclose(r.m1, ref.m1, rtol=1e-12) and np.isnan(r.m2).all()

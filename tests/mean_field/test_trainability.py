@@ -140,3 +140,32 @@ def test_a_grid_trained_in_chunks_is_deterministic_and_keeps_its_shape(monkeypat
     assert at == at2 and parts.shape == whole.shape == (1, 2, 2, 2)
     again = tr.trainability_grid("vanilla", specs, [2, 3], X, Y, **kw)[1]
     np.testing.assert_array_equal(parts, again)
+
+
+def test_a_mixed_grid_runs_each_network_on_its_own_weights_and_stream():
+    """Tied and untied networks of one grid, each seed with its own data stream: every
+    network's logits are those of its own recurrence, written out by hand (the two groups run
+    side by side; the untied ones on their step-t weights)."""
+    gen = torch.Generator().manual_seed(5)
+    specs, groups = tr.replicate(
+        [tr.InitSpec(1.1, 0.9, 0.2, 0.1, tied=t) for t in (False, True, False)], 2
+    )
+    x = torch.randn(4, 2, 3, 6, generator=gen)  # (steps, seeds, batch, inputs)
+    for kind in ("vanilla", "minimal"):
+        net = tr.GridRNN(kind, specs, N=5, M=6, steps=4, seed=2, groups=groups)
+        P, logits = net.params, net.forward(x)
+        for k, g in enumerate(groups):
+            tied = specs[k].tied
+            j = (net.tied_idx if tied else net.untied_idx).index(k)
+            h = net.h0[k].expand(3, 5)
+            for t in range(4):
+                W, V, b = (
+                    P[f"{n}_tied"][j] if tied else P[f"{n}_untied"][j, t] for n in "WVb"
+                )
+                if kind == "vanilla":
+                    h = torch.tanh(h @ W.T + x[t, g] @ V.T + b)
+                else:
+                    xt = torch.tanh(x[t, g] @ P["Wx"][k].T)
+                    u = torch.sigmoid(h @ W.T + xt @ V.T + b)
+                    h = u * h + (1 - u) * xt
+            torch.testing.assert_close(logits[k], h @ P["C"][k] + P["d"][k])

@@ -76,6 +76,7 @@ def jacobian_moments(
     burn_in: int = 30,
     dtype=torch.float64,
     device: str = "cpu",
+    second_moment: bool = True,
 ) -> SpectrumMoments:
     """Moments of the spectrum of J J^T over T steps for K sampled networks of width N.
 
@@ -83,6 +84,8 @@ def jacobian_moments(
     (inputs x ~ N(0, R), e^0 ~ N(mu_b, q*)). W is Gaussian (s_1 = -1) or ``orthogonal`` (s_1 = 0). The network
     runs ``burn_in`` steps before the Jacobian is accumulated, so that the states are at their fixed point.
     The products run on ``device``; every draw is made on the CPU generator and moved there.
+    ``second_moment=False`` records m_1 only (m_2 is nan), as the squared Frobenius norm of J:
+    it skips the product J J^T, half the work of a step.
     """
     if model not in ("minimal", "vanilla"):
         raise ValueError(f"model = {model!r}: must be 'minimal' or 'vanilla'")
@@ -101,20 +104,24 @@ def jacobian_moments(
 
     def draw() -> minimal_rnn.Weights:
         W = (
-            minimal_rnn.orthogonal_matrix(K, N, sw, gen, dtype)
+            minimal_rnn.orthogonal_matrix(K, N, sw, gen, dtype, device)
             if orthogonal
-            else minimal_rnn.gaussian_matrix(K, N, N, sw, gen, dtype)
+            else minimal_rnn.gaussian_matrix(K, N, N, sw, gen, dtype, device)
         )
         # untied: a fresh V acts on x like N(0, sigma_v^2 |x|^2/N) per unit, so V is only drawn when tied
-        V = minimal_rnn.gaussian_matrix(K, N, N, sv, gen, dtype) if tied else None
-        W, V = W.to(device), None if V is None else V.to(device)
+        V = (
+            minimal_rnn.gaussian_matrix(K, N, N, sv, gen, dtype, device)
+            if tied
+            else None
+        )
         return minimal_rnn.Weights(W, V, mu + sb * rn(K, N))
 
     w = draw()
     # the (K, N, N) products live in three buffers reused at every step: fresh N x N tensors per step
     # fragment the allocator's heap until it holds many GB (T = 784 at N = 1024 reached 20 GB)
     J = torch.eye(N, dtype=dtype, device=device).expand(K, N, N).clone()
-    Jt, J_next, M = (torch.empty_like(J) for _ in range(3))
+    Jt, J_next = torch.empty_like(J), torch.empty_like(J)
+    M = torch.empty_like(J) if second_moment else None
     m1, m2 = [], []
     for t in range(burn_in + T):
         if not tied and t >= burn_in:
@@ -144,9 +151,13 @@ def jacobian_moments(
                 torch.mul((1 - h_new[:, 0] ** 2).unsqueeze(-1), w.W, out=Jt)  # D W
             torch.bmm(Jt, J, out=J_next)
             J, J_next = J_next, J
-            torch.bmm(J, J.transpose(1, 2), out=M)
-            m1.append(torch.diagonal(M, dim1=1, dim2=2).sum(-1) / N)
-            m2.append(torch.linalg.matrix_norm(M) ** 2 / N)
+            if second_moment:
+                torch.bmm(J, J.transpose(1, 2), out=M)
+                m1.append(torch.diagonal(M, dim1=1, dim2=2).sum(-1) / N)
+                m2.append(torch.linalg.matrix_norm(M) ** 2 / N)
+            else:  # tr(J J^T) = |J|_F^2
+                m1.append(torch.linalg.matrix_norm(J) ** 2 / N)
+                m2.append(torch.full_like(m1[-1], float("nan")))
         h = h_new
     m1, m2 = (torch.stack(m, 1).cpu().numpy() for m in (m1, m2))
     return SpectrumMoments(m1, m2)
@@ -429,13 +440,12 @@ def gradient_study(
     the critical one, seed ``seed``), and for the critical one untied (``seed + 1``) and tied at half
     the width (``seed + 2``); every network runs ``burn_in`` steps first."""
     tied, chi1 = {}, {}
+    # only m_1 is used: no J J^T products (second_moment=False)
+    kw = dict(T=T, K=K, burn_in=burn_in, device=device, second_moment=False)
     for label, hp in inits.items():
-        r = jacobian_moments(
-            "minimal", hp, N, T, K, seed=seed, tied=True, burn_in=burn_in, device=device
-        )
+        r = jacobian_moments("minimal", hp, N, seed=seed, tied=True, **kw)
         tied[label], chi1[label] = r.m1.mean(0), float(minimal_chi1(hp))
     crit = next(iter(inits.values()))
-    kw = dict(T=T, K=K, burn_in=burn_in, device=device)
     r_u = jacobian_moments("minimal", crit, N, seed=seed + 1, tied=False, **kw)
     r_h = jacobian_moments("minimal", crit, N // 2, seed=seed + 2, tied=True, **kw)
     return GradientStudy(tied, chi1, r_u.m1.mean(0), r_h.m1.mean(0), N)

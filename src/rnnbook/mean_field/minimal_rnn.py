@@ -8,6 +8,10 @@ are one (W, V, b) for all steps (the real network); *untied* weights are drawn a
 approximation of the mean field theory). Every tensor has a leading axis over K independent networks.
 
 :func:`simulate_pair` runs two input sequences through the same random networks (the Monte Carlo of Fig. 1).
+
+Every Monte Carlo here takes a ``device``: the draws (weights, inputs, initial states, the untied
+Gram samples) are made on a seeded CPU generator and moved there, so a CPU and a GPU run see the
+same numbers and differ by float rounding only (a Haar matrix's QR runs on the device).
 """
 
 from __future__ import annotations
@@ -34,37 +38,45 @@ def cell(
 
 
 def gaussian_matrix(
-    K: int, N: int, M: int, scale, gen: torch.Generator, dtype=torch.float64
+    K: int,
+    N: int,
+    M: int,
+    scale,
+    gen: torch.Generator,
+    dtype=torch.float64,
+    device="cpu",
 ) -> torch.Tensor:
-    """K matrices N x M with entries N(0, scale^2 / M); ``scale`` a float or a (K,) tensor."""
+    """K matrices N x M with entries N(0, scale^2 / M); ``scale`` a float or a (K,) tensor.
+    Drawn and scaled in place on the CPU (no temporary copies), then moved to ``device``."""
     scale = (
         torch.as_tensor(scale, dtype=dtype, device="cpu").reshape(-1, 1, 1)
         if np.ndim(scale)
         else scale
     )
     Z = torch.randn(K, N, M, generator=gen, dtype=dtype, device="cpu")
-    return Z * scale / np.sqrt(M)
+    return Z.mul_(scale).div_(np.sqrt(M)).to(device)
 
 
 def orthogonal_matrix(
-    K: int, N: int, scale, gen: torch.Generator, dtype=torch.float64
+    K: int, N: int, scale, gen: torch.Generator, dtype=torch.float64, device="cpu"
 ) -> torch.Tensor:
-    """K matrices scale * O with O Haar-distributed on O(N) (QR of a Gaussian matrix with the sign fix)."""
-    A = torch.randn(K, N, N, generator=gen, dtype=dtype, device="cpu")
+    """K matrices scale * O with O Haar-distributed on O(N) (QR of a Gaussian matrix with the
+    sign fix); the Gaussian matrix is drawn on the CPU, the QR runs on ``device``."""
+    A = torch.randn(K, N, N, generator=gen, dtype=dtype, device="cpu").to(device)
     Qm, Rm = torch.linalg.qr(A)
     Qm = Qm * torch.sign(torch.diagonal(Rm, dim1=-2, dim2=-1)).unsqueeze(-2)
     scale = (
-        torch.as_tensor(scale, dtype=dtype, device="cpu").reshape(-1, 1, 1)
+        torch.as_tensor(scale, dtype=dtype, device=device).reshape(-1, 1, 1)
         if np.ndim(scale)
         else scale
     )
     return Qm * scale
 
 
-def _per_network(x, K: int, dtype) -> torch.Tensor:
+def _per_network(x, K: int, dtype, device="cpu") -> torch.Tensor:
     """A hyperparameter (float or array of length K) as a (K, 1) tensor."""
     return torch.as_tensor(
-        np.broadcast_to(np.asarray(x, float), (K,)).copy(), dtype=dtype
+        np.broadcast_to(np.asarray(x, float), (K,)).copy(), dtype=dtype, device=device
     ).reshape(K, 1)
 
 
@@ -88,25 +100,22 @@ def draw_weights(
     orthogonal: bool = False,
     dtype=torch.float64,
     M: int | None = None,
+    device="cpu",
 ) -> Weights:
     """Draw K networks (hyperparameters floats or arrays of length K): W (K, N, N), V (K, N, M)
-    with M = N unless given (the vanilla RNN's input width), b (K, N); Sec. 3.2.1."""
-    sw = torch.as_tensor(
-        np.broadcast_to(np.asarray(sigma_w, float), (K,)).copy(), dtype=dtype
-    )
-    sv = torch.as_tensor(
-        np.broadcast_to(np.asarray(sigma_v, float), (K,)).copy(), dtype=dtype
-    )
+    with M = N unless given (the vanilla RNN's input width), b (K, N); Sec. 3.2.1. Drawn on
+    the CPU generator ``gen``, returned on ``device``."""
+    sw, sv = (_per_network(s, K, dtype).reshape(K) for s in (sigma_w, sigma_v))
     W = (
-        orthogonal_matrix(K, N, sw, gen, dtype)
+        orthogonal_matrix(K, N, sw, gen, dtype, device)
         if orthogonal
-        else gaussian_matrix(K, N, N, sw, gen, dtype)
+        else gaussian_matrix(K, N, N, sw, gen, dtype, device)
     )
-    V = gaussian_matrix(K, N, N if M is None else M, sv, gen, dtype)
+    V = gaussian_matrix(K, N, N if M is None else M, sv, gen, dtype, device)
     b = _per_network(mu_b, K, dtype) + _per_network(sigma_b, K, dtype) * torch.randn(
-        K, N, generator=gen, dtype=dtype
+        K, N, generator=gen, dtype=dtype, device="cpu"
     )
-    return Weights(W, V, b)
+    return Weights(W, V, b.to(device))
 
 
 CHUNK_BYTES = 2**31  # the most weight memory a tied Monte Carlo holds at once (2 GiB)
@@ -117,21 +126,22 @@ def network_chunks(K: int, N: int, dtype, budget: int | None = None) -> list[sli
     Monte Carlo draws and runs them one chunk after another (a single chunk, and so the same
     draws, whenever all fit; at the paper's width 8192 one network's weights take 0.5-1 GiB).
     ``budget`` defaults to ``CHUNK_BYTES``."""
-    per_network = 2 * N * N * torch.empty((), dtype=dtype).element_size()
+    per_network = 2 * N * N * torch.empty((), dtype=dtype, device="cpu").element_size()
     size = max(1, (CHUNK_BYTES if budget is None else budget) // per_network)
     return [slice(i, min(i + size, K)) for i in range(0, K, size)]
 
 
 def _pair_inputs(
-    K: int, N: int, R, Sigma: float, gen: torch.Generator, dtype
+    K: int, N: int, R, Sigma: float, gen: torch.Generator, dtype, device="cpu"
 ) -> torch.Tensor:
-    """Two inputs per network with per-unit second moment R and cosine similarity Sigma: shape (K, 2, N)."""
-    z1 = torch.randn(K, N, generator=gen, dtype=dtype)
-    z2 = torch.randn(K, N, generator=gen, dtype=dtype)
+    """Two inputs per network with per-unit second moment R and cosine similarity Sigma: shape
+    (K, 2, N), drawn on the CPU generator and moved to ``device``."""
+    z1 = torch.randn(K, N, generator=gen, dtype=dtype, device="cpu")
+    z2 = torch.randn(K, N, generator=gen, dtype=dtype, device="cpu")
     sR = torch.sqrt(_per_network(R, K, dtype))
     return torch.stack(
         [sR * z1, sR * (Sigma * z1 + np.sqrt(max(1.0 - Sigma**2, 0.0)) * z2)], dim=1
-    )
+    ).to(device)
 
 
 def _gram_sample(
@@ -141,7 +151,8 @@ def _gram_sample(
 
     H: (K, 2, N) two vectors per network. Given H, the pairs ((A h1)_i, (A h2)_i) are iid over i with
     covariance scale2/N [h_a . h_b] (a 2x2 Gram matrix), sampled here by its Cholesky factor. Exactly the
-    same law as drawing A, at O(N) instead of O(N^2) cost per step.
+    same law as drawing A, at O(N) instead of O(N^2) cost per step. The normals are drawn on
+    the CPU generator ``gen`` and moved to H's device.
     """
     K, _, N = H.shape
     G = torch.einsum("kan,kbn->kab", H, H) * (scale2.reshape(K, 1, 1) / N)
@@ -150,7 +161,7 @@ def _gram_sample(
         l11 > 0, G[:, 1, 0] / l11.clamp_min(1e-300), torch.zeros_like(l11)
     )
     l22 = torch.sqrt((G[:, 1, 1] - l21**2).clamp_min(0))
-    z = torch.randn(K, 2, N, generator=gen, dtype=H.dtype)
+    z = torch.randn(K, 2, N, generator=gen, dtype=H.dtype, device="cpu").to(H.device)
     a1 = l11[:, None] * z[:, 0]
     a2 = l21[:, None] * z[:, 0] + l22[:, None] * z[:, 1]
     return torch.stack([a1, a2], dim=1)
@@ -171,13 +182,13 @@ def run_pair(H, Sigmas, R, mu, step, gen: torch.Generator) -> dict[str, torch.Te
     K, _, N = H.shape
     out = {"c": [], "q": [], "C": []}
     for S in Sigmas:
-        X = _pair_inputs(K, N, R, float(S), gen, H.dtype)
+        X = _pair_inputs(K, N, R, float(S), gen, H.dtype, H.device)
         H, e = step(H, X)
         d = e - mu.unsqueeze(1)
         out["c"].append(_cosine(d))
         out["q"].append(0.5 * ((d[:, 0] ** 2).mean(-1) + (d[:, 1] ** 2).mean(-1)))
         out["C"].append(_cosine(H))
-    return {k: torch.stack(v, -1) for k, v in out.items()}
+    return {k: torch.stack(v, -1).cpu() for k, v in out.items()}
 
 
 def run_pair_tied(H, Sigmas, per: dict, draw, step, gen) -> dict[str, torch.Tensor]:
@@ -228,6 +239,7 @@ def simulate_pair(
     exact_untied: bool = False,
     dtype=torch.float64,
     budget: int | None = None,
+    device="cpu",
 ) -> dict[str, np.ndarray]:
     """Monte Carlo of Fig. 1: K random minimalRNNs of width N per hyperparameter setting, two input sequences
     with similarity ``Sigmas[t-1]`` at step t = 1..T; h^0 with second moment Q0 and cosine similarity C0.
@@ -239,7 +251,8 @@ def simulate_pair(
     Returns arrays of shape (G, K, T): ``c`` (pre-activation cosine similarity, centred at mu_b), ``q``
     (pre-activation second moment, per unit) and ``C`` (hidden-state cosine similarity).
     Untied networks run in chunks of at most ``budget`` bytes (:func:`untied_chunks`), tied ones
-    in chunks of ``CHUNK_BYTES`` of weights (:func:`network_chunks`).
+    in chunks of ``CHUNK_BYTES`` of weights (:func:`network_chunks`). The networks run on
+    ``device``; every draw is made on the CPU generator and moved there.
     """
     G, per, Q0 = _settings(hp, K, Q0)
     KK = G * K
@@ -247,16 +260,21 @@ def simulate_pair(
 
     def start(s: slice, gen) -> torch.Tensor:  # h^0: second moment Q0, cosine C0
         n = len(range(KK)[s])
-        z1, z2 = (torch.randn(n, N, generator=gen, dtype=dtype) for _ in range(2))
-        sq = torch.sqrt(torch.as_tensor(Q0[s], dtype=dtype)).reshape(n, 1)
-        return torch.stack([sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0**2) * z2)], dim=1)
+        z1, z2 = (randn(gen, n, N) for _ in range(2))
+        sq = torch.sqrt(torch.as_tensor(Q0[s], dtype=dtype, device="cpu")).reshape(n, 1)
+        H = torch.stack([sq * z1, sq * (C0 * z1 + np.sqrt(1 - C0**2) * z2)], dim=1)
+        return H.to(device)
+
+    def randn(gen, *shape):  # on the CPU generator, whatever the device
+        return torch.randn(*shape, generator=gen, dtype=dtype, device="cpu")
 
     def draw(p, gen):
         n = len(p["mu_b"])
-        return draw_weights(N, *(p[k] for k in hyper), n, gen, orthogonal, dtype)
+        hps = (p[k] for k in hyper)
+        return draw_weights(N, *hps, n, gen, orthogonal, dtype, device=device)
 
     if tied:
-        gen = torch.Generator().manual_seed(int(seed))
+        gen = torch.Generator(device="cpu").manual_seed(int(seed))
         H = start(slice(0, KK), gen)
         step = lambda h, x, w: cell(h, x, w.W, w.V, w.b)[:2]  # noqa: E731
         out = run_pair_tied(H, Sigmas, per, lambda p: draw(p, gen), step, gen)
@@ -265,18 +283,17 @@ def simulate_pair(
     def untied(s: slice, gen) -> dict[str, torch.Tensor]:
         p = {k: v[s] for k, v in per.items()}
         n = len(p["mu_b"])
-        mu = _per_network(p["mu_b"], n, dtype)
+        mu = _per_network(p["mu_b"], n, dtype, device)
         H = start(s, gen)
-        sw2 = torch.as_tensor(p["sigma_w"] ** 2, dtype=dtype)
-        sv2 = torch.as_tensor(p["sigma_v"] ** 2, dtype=dtype)
+        sw2 = torch.as_tensor(p["sigma_w"] ** 2, dtype=dtype, device=device)
+        sv2 = torch.as_tensor(p["sigma_v"] ** 2, dtype=dtype, device=device)
+        sb = _per_network(p["sigma_b"], n, dtype)
 
         def step(h, x):
             if exact_untied:
                 w = draw(p, gen)
                 return cell(h, x, w.W, w.V, w.b)[:2]
-            bias = mu + _per_network(p["sigma_b"], n, dtype) * torch.randn(
-                n, N, generator=gen, dtype=dtype
-            )
+            bias = mu + (sb * randn(gen, n, N)).to(device)
             e = _gram_sample(h, sw2, gen) + _gram_sample(x, sv2, gen)
             e = e + bias.unsqueeze(1)
             u = torch.sigmoid(e)
@@ -300,11 +317,11 @@ def untied_chunks(KK: int, N: int, dtype, seed: int, run, budget=None) -> dict:
     chunk draws from the generator seeded ``seed``, so that a Monte Carlo that fits in one
     chunk (every one at the smoke and book profiles) keeps its draws; chunk c > 0 from its own
     generator seeded ``seed + 1000003 c``."""
-    item = torch.empty((), dtype=dtype).element_size()
+    item = torch.empty((), dtype=dtype, device="cpu").element_size()
     size = max(1, (budget or UNTIED_BYTES) // (UNTIED_COPIES * 2 * N * item))
     parts = []
     for c, i in enumerate(range(0, KK, size)):
-        g = torch.Generator().manual_seed(int(seed) + 1_000_003 * c)
+        g = torch.Generator(device="cpu").manual_seed(int(seed) + 1_000_003 * c)
         parts.append(run(slice(i, min(i + size, KK)), g))
     return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
 

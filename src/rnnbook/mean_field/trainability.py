@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 import torch
@@ -58,10 +59,14 @@ def mnist_then_noise(
 ) -> torch.Tensor:
     """Sec. 4.1: the flattened image as the input at t = 0, then T inputs x^t ~ N(0, sigma_x^2) (fresh for
     each example): a sequence (T + 1, B, M)."""
-    noise = sigma_x * torch.randn(
-        T, *images.shape, generator=gen, dtype=images.dtype, device="cpu"
-    ).to(images.device)  # drawn on the CPU generator, whatever the device
-    return torch.cat([images.unsqueeze(0), noise], 0)
+    seq = torch.empty(T + 1, *images.shape, dtype=images.dtype, device="cpu")
+    # drawn on the CPU generator, whatever the device, straight into the sequence
+    torch.randn(
+        T, *images.shape, generator=gen, dtype=images.dtype, device="cpu", out=seq[1:]
+    )
+    seq[1:].mul_(sigma_x)
+    seq[0] = images
+    return seq.to(images.device)
 
 
 def sequential_mnist(images: torch.Tensor, T: int) -> torch.Tensor:
@@ -88,17 +93,29 @@ class InitSpec:
 
 
 def _init_matrix(
-    n_out: int, n_in: int, scale: float, orthogonal: bool, gen: torch.Generator
+    n_out: int,
+    n_in: int,
+    scale: float,
+    orthogonal: bool,
+    gen: torch.Generator,
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
+    """One initial matrix drawn from ``gen``; written into ``out`` (float32, n_out x n_in)
+    when given, so that a grid's weights are drawn in place, without a copy (the same numbers:
+    the same draws, scaled the same way)."""
     if orthogonal:
         if n_out != n_in:
             raise ValueError("orthogonal initialization needs a square matrix")
         A = torch.randn(n_out, n_in, generator=gen, dtype=torch.float64, device="cpu")
         Qm, Rm = torch.linalg.qr(A)
-        return (Qm * torch.sign(torch.diagonal(Rm))).float() * scale
-    return torch.randn(n_out, n_in, generator=gen, device="cpu") * (
-        scale / np.sqrt(n_in)
-    )
+        Q = (Qm * torch.sign(torch.diagonal(Rm))).float() * scale
+        return Q if out is None else out.copy_(Q)
+    if out is None:
+        return torch.randn(n_out, n_in, generator=gen, device="cpu") * (
+            scale / np.sqrt(n_in)
+        )
+    torch.randn(n_out, n_in, generator=gen, device="cpu", out=out)
+    return out.mul_(scale / np.sqrt(n_in))
 
 
 @dataclass
@@ -140,20 +157,15 @@ class GridRNN:
             )
         self.group = torch.tensor(groups, dtype=torch.long, device="cpu")
 
-        def cell_params(s: InitSpec, n_copies: int):
-            W = torch.stack(
-                [
-                    _init_matrix(N, N, s.sigma_w, s.orthogonal, gen)
-                    for _ in range(n_copies)
-                ]
+        def cell_params(s: InitSpec, n_copies: int, W, V, b) -> None:
+            # drawn straight into the grid's tensors, in the order W_1..W_S, V_1..V_S, b
+            for c in range(n_copies):
+                _init_matrix(N, N, s.sigma_w, s.orthogonal, gen, out=W[c])
+            for c in range(n_copies):
+                _init_matrix(N, n_in, s.sigma_v, False, gen, out=V[c])
+            b.copy_(
+                s.mu_b + s.sigma_b * torch.randn(*b.shape, generator=gen, device="cpu")
             )
-            V = torch.stack(
-                [_init_matrix(N, n_in, s.sigma_v, False, gen) for _ in range(n_copies)]
-            )
-            b = s.mu_b + s.sigma_b * torch.randn(
-                n_copies, N, generator=gen, device="cpu"
-            )
-            return W, V, b
 
         for group, idx, copies in (
             ("tied", self.tied_idx, 1),
@@ -161,16 +173,16 @@ class GridRNN:
         ):
             if not idx:
                 continue
-            Ws, Vs, bs = zip(*(cell_params(self.specs[k], copies) for k in idx))
-            self.params[f"W_{group}"] = (
-                torch.stack(Ws).squeeze(1) if copies == 1 else torch.stack(Ws)
-            )
-            self.params[f"V_{group}"] = (
-                torch.stack(Vs).squeeze(1) if copies == 1 else torch.stack(Vs)
-            )
-            self.params[f"b_{group}"] = (
-                torch.stack(bs).squeeze(1) if copies == 1 else torch.stack(bs)
-            )
+            lead = (len(idx),) if copies == 1 else (len(idx), copies)
+            Ws = torch.empty(*lead, N, N, device="cpu")
+            Vs = torch.empty(*lead, N, n_in, device="cpu")
+            bs = torch.empty(*lead, N, device="cpu")
+            for j, k in enumerate(idx):
+                one = (w[j].reshape(copies, *w.shape[-2:]) for w in (Ws, Vs))
+                cell_params(self.specs[k], copies, *one, bs[j].reshape(copies, N))
+            self.params[f"W_{group}"] = Ws
+            self.params[f"V_{group}"] = Vs
+            self.params[f"b_{group}"] = bs
         K = len(self.specs)
         if self.kind == "minimal":
             self.params["Wx"] = torch.randn(
@@ -205,24 +217,6 @@ class GridRNN:
         )
         return self
 
-    def _cell_weights(self):
-        """The weights (W_t, V_t, b_t) of every step, stacked over the networks (tied networks first). Untied
-        weights are split with one ``unbind`` per pass (indexing them step by step would cost O(steps^2) in the
-        backward pass)."""
-        untied = (
-            [self.params[f"{n}_untied"].unbind(1) for n in "WVb"]
-            if self.untied_idx
-            else None
-        )
-        tied = [self.params[f"{n}_tied"] for n in "WVb"] if self.tied_idx else None
-        for t in range(self.steps):
-            if tied is None:
-                yield tuple(u[t] for u in untied)
-            elif untied is None:
-                yield tuple(tied)
-            else:
-                yield tuple(torch.cat([a, u[t]], 0) for a, u in zip(tied, untied))
-
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x: (steps, B, M) shared by all networks, or (steps, G, B, M) with one stream per group.
         Returns the logits (K, B, n_classes) of the last hidden state."""
@@ -235,22 +229,41 @@ class GridRNN:
         if x.dim() == 4:  # each network reads the stream of its group: (steps, K, B, M)
             x = x[:, self.group[order]]
         if self.kind == "minimal":
-            # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind (see _cell_weights)
+            # Phi(x^t) = tanh(W_x x^t) for all steps at once, split with one unbind
             eq = "skbm,knm->skbn" if x.dim() == 4 else "sbm,knm->skbn"
             xt_all = torch.tanh(torch.einsum(eq, x, self.params["Wx"][order])).unbind(0)
+        else:
+            xt_all = None
         if (
             not self.untied_idx
         ):  # tied weights: the input terms of all steps in one product
-            return self._forward_tied(x, h, xt_all if self.kind == "minimal" else None)
-        for t, (W, V, b) in zip(range(S), self._cell_weights()):
+            return self._forward_tied(x, h, xt_all)
+        # Untied weights are split with one ``unbind`` per pass (indexing them step by step
+        # would cost O(steps^2) in the backward pass). The tied networks of a mixed grid run
+        # the same operations beside them, on their own weights (stacking the two groups'
+        # weights at every step would copy every untied weight once more per pass).
+        Kt = len(self.tied_idx)
+        untied = zip(*(self.params[f"{n}_untied"].unbind(1) for n in "WVb"))
+        h_u = self._recurrence(x, h[Kt:], xt_all, untied, slice(Kt, self.K), S)
+        if Kt:
+            tied = repeat(tuple(self.params[f"{n}_tied"] for n in "WVb"))
+            h_t = self._recurrence(x, h[:Kt], xt_all, tied, slice(0, Kt), S)
+            h_u = torch.cat([h_t, h_u], 0)
+        return torch.baddbmm(self.params["d"], h_u[self.perm], self.params["C"])
+
+    def _recurrence(self, x, h, xt_all, weights, k: slice, S: int) -> torch.Tensor:
+        """Eq. (1) or (5) for the networks ``k`` (in the forward pass's order) over S steps,
+        with the step-t weights (W_t, V_t, b_t) from ``weights``: the last hidden state."""
+        for t, (W, V, b) in zip(range(S), weights):
             e = torch.baddbmm(b.unsqueeze(1), h, W.transpose(1, 2))
             if self.kind == "vanilla":
-                h = torch.tanh(e + torch.matmul(x[t], V.transpose(1, 2)))  # Eq. (1)
+                xk = x[t] if x.dim() == 3 else x[t, k]
+                h = torch.tanh(e + torch.matmul(xk, V.transpose(1, 2)))  # Eq. (1)
             else:
-                xt = xt_all[t]
+                xt = xt_all[t][k]
                 u = torch.sigmoid(e + torch.bmm(xt, V.transpose(1, 2)))
                 h = u * h + (1 - u) * xt  # Eq. (5)
-        return torch.baddbmm(self.params["d"], h[self.perm], self.params["C"])
+        return h
 
     def _forward_tied(self, x, h, xt_all) -> torch.Tensor:
         """The same recurrence when every network has tied weights, with fewer operations per

@@ -39,11 +39,23 @@ def draw_weights(
     gen: torch.Generator,
     orthogonal: bool = False,
     dtype=torch.float64,
+    device="cpu",
 ) -> Weights:
     """Draw K vanilla RNNs with M inputs (hyperparameters floats or arrays of length K): the law
-    of the minimalRNN's weights (:func:`rnnbook.mean_field.minimal_rnn.draw_weights`)."""
+    of the minimalRNN's weights (:func:`rnnbook.mean_field.minimal_rnn.draw_weights`), drawn on
+    the CPU generator ``gen`` and returned on ``device``."""
     return minimal_rnn.draw_weights(
-        N, sigma_w, sigma_v, mu_b, sigma_b, K, gen, orthogonal, dtype, M=M
+        N,
+        sigma_w,
+        sigma_v,
+        mu_b,
+        sigma_b,
+        K,
+        gen,
+        orthogonal,
+        dtype,
+        M=M,
+        device=device,
     )
 
 
@@ -58,32 +70,38 @@ def simulate_pair(
     c0: float = 0.0,
     dtype=torch.float64,
     budget: int | None = None,
+    device="cpu",
 ) -> dict[str, np.ndarray]:
     """Two input sequences (M = N, second moment R, similarity ``Sigmas[t-1]`` at step t) through K random
     vanilla RNNs per setting of ``hp`` (fields of shape (G,) allowed). e^0 is drawn with variance q0 and
     correlation c0, h^0 = tanh(e^0). Returns ``c`` and ``q`` of the pre-activations, shape (G, K, T).
-    Untied networks run in chunks of at most ``budget`` bytes (:func:`rnnbook.mean_field.minimal_rnn.untied_chunks`)."""
+    Untied networks run in chunks of at most ``budget`` bytes (:func:`rnnbook.mean_field.minimal_rnn.untied_chunks`).
+    The networks run on ``device``; every draw is made on the CPU generator and moved there."""
     G, per, q0 = _settings(hp, K, q0)
     KK = G * K
 
     def start(s: slice, gen) -> torch.Tensor:  # h^0 = tanh(e^0)
         n = len(range(KK)[s])
         mu = _per_network(per["mu_b"][s], n, dtype)
-        z1, z2 = (torch.randn(n, N, generator=gen, dtype=dtype) for _ in range(2))
-        sq = torch.sqrt(torch.as_tensor(q0[s], dtype=dtype)).reshape(n, 1)
+        z1, z2 = (randn(gen, n, N) for _ in range(2))
+        sq = torch.sqrt(torch.as_tensor(q0[s], dtype=dtype, device="cpu")).reshape(n, 1)
         E0 = torch.stack(
             [sq * z1, sq * (c0 * z1 + np.sqrt(1 - c0**2) * z2)], 1
         ) + mu.unsqueeze(1)
-        return torch.tanh(E0)
+        return torch.tanh(E0).to(device)
+
+    def randn(gen, *shape):  # on the CPU generator, whatever the device
+        return torch.randn(*shape, generator=gen, dtype=dtype, device="cpu")
 
     if tied:
-        gen = torch.Generator().manual_seed(int(seed))
+        gen = torch.Generator(device="cpu").manual_seed(int(seed))
         H = start(slice(0, KK), gen)
         hyper = ("sigma_w", "sigma_v", "mu_b", "sigma_b")
 
         def draw(p):
             n = len(p["mu_b"])
-            return draw_weights(N, N, *(p[k] for k in hyper), n, gen, False, dtype)
+            hps = (p[k] for k in hyper)
+            return draw_weights(N, N, *hps, n, gen, False, dtype, device=device)
 
         out = minimal_rnn.run_pair_tied(
             H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b), gen
@@ -93,14 +111,14 @@ def simulate_pair(
         def untied(s: slice, gen) -> dict[str, torch.Tensor]:
             p = {k: v[s] for k, v in per.items()}
             n = len(p["mu_b"])
-            mu = _per_network(p["mu_b"], n, dtype)
+            mu = _per_network(p["mu_b"], n, dtype, device)
             H = start(s, gen)
-            sw2 = torch.as_tensor(p["sigma_w"] ** 2, dtype=dtype)
-            sv2 = torch.as_tensor(p["sigma_v"] ** 2, dtype=dtype)
+            sw2 = torch.as_tensor(p["sigma_w"] ** 2, dtype=dtype, device=device)
+            sv2 = torch.as_tensor(p["sigma_v"] ** 2, dtype=dtype, device=device)
             sb = _per_network(p["sigma_b"], n, dtype)
 
             def step(h, x):
-                bias = mu + sb * torch.randn(n, N, generator=gen, dtype=dtype)
+                bias = mu + (sb * randn(gen, n, N)).to(device)
                 e = (
                     _gram_sample(h, sw2, gen)
                     + _gram_sample(x, sv2, gen)

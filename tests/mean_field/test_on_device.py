@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from rnnbook.mean_field import jacobian_spectrum, language_model, minimal_rnn, theory
-from rnnbook.mean_field import vanilla_rnn
+from rnnbook.mean_field import training_speed, vanilla_rnn
 from rnnbook.mean_field import trainability as tr
 from tests.test_device import DEVICES, strict
 
@@ -122,3 +122,18 @@ def test_gradient_norm_without_second_moment_on_the_device(dev):
         )
     ref = jacobian_spectrum.jacobian_moments("minimal", hp, 8, 3, 2, 0, **kw)
     assert np.allclose(r.m1, ref.m1, rtol=1e-12) and np.isnan(r.m2).all()
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_fig3_training_on_the_device(dev):
+    g = torch.Generator().manual_seed(1)
+    X, Y = torch.rand(60, 784, generator=g), torch.randint(10, (60,), generator=g)
+    with strict(dev):
+        setups = training_speed.seed_setups(X, 49, 6, 0.7, 0, 2)
+        r = training_speed.run(
+            setups, (X, Y), (X[:20], Y[:20]), 6, 3, 1e-2, 4, 0, 0.7, device=dev
+        )
+    ref = training_speed.run(setups, (X, Y), (X[:20], Y[:20]), 6, 3, 1e-2, 4, 0, 0.7)
+    for k in ref:
+        assert r[k].accuracy.shape == ref[k].accuracy.shape == (3, 8)
+        assert np.allclose(r[k].loss, ref[k].loss, atol=1e-4)

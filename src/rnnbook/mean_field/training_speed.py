@@ -74,8 +74,8 @@ def initializations(
     ``X`` and build the four initializations of each model."""
     M = 784 // T
     sw2_v, sv2_v = vanilla_critical(0.5, 1.0)
-    g_in = torch.Generator().manual_seed(seed + 3)
-    Wx = torch.randn(width, M, generator=g_in) * np.sqrt(input_scale2 / M)
+    g_in = torch.Generator(device="cpu").manual_seed(seed + 3)
+    Wx = torch.randn(width, M, generator=g_in, device="cpu") * np.sqrt(input_scale2 / M)
     R = float(torch.tanh(sequential_mnist(X[:2000], T) @ Wx.T).pow(2).mean())
     alg = algorithm1(4.0, 4.0, R)
     sw_m, sv_m = float(np.sqrt(alg.sigma_w2)), float(np.sqrt(alg.sigma_v2))

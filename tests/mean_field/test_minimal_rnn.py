@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from rnnbook.mean_field import minimal_rnn, theory
+from rnnbook.mean_field import minimal_rnn, theory, vanilla_rnn
 
 
 def test_gram_sampler_matches_explicit_untied_weights():
@@ -62,3 +62,22 @@ def test_tied_mc_run_in_chunks_has_the_law_of_one_batch(monkeypatch):
         ma, mb = whole[key].mean(1), parts[key].mean(1)
         se = np.sqrt(whole[key].var(1) / 150 + parts[key].var(1) / 150)
         assert np.all(np.abs(ma - mb) <= 4.5 * se + 1e-12)
+
+
+def test_tied_mc_budget_is_a_parameter():
+    """``budget`` chunks the tied weights as CHUNK_BYTES does: the same networks as a
+    monkeypatched CHUNK_BYTES of that size, and one batch (the default draws) when all fit."""
+    hp = theory.HP(3.0, 1.0, np.array([0.0, 2.0]), 0.46)
+    Sig, kw = np.zeros(4), dict(N=16, K=5, tied=True, seed=3, Q0=0.3)
+    one = 2 * 16 * 16 * 8
+    whole = minimal_rnn.simulate_pair(Sig, hp, **kw)
+    fits = minimal_rnn.simulate_pair(Sig, hp, budget=10 * one, **kw)
+    split = minimal_rnn.simulate_pair(Sig, hp, budget=3 * one, **kw)
+    van = vanilla_rnn.simulate_pair(Sig, hp, 16, 5, True, 3, 0.3, budget=3 * one)
+    np.testing.assert_array_equal(fits["c"], whole["c"])
+    assert not np.array_equal(split["c"], whole["c"]) and van["c"].shape == (2, 5, 4)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(minimal_rnn, "CHUNK_BYTES", 3 * one)
+        np.testing.assert_array_equal(
+            minimal_rnn.simulate_pair(Sig, hp, **kw)["c"], split["c"]
+        )

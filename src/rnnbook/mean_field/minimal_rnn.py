@@ -191,13 +191,16 @@ def run_pair(H, Sigmas, R, mu, step, gen: torch.Generator) -> dict[str, torch.Te
     return {k: torch.stack(v, -1).cpu() for k, v in out.items()}
 
 
-def run_pair_tied(H, Sigmas, per: dict, draw, step, gen) -> dict[str, torch.Tensor]:
-    """:func:`run_pair` through tied networks, chunk by chunk (:func:`network_chunks`):
-    ``draw(per_chunk)`` draws one chunk's :class:`Weights` from the per-network hyperparameters
-    ``per`` (name -> array of length K) and ``step(H, X, w)`` is the cell."""
+def run_pair_tied(
+    H, Sigmas, per: dict, draw, step, gen, budget: int | None = None
+) -> dict[str, torch.Tensor]:
+    """:func:`run_pair` through tied networks, chunk by chunk (:func:`network_chunks`, weights
+    of at most ``budget`` bytes, default ``CHUNK_BYTES``): ``draw(per_chunk)`` draws one chunk's
+    :class:`Weights` from the per-network hyperparameters ``per`` (name -> array of length K)
+    and ``step(H, X, w)`` is the cell."""
     K, _, N = H.shape
     parts = []
-    for s in network_chunks(K, N, H.dtype):
+    for s in network_chunks(K, N, H.dtype, budget):
         p = {k: v[s] for k, v in per.items()}
         w = draw(p)
         parts.append(
@@ -250,8 +253,9 @@ def simulate_pair(
 
     Returns arrays of shape (G, K, T): ``c`` (pre-activation cosine similarity, centred at mu_b), ``q``
     (pre-activation second moment, per unit) and ``C`` (hidden-state cosine similarity).
-    Untied networks run in chunks of at most ``budget`` bytes (:func:`untied_chunks`), tied ones
-    in chunks of ``CHUNK_BYTES`` of weights (:func:`network_chunks`). The networks run on
+    Untied networks run in chunks of at most ``budget`` bytes (:func:`untied_chunks`, default
+    ``UNTIED_BYTES``), tied ones in chunks of at most ``budget`` bytes of weights
+    (:func:`network_chunks`, default ``CHUNK_BYTES``). The networks run on
     ``device``; every draw is made on the CPU generator and moved there.
     """
     G, per, Q0 = _settings(hp, K, Q0)
@@ -277,7 +281,7 @@ def simulate_pair(
         gen = torch.Generator(device="cpu").manual_seed(int(seed))
         H = start(slice(0, KK), gen)
         step = lambda h, x, w: cell(h, x, w.W, w.V, w.b)[:2]  # noqa: E731
-        out = run_pair_tied(H, Sigmas, per, lambda p: draw(p, gen), step, gen)
+        out = run_pair_tied(H, Sigmas, per, lambda p: draw(p, gen), step, gen, budget)
         return {k: v.reshape(G, K, -1).numpy() for k, v in out.items()}
 
     def untied(s: slice, gen) -> dict[str, torch.Tensor]:

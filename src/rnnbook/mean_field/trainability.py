@@ -420,12 +420,14 @@ def trainability_grid(
     n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
     device: str = "cpu",
+    budget: int | None = None,
 ) -> tuple[list[int], np.ndarray]:
     """Train the K networks of ``specs``, ``n_seeds`` times over (each seed its own initial weights
     and minibatches), on the MNIST-then-noise task for every depth T in ``Ts``: one batched run of
     n_seeds x K networks per T. Returns the evaluation steps (``n_checkpoints`` evenly spaced, the
     last one at ``steps``) and the training accuracy there, shape (n_checkpoints, len(Ts), n_seeds,
-    K), measured on ``n_eval`` training images with fresh noise."""
+    K), measured on ``n_eval`` training images with fresh noise. A grid that does not fit in
+    ``budget`` bytes (default ``GRID_BYTES``) trains in chunks (:func:`grid_chunks`)."""
     all_specs, groups = replicate(specs, n_seeds)
     at = checkpoints(steps, n_checkpoints)
     n_in = X.shape[1] if kind == "vanilla" else N
@@ -435,7 +437,8 @@ def trainability_grid(
         rows = max(
             batch, n_eval
         )  # the evaluation forward holds n_eval sequences at once
-        for c, part in enumerate(grid_chunks(all_specs, N, n_in, T + 1, rows)):
+        chunks = grid_chunks(all_specs, N, n_in, T + 1, rows, budget)
+        for c, part in enumerate(chunks):
             # every chunk sees the same minibatches and evaluation noise (fresh generators);
             # the first keeps the grid's seed, so a grid that fits in one chunk is unchanged
             gen = torch.Generator(device="cpu").manual_seed(seed + 1000 * i)
@@ -486,15 +489,21 @@ def network_bytes(spec: InitSpec, N: int, n_in: int, steps: int, batch: int) -> 
 
 
 def grid_chunks(
-    specs: list[InitSpec], N: int, n_in: int, steps: int, batch: int
+    specs: list[InitSpec],
+    N: int,
+    n_in: int,
+    steps: int,
+    batch: int,
+    budget: int | None = None,
 ) -> list[slice]:
-    """Consecutive slices of ``specs`` that train together within ``GRID_BYTES`` (one slice
+    """Consecutive slices of ``specs`` that train together within ``budget`` bytes (default
+    ``GRID_BYTES``; one slice
     whenever the grid fits; at the paper's width 256 and depth 1000 an untied network alone takes
     about 2 GiB, and the 68 networks of a Fig. 2 grid would need about 80 GiB at once)."""
     parts, start, used = [], 0, 0
     for k, s in enumerate(specs):
         b = network_bytes(s, N, n_in, steps, batch)
-        if k > start and used + b > GRID_BYTES:
+        if k > start and used + b > (GRID_BYTES if budget is None else budget):
             parts.append(slice(start, k))
             start, used = k, 0
         used += b

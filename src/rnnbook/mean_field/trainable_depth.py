@@ -124,10 +124,12 @@ def run(
     progress=lambda it, **kw: it,
     n_eval: int = 512,
     device: str = "cpu",
+    budget: int | None = None,
 ) -> Fig2Run:
     """Train every network of every sweep, untied and tied, at every depth, ``n_seeds`` times: one
     batched grid (seeds x networks) per model and depth (``steps[kind]`` Adam steps); the accuracy
-    on ``n_eval`` training images with fresh noise."""
+    on ``n_eval`` training images with fresh noise; each grid within ``budget`` bytes
+    (:func:`rnnbook.mean_field.trainability.grid_chunks`)."""
     acc, eval_steps = {}, {}
     for kind in MODELS:
         names = [n for n, s in sweeps.items() if s.kind == kind]
@@ -154,6 +156,7 @@ def run(
             progress=progress,
             n_eval=n_eval,
             device=device,
+            budget=budget,
         )
         half, pos = len(specs) // 2, 0
         for n in names:

@@ -75,7 +75,8 @@ def simulate_pair(
     """Two input sequences (M = N, second moment R, similarity ``Sigmas[t-1]`` at step t) through K random
     vanilla RNNs per setting of ``hp`` (fields of shape (G,) allowed). e^0 is drawn with variance q0 and
     correlation c0, h^0 = tanh(e^0). Returns ``c`` and ``q`` of the pre-activations, shape (G, K, T).
-    Untied networks run in chunks of at most ``budget`` bytes (:func:`rnnbook.mean_field.minimal_rnn.untied_chunks`).
+    Untied networks run in chunks of at most ``budget`` bytes (:func:`rnnbook.mean_field.minimal_rnn.untied_chunks`),
+    tied ones in chunks of at most ``budget`` bytes of weights (default ``CHUNK_BYTES``).
     The networks run on ``device``; every draw is made on the CPU generator and moved there."""
     G, per, q0 = _settings(hp, K, q0)
     KK = G * K
@@ -104,7 +105,7 @@ def simulate_pair(
             return draw_weights(N, N, *hps, n, gen, False, dtype, device=device)
 
         out = minimal_rnn.run_pair_tied(
-            H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b), gen
+            H, Sigmas, per, draw, lambda h, x, w: cell(h, x, w.W, w.V, w.b), gen, budget
         )
     else:
 

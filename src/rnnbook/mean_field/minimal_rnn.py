@@ -213,6 +213,7 @@ def run_pair_tied(
                 gen,
             )
         )
+        del w  # one chunk's weights at a time: freed before the next chunk is drawn
     return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
 
 

@@ -360,9 +360,8 @@ def train(
             opt.step()
             due = (eval_every and (step + 1) % eval_every == 0) or step + 1 in eval_at
             if eval_fn is not None and (due or step + 1 == n_steps):
-                opt.zero_grad(
-                    set_to_none=True
-                )  # the gradients' memory, during evaluation
+                # the gradients' memory is not needed while evaluating (reset next step)
+                opt.zero_grad(set_to_none=True)
                 with torch.no_grad():
                     l_, a_ = eval_fn(net)
                 evals.append(step + 1)
@@ -475,10 +474,8 @@ def trainability_grid(
                 eval_at=set(at),
             )
             acc.append(res.accuracy)
-            del (
-                net,
-                res,
-            )  # one chunk in memory at a time: freed before the next is drawn
+            # one chunk in memory at a time: freed before the next one is drawn
+            del net, res
         out.append(np.concatenate(acc, 1).reshape(len(at), n_seeds, len(specs)))
     return at, np.stack(out, 1)
 

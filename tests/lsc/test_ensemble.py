@@ -128,6 +128,29 @@ def test_evaluate_equals_evaluate_seq():
                 assert got[k][e] == pytest.approx(v, rel=1e-5)
 
 
+@pytest.mark.parametrize("budget", [1.0, 2 * 6 * 5 * 25.0, 4e6])
+def test_evaluate_in_pieces_of_the_logits_budget(monkeypatch, budget):
+    """When the logits of few sequences fit the budget (one or two here, as at the paper's
+    vocabulary), the recurrent layers still run on ``MIN_BODY`` sequences at once and the
+    logits are made piece by piece: the same metrics as the per-network evaluation."""
+    task = word_task(n=40)
+    ms = [models.make_rnn("gru", 2, 8, 5, 25, seed=s, vocab=25) for s in range(6)]
+    monkeypatch.setattr(ensemble, "LOGITS_BUDGET", budget)
+    monkeypatch.setattr(ensemble, "MIN_BODY", 7)
+    calls = []
+    ens = ensemble.Ensemble(ms)
+    features = ens.features
+    monkeypatch.setattr(
+        ens, "features", lambda x, **k: calls.append(len(x)) or features(x, **k)
+    )
+    got = ensemble.evaluate(ens, ensemble._Split(task, "train"), task.kind)
+    head = max(1, min(256, int(budget // (6 * 5 * 25))))  # 6 networks, T = 5, 25 words
+    assert calls[0] == min(40, max(head, -(-7 // head) * head))  # 7, 8 or all 40
+    for e, m in enumerate(ms):
+        ref = experiments.evaluate_seq(m, task, "train")
+        assert got["ppl"][e] == pytest.approx(ref["ppl"], rel=1e-5)
+
+
 def test_clipped_members_train_apart():
     task = word_task()
     ms = [models.make_lru(1, 25, 6, 0) for _ in range(2)]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from rnnbook.lsc import ensemble, experiments, ffn_mnist, models, tasks
+from rnnbook.lsc import ensemble, experiments, ffn_mnist, models, pretrain, tasks
 from tests.lsc.test_ensemble import spike_task, word_task
 from tests.test_device import DEVICES, strict
 
@@ -72,3 +72,57 @@ def test_pretraining_sweeps_on_the_device(dev):
     rep, before, after = runs[0][("gru", 0.5)]
     assert rep.steps >= 1 and all(np.isfinite(v).all() for v in after.values())
     assert set(var[0]) == set(convergence.VARIANTS)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_decaying_covariance_on_the_device(dev):
+    """Fig. S2's LSTM norms on the device: the weights drawn on the CPU generator, the same
+    norms as on the CPU (bit for bit there)."""
+    from rnnbook.lsc import decaying_covariance as dc
+
+    ref = dc.fig_s2_study(12, 0, 3, 1, 10, torch.Generator().manual_seed(0))
+    with strict(dev):
+        s = dc.fig_s2_study(12, 0, 3, 1, 10, torch.Generator().manual_seed(0), dev)
+        layers = dc.init_lstm(64, [3], torch.Generator().manual_seed(1))
+        layers = [dc.LSTMLayer(*(v.to(dev) for v in (a.W, a.U, a.b))) for a in layers]
+        states = dc.run_lstm(layers, s.X.to(dev))
+    assert states[0].device.type == dev and states[0].shape == (12, 51, 6)
+    for a, b in zip(s.norms, ref.norms):
+        if dev == "cpu":
+            assert np.array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_compare_with_loop_on_the_device(dev):
+    """The batched-vs-loop check of the transition derivatives with the model and batch on the
+    device (its sampled points drawn on the CPU generator)."""
+    net = models.make_rnn("gru", 2, 5, 4, 2, seed=0).to(dev)
+    x = (torch.rand(3, 6, 5, generator=torch.Generator().manual_seed(0)) < 0.4).float()
+    with strict(dev):
+        b = pretrain.compare_with_loop(net, x.to(dev), n_times=2, repeat=1)
+    assert b["jac_err"] < 1e-5 and b["radius_err"] < 1e-5 and b["n"] == 2 * 2 * 3 * 2
+
+
+def _toy_run(dev=None):
+    task = spike_task()
+    model = models.make_rnn("gru", 1, task.n_in, 6, task.n_out, seed=0)
+    cfg = experiments.TrainConfig(lr=1e-2, batch=8, max_steps=6, eval_every=3, clip=1.0)
+    if dev is None:  # the call as it was before it took a device
+        return experiments.train_seq(model, task, cfg)
+    with strict(dev):
+        return experiments.train_seq(model, task, cfg, device=dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_train_seq_on_the_device(dev):
+    """``fit`` and ``train_seq`` train on the device they are given; on the CPU the run is the
+    same, bit for bit, as the call without a device; on CUDA the same up to rounding."""
+    out, ref = _toy_run(dev), _toy_run()
+    assert out["steps"] == ref["steps"] == 6 and len(out["history"]) == 2
+    if dev == "cpu":
+        assert out == ref
+    else:
+        assert out["best_val"] == pytest.approx(ref["best_val"], rel=1e-3)
+        assert out["test"]["loss"] == pytest.approx(ref["test"]["loss"], rel=1e-3)

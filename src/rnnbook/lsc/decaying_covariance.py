@@ -85,16 +85,17 @@ class LSTMLayer:
 
 
 def init_lstm(n_in: int, widths: list[int], g: torch.Generator) -> list[LSTMLayer]:
-    """The paper's LSTM initialization (App. H): each W_j Glorot uniform, each U_j orthogonal, zero biases."""
+    """The paper's LSTM initialization (App. H): each W_j Glorot uniform, each U_j orthogonal, zero biases
+    (drawn on the CPU generator ``g``, on the CPU)."""
     layers = []
     for n in widths:
         lim = math.sqrt(6.0 / (n_in + n))
-        W = (2 * torch.rand(4 * n, n_in, generator=g) - 1) * lim
-        Q, R = torch.linalg.qr(torch.randn(4, n, n, generator=g))
+        W = (2 * torch.rand(4 * n, n_in, generator=g, device="cpu") - 1) * lim
+        Q, R = torch.linalg.qr(torch.randn(4, n, n, generator=g, device="cpu"))
         U = (Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)).reshape(
             4 * n, n
         )
-        layers.append(LSTMLayer(W, U, torch.zeros(4 * n)))
+        layers.append(LSTMLayer(W, U, torch.zeros(4 * n, device="cpu")))
         n_in = n
     return layers
 
@@ -119,7 +120,7 @@ def run_lstm(layers: list[LSTMLayer], x: torch.Tensor) -> list[torch.Tensor]:
     inp = x
     for layer in layers:
         B, T, _ = inp.shape
-        s = torch.zeros(B, 2 * layer.width, dtype=inp.dtype)
+        s = torch.zeros(B, 2 * layer.width, dtype=inp.dtype, device=inp.device)
         seq = [s]
         step = vmap(lambda xx, ss: lstm_step(layer, xx, ss))
         for t in range(T):
@@ -311,13 +312,20 @@ def fig_s2_study(
     time_repeat: int,
     lag0: int,
     g: torch.Generator,
+    device: str = "cpu",
 ) -> FigS2Study:
     """Fig. S2 on the spike-latency digits: a 2-layer LSTM of the given width at the paper's
     initialization, its transition norms and their statistics; ``lag0`` in the data's steps
-    (before the time repeat)."""
-    X = torch.tensor(load_sl_digits(samples, seed, time_repeat=time_repeat))
+    (before the time repeat). The weights are drawn on the CPU generator ``g``; the norms are
+    computed on ``device``."""
+    X = torch.tensor(
+        load_sl_digits(samples, seed, time_repeat=time_repeat), device="cpu"
+    )
     layers = init_lstm(X.shape[-1], [width, width], g)
-    norms = [a.double().numpy() for a in transition_norms(layers, X)]
+    layers = [
+        LSTMLayer(ly.W.to(device), ly.U.to(device), ly.b.to(device)) for ly in layers
+    ]
+    norms = [a.double().cpu().numpy() for a in transition_norms(layers, X.to(device))]
     stats = [lag_statistics(a) for a in norms]
     steps = lag0 * time_repeat
     pairwise = [pairwise_significance(a, st.t0, steps) for a, st in zip(norms, stats)]

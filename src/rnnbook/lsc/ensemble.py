@@ -188,20 +188,39 @@ class Ensemble:
         both = {**self.params, **self.buffers}
         return {k[len(prefix) :]: v for k, v in both.items() if k.startswith(prefix)}
 
-    def forward(self, x: Tensor, shared: bool = False) -> Tensor:
+    def _embedding(self) -> Tensor | None:
+        emb = self.params.get("encoder.weight")  # tied: named after the readout
+        return self.params.get("readout.embedding.weight", emb)
+
+    @property
+    def n_out(self) -> int:
+        """The number of outputs per time step (classes, or words of a tied readout)."""
+        if self.model.encoder is not None:
+            return self._embedding().shape[1]
+        return self.params["readout.weight"].shape[1]
+
+    def features(self, x: Tensor, shared: bool = False) -> Tensor:
+        """What the last layer passes to the readout, (E, B, T, n)."""
         if shared:
             x = x[None].expand(self.n, *x.shape)
         m = self.model
-        emb = self.params.get("encoder.weight")  # tied: named after the readout
-        emb = self.params.get("readout.embedding.weight", emb)
         if m.encoder is not None:  # an embedding per member
-            x = emb[torch.arange(self.n, device=x.device).reshape(-1, 1, 1), x]
+            x = self._embedding()[
+                torch.arange(self.n, device=x.device).reshape(-1, 1, 1), x
+            ]
         for l, (cell, f) in enumerate(zip(m.cells, self.kinds)):
             p = self._sub(f"cells.{l}.")
             x = f(p, cell, x, self.training) if f is _lru else f(p, cell, x)
-        if m.encoder is not None:  # tied output (App. G)
-            return lin(x, emb)
+        return x
+
+    def head(self, x: Tensor) -> Tensor:
+        """The readout of :meth:`features`: (E, B, T, n_out)."""
+        if self.model.encoder is not None:  # tied output (App. G)
+            return lin(x, self._embedding())
         return lin(x, self.params["readout.weight"], self.params.get("readout.bias"))
+
+    def forward(self, x: Tensor, shared: bool = False) -> Tensor:
+        return self.head(self.features(x, shared))
 
     def train(self, mode: bool = True) -> None:
         self.training = mode
@@ -238,26 +257,39 @@ class _Split:
         return x.to(self.device), y.to(self.device)
 
 
+#: the logits of at most this many numbers are held at once in an evaluation
+LOGITS_BUDGET = 4e6
+#: an evaluation runs the recurrent layers on at least this many sequences at once (fewer
+#: is all per-step overhead), computing their logits in pieces that fit ``LOGITS_BUDGET``
+MIN_BODY = 32
+
+
 def evaluate(ens: Ensemble, split: _Split, kind: str, batch: int = 256) -> dict:
-    """Per member: mean loss and test mode accuracy (classification) or perplexity (words)."""
+    """Per member: mean loss and test mode accuracy (classification) or perplexity (words).
+
+    The loss is summed over pieces of ``head`` sequences whose logits fit ``LOGITS_BUDGET``;
+    the recurrent layers run on ``step`` sequences at once, a multiple of ``head`` (the same
+    as ``head`` when that is at least ``MIN_BODY``)."""
     E, dev = ens.n, split.device
     tot, count = torch.zeros(E, dtype=torch.float64, device=dev), 0
     correct = torch.zeros(E, dtype=torch.float64, device=dev)
     ens.train(False)
     with torch.no_grad():
-        probe = ens.forward(split.get(np.arange(1))[0], shared=True)
-        per = max(1, probe[0].numel())
-        step = max(1, min(batch, int(4e6 // (E * per))))
+        per = max(1, split.get(np.arange(1))[0].shape[1] * ens.n_out)  # T x classes
+        head = max(1, min(batch, int(LOGITS_BUDGET // (E * per))))
+        step = head * max(1, -(-min(batch, MIN_BODY) // head))
         for i in range(0, split.n, step):
-            idx = np.arange(i, min(split.n, i + step))
-            x, y = split.get(idx)
-            logits = ens.forward(x, shared=True)
-            yy = y[None].expand(E, *y.shape)
-            tot += member_loss(logits, yy, kind).double() * yy[0].numel()
-            count += yy[0].numel()
-            if kind == "classify":
-                pred = torch.mode(logits.argmax(-1), dim=2).values  # (E, B)
-                correct += (pred == y[None]).double().sum(1)
+            x, y = split.get(np.arange(i, min(split.n, i + step)))
+            feats = ens.features(x, shared=True)
+            for j in range(0, len(y), head):
+                logits = ens.head(feats[:, j : j + head])
+                yj = y[j : j + head]
+                yy = yj[None].expand(E, *yj.shape)
+                tot += member_loss(logits, yy, kind).double() * yy[0].numel()
+                count += yy[0].numel()
+                if kind == "classify":
+                    pred = torch.mode(logits.argmax(-1), dim=2).values  # (E, B)
+                    correct += (pred == yj[None]).double().sum(1)
     loss = (tot / count).cpu().numpy()
     out = {"loss": loss}
     if kind == "classify":

@@ -121,11 +121,15 @@ def fit(
     loss_fn: Callable[[nn.Module, Tensor, Tensor], Tensor],
     evaluate_val: Callable[[nn.Module], float],
     cfg: TrainConfig,
+    device: str = "cpu",
 ) -> dict:
     """Train with AdaBelief in Lookahead; early stopping on ``evaluate_val`` (a loss). Returns the history and
-    leaves the model at the best validation checkpoint."""
+    leaves the model at the best validation checkpoint. The model trains on ``device``; its
+    batches come from ``train_batch`` called with a CPU generator (the same draws on every
+    device) and are moved there."""
     torch.manual_seed(cfg.seed)
-    gen = torch.Generator().manual_seed(cfg.seed + 12345)
+    gen = torch.Generator(device="cpu").manual_seed(cfg.seed + 12345)
+    model.to(device)
     opt = pretrain.make_optimizer(
         [p for p in model.parameters() if p.requires_grad], cfg.lr
     )
@@ -133,7 +137,7 @@ def fit(
     step, diverged = 0, False
     for step in range(1, cfg.max_steps + 1):
         model.train()
-        x, y = train_batch(gen)
+        x, y = (t.to(device) for t in train_batch(gen))
         loss = loss_fn(model, x, y)
         if not torch.isfinite(loss):
             diverged = True
@@ -193,14 +197,20 @@ def mode_accuracy(logits: Tensor, y: Tensor) -> float:
 
 
 def evaluate_seq(
-    model: nn.Module, task: tasks.SeqTask, split: str, batch: int = 256
+    model: nn.Module,
+    task: tasks.SeqTask,
+    split: str,
+    batch: int = 256,
+    device: str = "cpu",
 ) -> dict:
+    """Mean loss and mode accuracy (classification) or perplexity (words) of ``model`` on a
+    split, in batches moved to ``device``."""
     n = task.size(split)
     tot_loss, tot_n, correct = 0.0, 0, 0.0
     with torch.no_grad():
         for i in range(0, n, batch):
             idx = np.arange(i, min(n, i + batch))
-            x, y = task.batch(split, idx)
+            x, y = (t.to(device) for t in task.batch(split, idx))
             logits = model(x)
             yy = (
                 y[:, None].expand(-1, logits.shape[1]) if task.kind == "classify" else y
@@ -256,23 +266,27 @@ def pretrain_seq(
     return pretrain.pretrain(model, batches(), cfg, seed=seed)
 
 
-def train_seq(model: nn.Module, task: tasks.SeqTask, cfg: TrainConfig) -> dict:
+def train_seq(
+    model: nn.Module, task: tasks.SeqTask, cfg: TrainConfig, device: str = "cpu"
+) -> dict:
+    """One network trained on a sequence task by :func:`fit` on ``device`` (its batches drawn
+    on the CPU generator), with the validation and test metrics of its best checkpoint."""
     n = task.size("train")
 
     def batch(gen):
-        return task.batch(
-            "train", torch.randint(n, (cfg.batch,), generator=gen).numpy()
-        )
+        idx = torch.randint(n, (cfg.batch,), generator=gen, device="cpu")
+        return task.batch("train", idx.numpy())
 
     res = fit(
         model,
         batch,
         lambda m, x, y: seq_loss(m, x, y, task.kind),
-        lambda m: evaluate_seq(m, task, "val")["loss"],
+        lambda m: evaluate_seq(m, task, "val", device=device)["loss"],
         cfg,
+        device,
     )
-    res["val"] = evaluate_seq(model, task, "val")
-    res["test"] = evaluate_seq(model, task, "test")
+    res["val"] = evaluate_seq(model, task, "val", device=device)
+    res["test"] = evaluate_seq(model, task, "test", device=device)
     return res
 
 

@@ -79,10 +79,7 @@ def time_transition_norms(
     (batched Jacobians, the top eigenvalue of J^T J; the tests check it against the network's own
     autograd Jacobians), ``chunk`` samples at a time."""
     layers = [dc.LSTMLayer(c.W.detach(), c.U.detach(), c.b.detach()) for c in net.cells]
-    with torch.device(
-        x.device
-    ):  # the closed-form LSTM makes its initial state on the default
-        norms = dc.transition_norms(layers, x, chunk)
+    norms = dc.transition_norms(layers, x, chunk)
     return [a.double().cpu().numpy() for a in norms]
 
 

@@ -1,4 +1,4 @@
-"""Claims declared before they are measured (CONVENTIONS.md, *The claim ledger*).
+r"""Claims declared before they are measured (CONVENTIONS.md, *The claim ledger*).
 
 Each chapter ``notebooks/<part>/<name>.py`` has a data file beside it, ``<name>.claims.yaml``, that
 declares every claim the chapter checks: id, source, statement, the paper's value, the tolerance and
@@ -8,8 +8,8 @@ the *rule* that turns the measured values into a verdict, written down before an
     claims:
       - id: lsc.lemma2.identity
         source: Lemma 2
-        statement: (1/T) sum_t sum_{t'<=t} sum_c 1 = (1/T) binom(T + Delta l + 2, T).
-        paper_value: (1/T) binom(T+Delta_l+2, T)
+        statement: The mean path count is $\frac{1}{T}\binom{T + \Delta l + 2}{T}$.
+        paper_value: $\frac{1}{T}\binom{T + \Delta l + 2}{T}$   # $...$: typeset
         tolerance: exact (symbolic and integer)
         constants: {}                       # numbers the rule may use, e.g. {tol: 0.05}
         rule:                               # first condition that holds gives the verdict

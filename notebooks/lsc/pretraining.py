@@ -123,7 +123,8 @@ bench = {}
 for kind in ("gru", "lstm"):
     net = models.make_rnn(kind, 2, slm.n_channels, P.width, 10, seed=P.seed)
     name = f"{models.RNN_LABELS[kind]} (2 layers x {P.width})"
-    bench[name] = pretrain.compare_with_loop(net, x0, P.n_times)
+    net, x = net.to(P.device), x0.to(P.device)
+    bench[name] = pretrain.compare_with_loop(net, x, P.n_times)
 display(Markdown(pretrain.comparison_table(bench)))
 speedup = min(b["t_loop"] / b["t_batched"] for b in bench.values())
 

@@ -204,7 +204,7 @@ for L, t in times.items():
 
 # %%
 s2 = decaying_covariance.fig_s2_study(
-    P.samples, P.seed, P.lstm_width, P.time_repeat, P.lag0, gen
+    P.samples, P.seed, P.lstm_width, P.time_repeat, P.lag0, gen, P.device
 )
 fig = theory_figures.fig_s2(s2, P.samples, P.lstm_width, P.time_repeat)
 

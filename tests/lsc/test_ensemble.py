@@ -151,6 +151,32 @@ def test_evaluate_in_pieces_of_the_logits_budget(monkeypatch, budget):
         assert got["ppl"][e] == pytest.approx(ref["ppl"], rel=1e-5)
 
 
+def test_twins_are_evaluated_once_with_the_same_numbers(monkeypatch):
+    """Members equal to an earlier one (a clipped run and its unclipped twin before training)
+    are evaluated once; every member gets the numbers of evaluating the whole ensemble."""
+    task = word_task()
+    ms = [models.make_lru(1, 25, 6, s).eval() for s in (0, 1, 0, 2, 1)]
+    ens = ensemble.Ensemble(ms)
+    assert list(ens.twins()) == [0, 1, 0, 3, 1]
+    full = ensemble.evaluate(ens, ensemble._Split(task, "test"), task.kind)
+    sizes, evaluate = [], ensemble.evaluate
+    monkeypatch.setattr(
+        ensemble,
+        "evaluate",
+        lambda e, *a, **k: sizes.append(e.n) or evaluate(e, *a, **k),
+    )
+    cfg = ensemble.EnsembleConfig(lr=1e-2, batch=4, max_steps=0)
+    out = ensemble.train(ms, task, cfg)
+    assert sizes == [
+        3,
+        3,
+    ]  # validation and test, at step 0, of the three distinct members
+    for e, r in enumerate(out):
+        assert (
+            r["test"]["ppl"] == full["ppl"][e] and r["test"]["loss"] == full["loss"][e]
+        )
+
+
 def test_clipped_members_train_apart():
     task = word_task()
     ms = [models.make_lru(1, 25, 6, 0) for _ in range(2)]

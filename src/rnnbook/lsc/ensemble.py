@@ -15,6 +15,7 @@ networks is recorded too, so the effect can be followed along training
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 from pathlib import Path
@@ -184,6 +185,27 @@ class Ensemble:
                 raise TypeError(f"no stacked form for {type(cell).__name__}")
             self.kinds.append(kind)
 
+    def subset(self, idx: np.ndarray) -> "Ensemble":
+        """The members ``idx`` as an ensemble of their own (copies of their parameters)."""
+        sub = copy.copy(self)
+        sub.n = len(idx)
+        i = torch.as_tensor(idx, device=next(iter(self.params.values())).device)
+        sub.params = {k: v.detach()[i] for k, v in self.params.items()}
+        sub.buffers = {k: v[i] for k, v in self.buffers.items()}
+        return sub
+
+    def twins(self) -> np.ndarray:
+        """For each member, the first member whose parameters and buffers are equal to its own
+        (itself when there is none): e.g. a clipped and an unclipped run before training."""
+        both = [v.detach() for v in (*self.params.values(), *self.buffers.values())]
+        first = np.arange(self.n)
+        for e in range(self.n):
+            for j in range(e):
+                if first[j] == j and all(torch.equal(v[e], v[j]) for v in both):
+                    first[e] = j
+                    break
+        return first
+
     def _sub(self, prefix: str) -> dict:
         both = {**self.params, **self.buffers}
         return {k[len(prefix) :]: v for k, v in both.items() if k.startswith(prefix)}
@@ -264,19 +286,22 @@ LOGITS_BUDGET = 4e6
 MIN_BODY = 32
 
 
-def evaluate(ens: Ensemble, split: _Split, kind: str, batch: int = 256) -> dict:
+def evaluate(
+    ens: Ensemble, split: _Split, kind: str, batch: int = 256, members: int = 0
+) -> dict:
     """Per member: mean loss and test mode accuracy (classification) or perplexity (words).
 
-    The loss is summed over pieces of ``head`` sequences whose logits fit ``LOGITS_BUDGET``;
-    the recurrent layers run on ``step`` sequences at once, a multiple of ``head`` (the same
-    as ``head`` when that is at least ``MIN_BODY``)."""
+    The loss is summed over pieces of ``head`` sequences whose logits fit ``LOGITS_BUDGET``
+    for ``members`` networks (default: the ensemble's); the recurrent layers run on ``step``
+    sequences at once, a multiple of ``head`` (the same as ``head`` when that is at least
+    ``MIN_BODY``)."""
     E, dev = ens.n, split.device
     tot, count = torch.zeros(E, dtype=torch.float64, device=dev), 0
     correct = torch.zeros(E, dtype=torch.float64, device=dev)
     ens.train(False)
     with torch.no_grad():
         per = max(1, split.get(np.arange(1))[0].shape[1] * ens.n_out)  # T x classes
-        head = max(1, min(batch, int(LOGITS_BUDGET // (E * per))))
+        head = max(1, min(batch, int(LOGITS_BUDGET // ((members or E) * per))))
         step = head * max(1, -(-min(batch, MIN_BODY) // head))
         for i in range(0, split.n, step):
             x, y = split.get(np.arange(i, min(split.n, i + step)))
@@ -371,10 +396,17 @@ def _train(models: list[nn.Module], task: tasks.SeqTask, cfg: EnsembleConfig) ->
     last_loss = np.full(E, np.nan)
 
     def validate(step: int) -> None:
+        # members equal to an earlier one (before training, a clipped run and its unclipped
+        # twin) are evaluated once: the same numbers, in the same pieces as the whole ensemble
+        first = ens.twins()
+        uniq = np.unique(first)
+        sub = ens if len(uniq) == E else ens.subset(uniq)
         v, t = (
-            evaluate(ens, va, kind, cfg.eval_batch),
-            evaluate(ens, te, kind, cfg.eval_batch),
+            evaluate(sub, split, kind, cfg.eval_batch, members=E) for split in (va, te)
         )
+        if sub is not ens:
+            back = np.searchsorted(uniq, first)
+            v, t = ({k: a[back] for k, a in r.items()} for r in (v, t))
         for e in np.flatnonzero(~stopped):
             hist[e].append((step, float(last_loss[e]), float(v["loss"][e])))
             if math.isfinite(v["loss"][e]) and v["loss"][e] < best[e]:

@@ -42,13 +42,17 @@ def pretrain_kinds(
     """{(kind, target): (report, radii before, radii after)} for two-layer networks of ``width``
     pre-trained on ``batches`` (one iterator shared by all runs, in order); the radii are measured
     on ``x0`` at the same sampled time steps before and after. On ``device`` (the networks are
-    drawn on the CPU and moved; the batches are moved)."""
+    drawn on the CPU and moved; the batches are moved). Every target starts from the same
+    network, so its radii before are measured once per kind."""
     runs, x0, batches = {}, x0.to(device), _on(batches, device)
     for kind in plotting.progress(kinds, desc="pre-training"):
+        start = None
         for target in TARGETS:
             model = make_rnn(kind, 2, n_in, width, 10, seed=seed).to(device)
-            gen = torch.Generator().manual_seed(2)
-            before = pretrain.measure(model, x0, n_times=n_times, generator=gen)
+            if start is None:
+                gen = torch.Generator(device="cpu").manual_seed(2)
+                start = pretrain.measure(model, x0, n_times=n_times, generator=gen)
+            before = {k: v.copy() for k, v in start.items()}
             cfg = pretrain.LSCConfig(
                 target=target, max_steps=max_steps, n_times=n_times
             )

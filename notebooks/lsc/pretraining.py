@@ -224,7 +224,7 @@ ledger.check("lsc.pretrain.multiplier-variance", seeds=P.seeds, **variants, **pa
 
 # %%
 lru = lru_ptb.default_radius(
-    P.lru_depths, P.lru_width, P.lru_T, P.batch, P.n_times, P.seed
+    P.lru_depths, P.lru_width, P.lru_T, P.batch, P.n_times, P.seed, P.device
 )
 display(Markdown(lru.table()))
 lru_values = lru.values()

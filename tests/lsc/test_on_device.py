@@ -126,3 +126,17 @@ def test_train_seq_on_the_device(dev):
     else:
         assert out["best_val"] == pytest.approx(ref["best_val"], rel=1e-3)
         assert out["test"]["loss"] == pytest.approx(ref["test"]["loss"], rel=1e-3)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_default_lru_radius_on_the_device(dev):
+    """The default LRU radius of the pre-training chapter runs where it is told, with the
+    same radii as on the CPU (weights and windows drawn on the CPU)."""
+    from rnnbook.lsc import lru_ptb
+
+    args = ([1, 2], 8, 6, 3, 2, 0)
+    with strict(dev):
+        got = lru_ptb.default_radius(*args, device=dev).values()
+    ref = lru_ptb.default_radius(*args).values()
+    for k, v in ref.items():
+        assert np.allclose(got[k], v, rtol=1e-4, equal_nan=True), k

@@ -57,7 +57,7 @@ def pretrain_kinds(
                 target=target, max_steps=max_steps, n_times=n_times
             )
             rep = pretrain.pretrain(model, batches, cfg, seed=seed)
-            gen = torch.Generator().manual_seed(2)
+            gen = torch.Generator(device="cpu").manual_seed(2)
             after = pretrain.measure(model, x0, n_times=n_times, generator=gen)
             runs[(kind, target)] = (rep, before, after)
     return runs

@@ -143,7 +143,7 @@ def train_depth(grid: Grid, task: tasks.SeqTask, d: int) -> list[dict]:
                 model.to(grid.device),
                 task.batch("val", np.arange(grid.pre_batch))[0].to(grid.device),
                 n_times=4,
-                generator=torch.Generator().manual_seed(0),
+                generator=torch.Generator(device="cpu").manual_seed(0),
             )
             start[(s, c)], pre[(s, c)] = model, experiments.report_summary(rep)
             radii[(s, c)] = {f"l{l}/{k}": float(v.mean()) for (l, k), v in rad.items()}
@@ -431,24 +431,30 @@ class DefaultRadius:
 
 
 def default_radius(
-    depths: list[int], width: int, T: int, batch: int, n_times: int, seed: int
+    depths: list[int],
+    width: int,
+    T: int,
+    batch: int,
+    n_times: int,
+    seed: int,
+    device: str = "cpu",
 ) -> DefaultRadius:
     """The radii of the default LRU language model (two seeds per depth) on ``batch`` windows of
     ``T`` words of the word-level corpus (10k words). The time transition is Lambda, so its radius
     is max |lambda_j|; the depth transition goes through the lower block, the residual stream, the
-    layer norm and B."""
+    layer norm and B. Runs on ``device``; the weights and windows are drawn on the CPU."""
     corpus = tasks.word_corpus(10_000)
-    windows = tasks.lm_windows(corpus.train, T, n=batch, seed=seed)
+    windows = tasks.lm_windows(corpus.train, T, n=batch, seed=seed).to(device)
     rows = {}
     for depth in depths:
         layers = range(1, depth + 1)
         for s in range(2):
-            model = make_lru(depth, corpus.vocab_size, width, seed=seed + s)
+            model = make_lru(depth, corpus.vocab_size, width, seed=seed + s).to(device)
             rad = pretrain.measure(
                 model,
                 windows[:, :-1],
                 n_times=n_times,
-                generator=torch.Generator().manual_seed(s),
+                generator=torch.Generator(device="cpu").manual_seed(s),
             )
             inner = [v for (l, k), v in rad.items() if not (l == 1 and k == "depth")]
             rows[(depth, s)] = dict(

@@ -49,8 +49,27 @@ const rnnbookFit = () => {
     el.replaceWith(box);
     box.appendChild(el);
   });
+  // the article's width when it was last fitted (the browser test waits for it)
+  const article = document.querySelector(".bd-article");
+  if (article) article.dataset.rnnbookFitted = String(Math.round(article.clientWidth));
 };
 window.addEventListener("load", () => {
   const typeset = window.MathJax && MathJax.startup ? MathJax.startup.promise : null;
   (typeset || Promise.resolve()).then(rnnbookFit);
+});
+
+// A window widened, a tablet turned or the sidebar opened after the page opened lays tables and
+// formulas out again: whenever the article's width changes, fit them again (once per frame), so
+// that none that now overflows runs out of the page.
+document.addEventListener("DOMContentLoaded", () => {
+  const article = document.querySelector(".bd-article");
+  if (!article || !window.ResizeObserver) return;
+  let width = article.clientWidth;
+  let frame = 0;
+  new ResizeObserver(() => {
+    if (article.clientWidth === width) return;
+    width = article.clientWidth;
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(rnnbookFit);
+  }).observe(article);
 });

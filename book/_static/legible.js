@@ -59,17 +59,18 @@ window.addEventListener("load", () => {
 });
 
 // A window widened, a tablet turned or the sidebar opened after the page opened lays tables and
-// formulas out again: whenever the article's width changes, fit them again (once per frame), so
-// that none that now overflows runs out of the page.
+// formulas out again: once the article's width has changed and stays put for a moment (not at
+// every frame of the sidebar sliding in), fit them again, so that none that now overflows runs
+// out of the page.
 document.addEventListener("DOMContentLoaded", () => {
   const article = document.querySelector(".bd-article");
   if (!article || !window.ResizeObserver) return;
   let width = article.clientWidth;
-  let frame = 0;
+  let settle = 0;
   new ResizeObserver(() => {
     if (article.clientWidth === width) return;
     width = article.clientWidth;
-    cancelAnimationFrame(frame);
-    frame = requestAnimationFrame(rnnbookFit);
+    clearTimeout(settle);
+    settle = setTimeout(rnnbookFit, 100);
   }).observe(article);
 });

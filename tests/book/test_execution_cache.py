@@ -315,18 +315,42 @@ def test_a_killed_build_is_followed_by_a_good_one(built, tmp_path):
     while time.time() < deadline and not processes_of(root):
         time.sleep(0.2)  # until c4's kernel runs
     assert processes_of(root)
+    started = descendants(proc.pid)  # its fork server, workers (one idle) and kernels
+    assert len(started) >= 4
     proc.kill()
     proc.wait()
-    # its workers and kernels end with it (each checks its parent)
+    # its workers and kernels end with it (each worker watches the build)
     deadline = time.time() + 30
-    while time.time() < deadline and processes_of(root):
+    while time.time() < deadline and (processes_of(root) or alive(started)):
         time.sleep(0.5)
-    assert not processes_of(root)
+    assert not processes_of(root) and not alive(started)
     again = build_cli(root)
     out = again.communicate()[0]
     assert again.returncode == 0, out
     assert "reused notebooks/d/c3" in out and "ran    d/c4" in out
     assert claims_json(root) == claims_json(built)
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes started by ``pid``, and by them, and so on."""
+    parent = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parent[int(stat.parent.name)] = int(fields[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = {c for c, pp in parent.items() if pp == p} - found
+        found |= kids
+        todo += kids
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    return {p for p in pids if Path(f"/proc/{p}").exists()}
 
 
 def processes_of(root: Path) -> list[int]:

@@ -4,6 +4,7 @@ started at once; the local pool reports each start and each result."""
 import asyncio
 import json
 import logging
+import os
 
 import papermill
 
@@ -99,3 +100,35 @@ def test_the_local_pool_reports_starts_and_results(tmp_path):
         assert events.index(("start", name)) < events.index(("done", name, ok))
     nb = json.loads((tmp_path / "out" / "good.ipynb").read_text())
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_a_kernel_that_does_not_exit_when_asked_is_ended(tmp_path, monkeypatch):
+    """A chapter whose kernel hangs on its way out (here an exit handler that sleeps a minute)
+    has run: it is ended after KERNEL_SHUTDOWN_WAIT, not after jupyter_client's 5 s, and is
+    gone when the job returns."""
+    from jupyter_client import AsyncKernelManager
+
+    waits, pids = [], []
+    finish = AsyncKernelManager._async_finish_shutdown
+
+    async def spy(self, *args, **kwargs):
+        waits.append(self.shutdown_wait_time)
+        pids.append(self.provisioner.process.pid)
+        return await finish(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_finish_shutdown", spy)
+    src = tmp_path / "hangs.py"
+    src.write_text("# %%\nimport atexit, time\natexit.register(time.sleep, 60)\n")
+    job = dict(
+        source=str(src),
+        output=str(tmp_path / "out" / "hangs.ipynb"),
+        cwd=str(tmp_path / "work"),
+        env={},
+        parameters={},
+        chapter="hangs",
+    )
+    assert execution.execute_job(job)["error"] is None
+    assert (
+        waits == [execution.KERNEL_SHUTDOWN_WAIT] and execution.KERNEL_SHUTDOWN_WAIT < 5
+    )
+    assert not os.path.exists(f"/proc/{pids[0]}")

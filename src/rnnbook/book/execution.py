@@ -36,6 +36,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: IPC no two kernels share an address, so this is left for rarer deaths (a full /tmp, an OOM kill)
 KERNEL_START_TRIES = 3
 
+#: seconds a kernel whose chapter has run gets to exit after it was asked to (then SIGTERM at half
+#: of it, SIGKILL at the end): its outputs and claim records are in by then, and three kernels
+#: in ten here did not exit on request, each waiting out jupyter_client's default of 5 s
+#: (SIGTERM at 2.5 s: 0.7 s per chapter became 4.0 s)
+KERNEL_SHUTDOWN_WAIT = 1.0
+
 #: a Unix socket's path has at most 107 bytes; a kernel's are "<runtime dir>/kernel-<uuid>-ipc-N",
 #: 50 bytes after the folder
 _MAX_RUNTIME_DIR = 56
@@ -51,7 +57,8 @@ def ipc_kernel_manager():
 
     Each kernel's sockets are files named after its own connection file (a fresh name under
     Jupyter's runtime folder, as an absolute path): left to itself, jupyter_client would name
-    them ``kernel-ipc-N`` in the working folder, which kernels started at once would share."""
+    them ``kernel-ipc-N`` in the working folder, which kernels started at once would share.
+    A kernel that does not exit when asked is ended after :data:`KERNEL_SHUTDOWN_WAIT`."""
     from jupyter_client import AsyncKernelManager
     from traitlets import default
 
@@ -63,6 +70,10 @@ def ipc_kernel_manager():
         @default("connection_file")
         def _connection_file_default(self) -> str:
             return str(runtime_dir() / f"kernel-{uuid.uuid4()}.json")
+
+        @default("shutdown_wait_time")
+        def _shutdown_wait_time_default(self) -> float:
+            return KERNEL_SHUTDOWN_WAIT
 
     return IPCKernelManager
 

@@ -75,7 +75,7 @@ LINKS = "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.getAt
 
 
 def offline_problems(page, path: Path) -> list[str]:
-    """What is broken on a page opened offline (:func:`open_page`)."""
+    """What is broken on a page opened offline (:func:`open_in`)."""
     problems = [f"JavaScript error: {e}" for e in page.errors]
     text = page.evaluate(MATH_LEFT)
     for raw in ("\\(", "\\[", "$$"):
@@ -161,7 +161,7 @@ FITTED = """() => {
 }"""
 
 
-def offline_tab(browser, width: int, dark: bool = False):
+def offline_tab(browser, width: int):
     """A browser tab with the network cut (a context of its own, offline: close it with
     ``page.context.close()``) in which :func:`open_in` opens pages one after another; what a
     page asked from outside the book (and did not get) in ``page.outside``, its JavaScript
@@ -170,7 +170,6 @@ def offline_tab(browser, width: int, dark: bool = False):
     context = browser.new_context(
         offline=True,
         viewport={"width": width, "height": 900},
-        color_scheme="dark" if dark else "light",
         reduced_motion="reduce",  # no sliding sidebar to wait for (legible.css)
     )
     page = context.new_page()
@@ -200,11 +199,6 @@ def open_in(page, path: Path, width: int):
     )
     page.wait_for_function(FITTED, timeout=10_000)
     return page
-
-
-def open_page(browser, path: Path, width: int, dark: bool = False):
-    """``path`` opened at ``width`` px in a tab of its own (:func:`offline_tab`)."""
-    return open_in(offline_tab(browser, width, dark), path, width)
 
 
 def figure_problems(page, path: Path) -> list[str]:

@@ -209,10 +209,8 @@ def _end_with_build(build: int) -> None:
         try:
             fd = os.pidfd_open(build)
             select.select([fd], [], [])
-        except (
-            OSError,
-            AttributeError,
-        ):  # no pidfd (not Linux >= 5.3): ask each second
+        except (OSError, AttributeError):
+            # no pidfd (not Linux >= 5.3): ask each second
             while _alive(build):
                 time.sleep(1.0)
         os.kill(os.getpid(), signal.SIGTERM)

@@ -94,19 +94,21 @@ def _data(e, theta, S, N, tie=False):
     return x - x.mean() + theta
 
 
-def _decide(d, scenario, untrained=(), tie=False, override=None):
+def _decide(d, scenario, left_out=(), tie=False, override=None, gate=True):
     table = {}
     for i, (e, key, S, N) in enumerate(_effects(d)):
         name = (e["name"], key)
         sc = override.get(i, scenario) if override else scenario
         theta = _targets(e, S, N)[sc]
-        table[name] = (_data(e, theta, S, N, tie), i not in untrained)
+        table[name] = (_data(e, theta, S, N, tie), i not in left_out)
 
     def measure(e, key):
         return table[(e["name"], key)]
 
     names = {**d.constants, "profile": "book"}
-    return claims._decide_effects(d, names, measure, lambda e: _keys(d, e))
+    return claims._decide_effects(
+        d, names, measure, lambda e: _keys(d, e), gate_passed=gate
+    )
 
 
 IDS = sorted(TRAINING)
@@ -152,14 +154,16 @@ def test_rule_decides_both_ways(cid):
             assert x["decision"] == "inconclusive"
     if all(e["interval"] in ("mean", "bootstrap") for e, *_ in effects):
         assert tied.verdict == "inconclusive"
-    # one untrained arm: its effect is undecided and the claim is not reproduced from it
+    # a setting left out by its declared rule: not decided, the others decide the claim
     for i in range(k):
-        un = _decide(d, "paper", untrained=(i,))
-        assert un.effects[i]["decision"] == "inconclusive"
-        assert not un.trained["passed"]
-        if d.combine is None:
-            assert un.verdict == "inconclusive"
-    assert paper.effects[0]["level"] == pytest.approx(1 - 0.05 / k, abs=1e-5)
+        out = _decide(d, "paper", left_out=(i,))
+        assert out.effects[i]["decision"] == "left out"
+        assert out.trained["passed"]
+        assert out.verdict == ("reproduced" if k > 1 else "inconclusive")
+    # the experiment's gate fails: nothing is decided
+    assert _decide(d, "paper", gate=False).verdict == "inconclusive"
+    assert paper.effects[0]["level"] == 0.95
+    assert paper.effects[0]["level_k"] == pytest.approx(1 - 0.05 / k, abs=1e-5)
 
 
 def test_no_interval_of_a_share_leaves_its_range():
@@ -224,7 +228,7 @@ def _write(tmp_path, rule, history=None):
         "tolerance": "two effects (book/verdicts.md) at level 1 - 0.05/2, above 0.01",
         "constants": {"margin": 0.01},
         "rule": rule,
-        "trained": {"rule": "acc[key] > 0.2", "value": "acc[key]"},
+        "trained": {"rule": "ref > 0.2", "value": "ref"},
         "measured": "gain {gain}",
     }
     if history is not None:
@@ -242,6 +246,7 @@ RULE = {
             "effect": "gain[key]",
             "direction": "above",
             "smallest": "margin",
+            "setting": "acc[key] > 0.2",
         }
     ]
 }
@@ -252,28 +257,24 @@ def test_effects_rule_is_applied_with_its_gates_and_recorded(tmp_path):
     d = _write(tmp_path, RULE, hist)
     assert d.history == tuple(hist) and "book/verdicts.md" in d.rule_text()
     up, down = [0.05, 0.06, 0.07, 0.05], [-0.05, -0.06, -0.07, -0.05]
-    dec = claims.decide(
-        d, {"gain": {"a": up, "b": up}, "acc": {"a": 0.9, "b": 0.9}}, "book"
-    )
+    ok = {"acc": {"a": 0.9, "b": 0.9}, "ref": 0.9}
+    dec = claims.decide(d, {"gain": {"a": up, "b": up}, **ok}, "book")
     assert dec.verdict == "reproduced" and dec.trained["passed"]
     assert [e["decision"] for e in dec.effects] == ["reproduced"] * 2
-    assert (
-        dec.effects[0]["level"] == pytest.approx(0.975)
-        and "Decided: a " in dec.measured
-    )
-    dec = claims.decide(
-        d, {"gain": {"a": up, "b": down}, "acc": {"a": 0.9, "b": 0.9}}, "book"
-    )
+    assert dec.effects[0]["level"] == 0.95 and "Decided: a " in dec.measured
+    assert dec.effects[0]["level_k"] == pytest.approx(0.975)
+    dec = claims.decide(d, {"gain": {"a": up, "b": down}, **ok}, "book")
     assert dec.verdict == "not-reproduced" and dec.effects[1]["contrary"]
-    # b's arms did not train: b decides nothing, and a reversed b is not reported as contrary
-    dec = claims.decide(
-        d, {"gain": {"a": up, "b": down}, "acc": {"a": 0.9, "b": 0.1}}, "book"
-    )
+    # no arm of setting b can train: b is left out, a decides alone (at k = 1)
+    out = {"acc": {"a": 0.9, "b": 0.1}, "ref": 0.9}
+    dec = claims.decide(d, {"gain": {"a": up, "b": down}, **out}, "book")
+    assert dec.verdict == "reproduced" and dec.trained["passed"]
+    assert dec.effects[1]["decision"] == "left out" and not dec.effects[1]["contrary"]
+    assert dec.effects[0]["level_k"] == 0.95
+    # the experiment did not work (the reference arm did not train): nothing is decided
+    dec = claims.decide(d, {"gain": {"a": up, "b": up}, **ok, "ref": 0.1}, "book")
     assert dec.verdict == "inconclusive" and not dec.trained["passed"]
-    assert (
-        dec.effects[1]["decision"] == "inconclusive" and not dec.effects[1]["contrary"]
-    )
-    assert dec.trained["value"] == {"a": 0.9, "b": 0.1}
+    assert dec.trained["value"] == 0.1
 
 
 @pytest.mark.parametrize(

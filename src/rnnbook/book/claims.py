@@ -35,16 +35,32 @@ A training claim declares its ``rule`` as *effects* instead (the design of book/
           no_effect: 0                        # the value of no effect (default 0)
           range: "[0, 1]"                     # the statistic's range: a t interval is cut
                                               # to it (required with bootstrap)
-          gate: arm_acc[key] >= 2 * chance    # this effect's arms trained (default: 'trained')
+          paper: 0.08                         # the paper's own effect (a true effect of
+                                              # this size must be reproducible)
+          spread: 0.05                        # per-seed sd of the statistic (mean,
+                                              # bootstrap), from the book ledger; or
+          trials_per_seed: 12                 # ... the trials a seed adds (wilson, exact)
+          setting: best_acc[key] >= 2 * chance  # optional: the setting can train at all,
+                                              # whatever the arm; else it is left out
       combine: all                            # all | {at_least: k}
       not_attempted: not attempted            # optional
+    trained: ref_acc >= 2 * chance            # the experiment works: the reference arm
+                                              # trained (never a compared arm's outcome)
+    power: {seeds: 24, spread_from: "..."}    # the seeds at which the paper's own effect is
+                                              # reproduced with probability >= 0.8
     history:                                  # a rule changed after its claim ran
       - {date: 2026-11-26, old_rule: "...", why: "..."}
 
-Every effect is decided from its interval at level 1 - 0.05/k (Bonferroni over the claim's k
-effects) by :func:`rnnbook.stats.decide_effect`, and the claim's verdict by
-:func:`rnnbook.stats.combine_effects`; a significant contrary effect is never reproduced or
-partly-reproduced, and an effect whose own arms did not train is inconclusive.
+Each effect is decided from two intervals (:func:`rnnbook.stats.decide_effect`): reproduced
+when its 95% interval lies beyond the smallest effect (every effect reproduced is an
+intersection-union test, Berger 1982, which needs no adjustment); decided short of the paper,
+or against it, from its interval at 1 - 0.05/k (Bonferroni over the claim's k effects, for the
+union decisions). The claim's verdict follows (:func:`rnnbook.stats.combine_effects`); a
+significant contrary effect is never reproduced or partly-reproduced. The gate ``trained`` asks
+that the experiment works at all: when it fails the claim is inconclusive; it never reads a
+statistic an effect decides on (a compared arm that did not train counts as a loss inside
+the statistic). An effect's ``setting`` rule leaves out a setting in which no arm can train
+at this scale, declared before the run and named in the box.
 
 The chapter passes only the measured values (``ledger.check("lsc.lemma2.identity", proven=True,
 mismatches=0, pairs=40)``); :func:`decide` applies the declared rule. A rule is a Python expression
@@ -200,6 +216,7 @@ class Declaration:
     combine: int | None = None  # None: all effects; k: at least k of them
     not_attempted: str | None = None
     history: tuple[dict, ...] = ()
+    power: Mapping[str, Any] | None = None
 
     def rule_text(self) -> str:
         """The rule as one line of text (shown in the claim box)."""
@@ -212,20 +229,9 @@ class Declaration:
         return "; ".join(parts)
 
     def gate_text(self) -> str | None:
-        """The trained-or-not gate as the ledger records it: the claim's own gate, or the
-        gates of each effect's arms where its effects carry their own."""
-        if any("gate" in e for e in self.effects):
-            return "each effect's own arms: " + "; ".join(
-                _gate_line(e, self.trained) for e in self.effects
-            )
+        """The trained-or-not gate as the ledger records it: the claim's own gate (the
+        experiment works at all)."""
         return self.trained
-
-
-def _gate_line(e: dict, default: str | None) -> str:
-    """One effect's gate in words: an effect over several keys names them, not ``{key}``."""
-    name = e["name"].replace("{key}", "(each key)")
-    over = f" for each key in {e['over']}" if "over" in e else ""
-    return f"{name}{over}: {e.get('gate', default)}"
 
 
 def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
@@ -254,10 +260,28 @@ def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
                 f"{where}: effect {e['name']!r} declares a bootstrap interval, which below "
                 "ten seeds is Student t: it needs the statistic's 'range' (e.g. [0, 1])"
             )
-        for key in ("over", "effect", "gate", "smallest", "no_effect", "range"):
+        if "gate" in e:
+            raise ClaimError(
+                f"{where}: effect {e['name']!r} has a 'gate': gates guard the experiment "
+                "(the claim's 'trained'), never a compared arm; a setting no arm can train "
+                "in is left out by a 'setting' rule (book/verdicts.md)"
+            )
+        for key in ("over", "effect", "setting", "smallest", "no_effect", "range"):
             if key in e:
                 compile_rule(str(e[key]), where)
-        out.append({k: str(v) if k != "name" else v for k, v in e.items()})
+        for key in ("paper", "spread", "trials_per_seed", "keys"):
+            if key in e and not isinstance(e[key], (int, float)):
+                raise ClaimError(
+                    f"{where}: effect {e['name']!r}: {key!r} must be a number"
+                )
+        out.append(
+            {
+                k: v
+                if k in ("name", "paper", "spread", "trials_per_seed", "keys")
+                else str(v)
+                for k, v in e.items()
+            }
+        )
     combine = raw.get("combine", "all")
     if combine == "all":
         k = None
@@ -326,6 +350,7 @@ def _gate(raw: Any, where: str) -> tuple[str | None, str | None]:
 
 
 _KEYS = {
+    "power",
     "id",
     "source",
     "statement",
@@ -346,10 +371,34 @@ _EFFECT_KEYS = {
     "direction",
     "smallest",
     "no_effect",
-    "gate",
+    "gate",  # refused with a reason (gates guard the experiment, not an arm)
     "range",
+    "paper",
+    "spread",
+    "trials_per_seed",
+    "keys",
+    "setting",
 }
+#: "every effect reproduced": each effect's interval at this level (intersection-union)
 LEVEL = 0.95
+#: the union decisions (an effect short or against the paper, partly) at 1 - ALPHA/k
+ALPHA = 0.05
+
+
+def _power(raw: Any, where: str) -> dict | None:
+    """A claim's declared power analysis: ``{seeds: N, spread_from: "..."}``."""
+    if raw is None:
+        return None
+    if (
+        not isinstance(raw, dict)
+        or set(raw) - {"seeds", "spread_from", "why"}
+        or not isinstance(raw.get("seeds"), int)
+        or raw["seeds"] < 2
+    ):
+        raise ClaimError(
+            f"{where}: 'power' is {{seeds: N >= 2, spread_from: '...', why: '...'}}"
+        )
+    return dict(raw)
 
 
 def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
@@ -411,6 +460,7 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
             combine=combine,
             not_attempted=not_attempted,
             history=_history(raw.get("history"), where),
+            power=_power(raw.get("power"), where),
         )
     return out
 
@@ -545,29 +595,85 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}" if math.isfinite(x) else str(x)
 
 
+_SIDE = {"above": "above", "below": "below", "within": "within ±"}
+_INTERVAL_WORDS = {
+    "mean": "the mean over seeds, with its Student-t interval",
+    "bootstrap": "the mean over seeds, with a bootstrap interval (Student t below ten seeds)",
+    "wilson": "the share of the pooled trials, with its Wilson interval",
+    "exact": "the share of the pooled trials, with its exact binomial interval",
+    "sign": "the share of seeds on the paper's side, with its exact binomial interval",
+}
+
+
+def _num(x: Any) -> str:
+    """A declared number for reading: ``0.6``, ``-0.02``; an expression stays as given."""
+    try:
+        return f"{float(x):.3g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def effect_sentence(e: dict, constants: Mapping[str, Any] | None = None) -> str:
+    """One declared effect's rule as a sentence, in words (the claim box shows it)."""
+    names = dict(constants or {})
+
+    def val(key: str, default: Any = None) -> str:
+        raw = e.get(key, default)
+        try:
+            return _num(evaluate(str(raw), names, "effect"))
+        except ClaimError:
+            return _num(raw)
+
+    name = str(e["name"]).replace("{key}", "each setting")
+    side = e["direction"]
+    small, null = val("smallest"), val("no_effect", 0)
+    how = _INTERVAL_WORDS.get(e.get("interval", "mean"), e.get("interval", "mean"))
+    if side == "within":
+        core = (
+            f"reproduced if its 95% interval lies within ±{small.lstrip('-')} of {null}; "
+            "not reproduced if the adjusted interval lies outside that band"
+        )
+    else:
+        beyond, short = ("above", "below") if side == "above" else ("below", "above")
+        core = (
+            f"reproduced if its 95% interval lies {beyond} {small}; not reproduced if "
+            f"the adjusted interval lies {short} {small}, against the paper if it lies "
+            f"{short} {null}"
+        )
+    paper = f" (the paper's own effect: {_num(e['paper'])})" if "paper" in e else ""
+    left = (
+        " A setting in which no arm can train at this scale is left out, by a rule "
+        "declared before the run."
+        if "setting" in e
+        else ""
+    )
+    return f"{name}: {how}; {core}{paper}.{left}"
+
+
 def effects_text(d: Declaration) -> str:
     """The effects rule in words (shown in the claim box)."""
-    parts = []
-    for e in d.effects:
-        over = f" for each key in {e['over']}" if "over" in e else ""
-        sign = {"above": ">", "below": "<", "within": "within +-"}[e["direction"]]
-        parts.append(
-            f"{e['name']}{over}: {e['effect']} ({e['interval']} interval), "
-            f"the paper's effect {sign} {e['smallest']} (no effect: {e['no_effect']})"
-            + (f", gate {e['gate']}" if "gate" in e else "")
-        )
-    how = "all" if d.combine is None else f"at least {d.combine}"
+    k = "the claim's k effects"
+    how = (
+        "every effect reproduced"
+        if d.combine is None
+        else f"at least {d.combine} effects reproduced (at the adjusted level)"
+    )
     return (
-        "per effect, reproduced if its interval lies beyond the smallest effect, not "
-        "reproduced if it excludes it, inconclusive otherwise (level 1 - 0.05/k over the "
-        f"k effects); claim: {how} (book/verdicts.md). " + "; ".join(parts)
+        f"Each effect is reproduced when its 95% interval lies beyond the smallest effect "
+        f"that counts as the paper's; it is decided short of it, or against the paper, from "
+        f"its interval at level 1 - 0.05/k over {k} (book/verdicts.md). The claim is "
+        f"reproduced with {how}. "
+        + " ".join(effect_sentence(e, d.constants) for e in d.effects)
     )
 
 
-def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Decision:
+def _decide_effects(
+    d: Declaration, names: dict, measure=None, keys=None, gate_passed=None
+) -> Decision:
     """Apply an effects rule (book/verdicts.md). ``measure(effect, key)`` may stand in for the
-    measurements: it returns ``(data, gate passed)``, and ``keys(effect)`` for the keys of its
-    ``over`` (the rule-engine tests feed synthetic data through them)."""
+    measurements: it returns ``(data, setting trains)``, ``keys(effect)`` the keys of its
+    ``over`` and ``gate_passed`` the experiment's gate (the rule-engine tests feed synthetic
+    data through them)."""
     from rnnbook.stats import Interval, combine_effects, decide_effect, effect_interval
 
     where = f"claim {d.id}"
@@ -578,6 +684,15 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
         note = _show(d.note, names, where) if d.note else ""
         if d.not_attempted and evaluate(d.not_attempted, names, where):
             return Decision("not-attempted", measured, note, None, [])
+        passed = bool(evaluate(d.trained, names, f"{where} (trained)"))
+        if d.trained_value is not None:
+            value = plain(evaluate(d.trained_value, names, f"{where} (trained)"))
+        else:
+            used = [n for n in compile_rule(d.trained, where).co_names if n in names]
+            value = {n: plain(names[n]) for n in used if n not in d.constants}
+            value = next(iter(value.values())) if len(value) == 1 else value
+    else:
+        passed, value = (True if gate_passed is None else bool(gate_passed)), None
     runs = []
     for e in d.effects:
         if keys is not None:
@@ -587,22 +702,22 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
         runs += [(e, key) for key in over]
     if not runs:
         raise ClaimError(f"{where}: no effect to decide (an empty 'over')")
-    level = 1 - (1 - LEVEL) / len(runs)
-    effects, gates = [], {}
+    rows = []
     for e, key in runs:
         nk = {**names, "key": key}
         name = str(e["name"]).format(key=key)
         if measure is not None:
-            data, ok = measure(e, key)
-            gates[name] = ok
+            data, in_setting = measure(e, key)
         else:
-            gate = e.get("gate", d.trained)
-            ok = bool(evaluate(gate, nk, f"{where} ({name}, gate)"))
-            gates[name] = ok
-            if d.trained_value is not None and "gate" not in e:
-                value = evaluate(d.trained_value, nk, f"{where} (trained)")
-                gates[name] = plain(value)
+            in_setting = "setting" not in e or bool(
+                evaluate(e["setting"], nk, f"{where} ({name}, setting)")
+            )
             data = plain(evaluate(e["effect"], nk, f"{where} ({name})"))
+        rows.append((e, key, nk, name, data, bool(in_setting)))
+    k = max(1, sum(1 for r in rows if r[5]))
+    level_k = 1 - ALPHA / k
+    effects = []
+    for e, key, nk, name, data, in_setting in rows:
         smallest = float(evaluate(e["smallest"], nk, where))
         null = float(evaluate(e["no_effect"], nk, where))
         bounds = evaluate(e["range"], nk, where) if "range" in e else None
@@ -614,38 +729,105 @@ def _decide_effects(d: Declaration, names: dict, measure=None, keys=None) -> Dec
                 f"{where} ({name}): 'range' {bounds} must hold its smallest effect "
                 f"{smallest} and its value of no effect {null}"
             )
-        try:
-            iv = effect_interval(e["interval"], data, level, null, bounds)
-        except ValueError:  # nothing to compare (no seed, no trial)
-            iv = Interval(math.nan, math.nan, math.nan, 0, level)
-        decision, contrary = decide_effect(iv, e["direction"], smallest, null)
-        if not ok:
-            decision, contrary = "inconclusive", False
+        ivs = []
+        for lvl in (LEVEL, level_k):
+            try:
+                ivs.append(effect_interval(e["interval"], data, lvl, null, bounds))
+            except ValueError:  # nothing to compare (no seed, no trial)
+                ivs.append(Interval(math.nan, math.nan, math.nan, 0, lvl))
+        iv, ivk = ivs
+        at95, _ = decide_effect(iv, e["direction"], smallest, null)
+        atk, contrary = decide_effect(ivk, e["direction"], smallest, null)
+        if at95 == "reproduced":
+            decision = "reproduced"
+        elif atk == "not-reproduced":
+            decision = "not-reproduced"
+        else:
+            decision = "inconclusive"
+        if not in_setting:
+            decision, contrary, atk = "left out", False, "left out"
         effects.append(
             {
                 "name": name,
                 "estimate": iv.mean,
                 "lo": iv.lo,
                 "hi": iv.hi,
-                "level": round(level, 5),
+                "level": LEVEL,
+                "lo_k": ivk.lo,
+                "hi_k": ivk.hi,
+                "level_k": round(level_k, 5),
                 "n": iv.n,
                 "interval": _interval_name(e["interval"], data),
                 "direction": e["direction"],
                 "smallest": smallest,
                 "null": null,
-                "trained": ok,
+                "paper": e.get("paper"),
+                "in_setting": in_setting,
                 "decision": decision,
+                "strong": atk == "reproduced",
                 "contrary": contrary,
             }
         )
-    verdict = combine_effects(
-        [x["decision"] for x in effects], [x["contrary"] for x in effects], d.combine
-    )
-    passed = all(x["trained"] for x in effects)
-    trained = {"rule": d.gate_text(), "value": gates, "passed": passed}
-    decided = "; ".join(_effect_line(x) for x in effects)
-    measured = f"{measured}. Decided: {decided}" if measured else f"Decided: {decided}"
+    decided = [x for x in effects if x["in_setting"]]
+    if not passed or not decided:
+        verdict = "inconclusive"
+    else:
+        verdict = combine_effects(
+            [x["decision"] for x in decided],
+            [x["contrary"] for x in decided],
+            d.combine,
+            [x["strong"] for x in decided],
+        )
+    trained = {"rule": d.gate_text(), "value": value, "passed": passed}
+    lines = "; ".join(_effect_line(x) for x in effects)
+    measured = f"{measured}. Decided: {lines}" if measured else f"Decided: {lines}"
     return Decision(verdict, measured, note, trained, effects)
+
+
+def effect_keys(d: Declaration, e: dict) -> int:
+    """How many effects one declared effect makes: the length of a literal ``over``, else
+    its declared ``keys`` (an ``over`` that reads a measured list)."""
+    if "over" not in e:
+        return 1
+    try:
+        return len(ast.literal_eval(e["over"]))
+    except (ValueError, SyntaxError):
+        pass
+    try:
+        return len(evaluate(e["over"], {**d.constants, "profile": "book"}))
+    except ClaimError:
+        if "keys" not in e:
+            raise ClaimError(
+                f"claim {d.id}: effect {e['name']!r} reads its settings from the run; "
+                "declare how many with 'keys' (for its power analysis)"
+            ) from None
+        return int(e["keys"])
+
+
+def claim_power(d: Declaration, seeds: int) -> float:
+    """The chance that the claim is ``reproduced`` at ``seeds`` seeds when every effect is
+    exactly the paper's (``paper``), each with its declared per-seed ``spread`` or
+    ``trials_per_seed``: the product of its effects' chances (taken as independent)."""
+    from rnnbook.stats import power_to_reproduce
+
+    names = {**d.constants, "profile": "book"}
+    total = 1.0
+    for e in d.effects:
+        if "paper" not in e:
+            raise ClaimError(f"claim {d.id}: effect {e['name']!r} needs 'paper'")
+        p = power_to_reproduce(
+            e.get("interval", "mean"),
+            e["direction"],
+            float(e["paper"]),
+            float(evaluate(e["smallest"], names, d.id)),
+            float(evaluate(e["no_effect"], names, d.id)),
+            seeds,
+            e.get("spread"),
+            e.get("trials_per_seed"),
+            LEVEL,
+        )
+        total *= p ** effect_keys(d, e)
+    return total
 
 
 def _interval_name(kind: str, data) -> str:
@@ -662,10 +844,10 @@ def _interval_name(kind: str, data) -> str:
 
 
 def _effect_line(x: dict) -> str:
-    sign = {"above": ">", "below": "<", "within": "within +-"}[x["direction"]]
+    sign = {"above": ">", "below": "<", "within": "within ±"}[x["direction"]]
     why = x["decision"]
-    if not x["trained"]:
-        why = "inconclusive (an arm did not train)"
+    if not x["in_setting"]:
+        why = "left out (no arm can train in this setting at this scale)"
     elif x["contrary"]:
         why += " (significant effect against the paper)"
     elif x["hi"] - x["lo"] <= 1e-12 * max(1.0, abs(x["estimate"])) or not math.isfinite(
@@ -674,6 +856,6 @@ def _effect_line(x: dict) -> str:
         why += " (the interval has no width: it decides nothing)"
     return (
         f"{x['name']} {_fmt(x['estimate'])} [{_fmt(x['lo'])}, {_fmt(x['hi'])}] "
-        f"({x['level']:.2%} {x['interval']}, n={x['n']}) vs {sign} "
-        f"{_fmt(x['smallest'])}: {why}"
+        f"(95% {x['interval']}, n={x['n']}; at {x['level_k']:.2%}: "
+        f"[{_fmt(x['lo_k'])}, {_fmt(x['hi_k'])}]) vs {sign} {_fmt(x['smallest'])}: {why}"
     )

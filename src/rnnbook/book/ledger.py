@@ -723,8 +723,8 @@ def effect_text(e: dict) -> str:
         e.get("direction"), str(e.get("direction"))
     )
     verdict = e.get("decision", "")
-    if not e.get("trained", True):
-        verdict += " (its networks did not train)"
+    if not e.get("in_setting", True):
+        verdict = "left out (no arm can train in this setting at this scale)"
     elif e.get("contrary"):
         verdict += " (a significant effect against the paper)"
     level = e.get("level")

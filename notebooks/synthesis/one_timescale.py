@@ -22,7 +22,9 @@
 #
 # **What the four papers say, each in its own language.** For a recurrent network
 # $h_t = W h_{t-1}/\sqrt n + F x_t$ with $W_{ij}\sim\mathcal N(0,\nu_W)$, the linear RNN of
-# {cite:t}`emami2021implicit` and the common special case of all four papers:
+# {cite:t}`emami2021implicit` and a special case of the models of the three RNN papers (unrolled in
+# time it is a deep linear network with one matrix shared by all layers, which the independent layers
+# of the fourth paper do not cover):
 #
 # * {cite:t}`herranzcelotti2024lsc` (LSC) ask that the *radius* of each transition derivative
 #   $\partial h_t/\partial h_{t-1} = J = W/\sqrt n$ be one (Theorem 1), so that their *upper* bound
@@ -46,7 +48,8 @@
 # different mechanisms that both end on a minimum-norm-type interpolant: the linear RNN in the kernel
 # regime minimizes the change of its impulse response in the norm of a *fixed* tangent kernel; the deep
 # linear network is not in the kernel regime (its kernel evolves), and lands on $X^+y$ because its
-# predictor starts at zero and never leaves the row space of $X$.
+# predictor starts at zero and, from the initialization of its infinite-width limit, never leaves the row
+# space of $X$.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -144,8 +147,12 @@ for q in range(1, P.k_max + 1):
 display(Math(steps["grad"]))
 
 # %% [markdown]
-# The per-step decay is therefore $\nu_W$ exactly only for the first step; after that it carries a
-# correction $1 + O(k^2/n^2)$ from the non-planar pairings, so it equals $\nu_W$ only as $n\to\infty$.
+# The per-step decay is therefore $\nu_W$ exactly only for the first step. After that the non-planar
+# pairings put a factor $P_k(n)/n^{k+1} = 1 + c_k/n^2 + O(n^{-3})$ (at fixed $k$) on the $k$-step
+# moment, with $c_k$ the coefficient of $n^{k-1}$ above, so the decay equals $\nu_W$ only as
+# $n\to\infty$. The coefficient grows faster than $k^2$ ($c_2, c_3, c_4 = 2, 10, 28$): the complex
+# entries below give $c_k = \binom{k+2}{4}$ for $k\le 6$, about $k^4/24$, and the real $c_k$ is at
+# least that, since every complex pairing is a real one of the same weight.
 # Not all of the correction comes from the pairings that tie a $W$ to a $W$ (not to a $W^\top$): a
 # complex Ginibre matrix, whose entries have $\mathbb E W_{ij}^2 = 0$ and so no such pairings, still has
 # the crossing pairings of a $W$ with a $W^*$, and about half of the leading correction:
@@ -205,9 +212,12 @@ fig = figures.four_curves(lin)
 # %% [markdown]
 # **Figure 1.** The four diagnostics (95% intervals over seeds) against $\nu_W$, one panel per width,
 # with the common wide-limit prediction $\nu_W$ (grey line) and the exact finite-lag ratio
-# $\rho_{j+1}/\rho_j$ (dotted). Two curves lie on the line already at small width: $\chi_1$ is exact at
-# every width, the gradient decay nearly so. The squared spectral radius lies above the line and approaches it
-# slowly as $n$ grows, the asymptotic member of the four. The NTK ratio follows the dotted curve, which
+# $\rho_{j+1}/\rho_j$ (dotted). $\chi_1$ lies on the line at every width (it is exact); the gradient
+# decay approaches it as $n$ grows (the largest relative deviation over the sweep is
+# {claim}`synthesis.timescale.gradient-decay:values.grad_decay_dev_small` at the smallest width,
+# {claim}`synthesis.timescale.gradient-decay:values.grad_decay_dev_large` at the largest). The squared
+# spectral radius lies above the line and approaches it slowly as $n$ grows, the asymptotic member of the
+# four. The NTK ratio follows the dotted curve, which
 # reaches $\nu_W$ only at long lags. Criticality ($\nu_W=1$) is the same point for all four.
 
 # %% tags=["hide-input"]
@@ -246,7 +256,8 @@ fig = figures.nonlinear_panels([tanh, gated])
 # $\chi_1<1$ over the whole sweep: the critical point of the tanh network has moved beyond
 # $\nu_W = 1.3$. For the gated cell the decay hardly depends on $\nu_W$; it is set by the gates. Its
 # Jacobian $\mathrm{diag}(u_t) + \mathrm{diag}(a_t)W$ is dominated by its non-random diagonal, its spectral
-# radius is set by the most open gates, and it no longer tells the average decay: only $\chi_1$ does.
+# radius is set by the largest gate values $u$ (the units that keep most of their state, $u$ near 1), and
+# it no longer tells the average decay: only $\chi_1$ does.
 
 # %% tags=["hide-input"]
 ledger.check(
@@ -308,12 +319,25 @@ display(
 # The deep linear network of Chizat et al. gets to its minimum-norm solution by another route. Its
 # infinite-width limit is *not* a kernel regime: its tangent kernel is $3I$ at initialization only and then
 # evolves, growing with the solution ({doc}`/notebooks/infinite_width/limit_flow`: $R_\infty\succeq 3I$), so
-# it minimizes no fixed kernel norm. What it keeps is a subspace: the predictor starts at $0$ and every
-# update is $X^\top$ times something, so the predictor stays in the row space of $X$, where the only
-# interpolant is $X^+y$ (Theorem 2.3), whatever the kernel did on the way. The two results **coincide** in
-# form: $X^+y$ is the formula above with $D = I$, $h^0 = 0$. They **differ** in what fixes the answer: for
-# the kernel-regime RNN the kernel at initialization (the weights $\rho_j$) and the random start $h^0$; for
-# the deep linear network only the zero start and the row space, not the (changing) kernel.
+# it minimizes no fixed kernel norm. What it keeps is a subspace. The predictor starts at $0$ and moves as
+# $\dot\lambda \propto -R_t\,\xi_t$, with $\xi_t$ the loss gradient (a combination of the data rows) and
+# $R_t$ the evolving kernel of their Eq. (5.17), which need not keep the row space of $X$. Chizat et al.
+# prove that from the initialization of the infinite-width limit the predictor does stay in it
+# (Proposition 5.3), where the only interpolant is $X^+y$ (Theorem 2.3), whatever the kernel did on the
+# way. A zero start alone is not enough (the point of their Remark 5.4, made there from a nonzero
+# start): a two-layer linear network $\lambda = Az$ on
+# the one sample $x = e_1$, $y = 1$, started at $A = \begin{pmatrix}1&1\\1&1\end{pmatrix}$,
+# $z = (1,-1)$, has $\lambda(0) = 0$ and leaves $\mathrm{span}(e_1)$ at once:
+
+# %%
+v = two_biases.two_layer_velocity([[1, 1], [1, 1]], [1, -1], x=[1, 0], y=1)
+display(Math(r"\dot\lambda(0) = " + two_biases.sp.latex(v.T)))
+
+# %% [markdown]
+# The two results **coincide** in form: $X^+y$ is the formula above with $D = I$, $h^0 = 0$. They
+# **differ** in what fixes the answer: for the kernel-regime RNN the kernel at initialization (the
+# weights $\rho_j$) and the random start $h^0$; for the deep linear network the initialization of its
+# limit, which keeps the predictor in the row space, not the (changing) kernel.
 #
 # **The data.** An impulse response of $J$ lags fitted from $m<J$ equations
 # $y_i = \sum_j h^*_j u_{i+J-1-j}$, $u\sim\mathcal N(0,1)$, with a slowly decaying teacher $h^*$.

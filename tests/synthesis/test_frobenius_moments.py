@@ -73,3 +73,18 @@ def test_complex_ginibre_keeps_about_half_of_the_correction():
         exact = float(fm.wick_polynomial(k, True).subs(n, w))
         assert abs(x.mean() - exact) <= 4 * x.std(ddof=1) / S**0.5, k
         P = P @ W
+
+
+def test_n_squared_correction_grows_faster_than_k_squared():
+    """P_k(n)/n^(k+1) = 1 + c_k/n^2 + ...: c_k for complex entries is binom(k+2, 4) for
+    k = 2..6, and the real c_k (every complex pairing is a real one) is at least that."""
+    n = fm.n
+    real = []
+    for k in range(2, 7):
+        real.append(sp.Poly(fm.wick_polynomial(k), n).coeff_monomial(n ** (k - 1)))
+        cplx = sp.Poly(fm.wick_polynomial(k, complex_entries=True), n)
+        assert cplx.coeff_monomial(n ** (k - 1)) == sp.binomial(k + 2, 4)
+        assert real[-1] >= cplx.coeff_monomial(n ** (k - 1))
+    assert real == [2, 10, 28, 62, 118]
+    per_k2 = [c / k**2 for c, k in zip(real, range(2, 7))]
+    assert per_k2 == sorted(per_k2)  # c_k / k^2 increases: not O(k^2)

@@ -44,3 +44,12 @@ def test_data_and_tail():
     assert tb.tail_mass(np.array([0.0, 1.0]), 1) == 1.0
     with pytest.raises(ValueError):
         tb.convolution_data(4, 4, 0)
+
+
+def test_two_layer_velocity_leaves_the_row_space_from_a_zero_predictor():
+    A, z = [[1, 1], [1, 1]], [1, -1]
+    assert list(tb.sp.Matrix(A) * tb.sp.Matrix(z)) == [0, 0]
+    v = tb.two_layer_velocity(A, z, [1, 0], 1)
+    assert list(v) == [4, 2]  # second component: outside span(e_1)
+    # a start whose A maps everything onto e_1 stays in span(e_1)
+    assert list(tb.two_layer_velocity([[1, 0], [0, 0]], [1, 0], [1, 0], 2)) == [2, 0]

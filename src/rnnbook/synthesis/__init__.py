@@ -1,11 +1,11 @@
 """Synthesis: one timescale and two implicit-bias mechanisms across the four papers of the book.
 
-On the linear RNN h_t = W h_{t-1}/sqrt(n) + F x_t of Emami et al. (*Implicit Bias of Linear RNNs*), the
-common special case, the squared spectral radius of the transition derivative of Herranz-Celotti & Rouat
-(*Stabilizing RNN Gradients through Pre-training*, the LSC), the slope chi_1 of Chen, Pennington &
-Schoenholz (*Dynamical Isometry and a Mean Field Theory of RNNs*), the ratio rho_{j+1}/rho_j of Emami et
-al.'s scale factors and the per-step decay of the gradient norm all tend to nu_W
-(:mod:`~rnnbook.synthesis.timescale`, with the exact finite-n moments of
+On the linear RNN h_t = W h_{t-1}/sqrt(n) + F x_t of Emami et al. (*Implicit Bias of Linear RNNs*), a
+special case of the models of the three RNN papers, the squared spectral radius of the transition
+derivative of Herranz-Celotti & Rouat (*Stabilizing RNN Gradients through Pre-training*, the LSC), the
+slope chi_1 of Chen, Pennington & Schoenholz (*Dynamical Isometry and a Mean Field Theory of RNNs*), the
+ratio rho_{j+1}/rho_j of Emami et al.'s scale factors and the per-step decay of the squared gradient
+norm all tend to nu_W (:mod:`~rnnbook.synthesis.timescale`, with the exact finite-n moments of
 :mod:`~rnnbook.synthesis.frobenius_moments`); they are measured on finite networks in
 :mod:`~rnnbook.synthesis.linear_diagnostics` and, where they part, on a tanh RNN and a minimalRNN in
 :mod:`~rnnbook.synthesis.nonlinear_diagnostics`. :mod:`~rnnbook.synthesis.two_biases` puts the kernel-regime

@@ -13,7 +13,9 @@ of the four papers derived with sympy, and where each identity is exact or only 
    (:func:`rnnbook.implicit_bias.scale_factors.derive_rho`), exactly nu_W (1 + a/(a j + b)): nu_W only as
    j -> oo (and rho_j itself is an n -> oo object).
 4. Gradients: E||J^k||_F^2/n = nu_W^k P_k(n)/n^(k+1) (:mod:`.frobenius_moments`, exact by Wick), so the
-   per-step decay is nu_W P_{k+1}(n)/(n P_k(n)): exactly nu_W at k = 0 -> 1, nu_W (1 + O(k^2/n^2)) after.
+   per-step decay is nu_W P_{k+1}(n)/(n P_k(n)): exactly nu_W at k = 0 -> 1, nu_W (1 + O(1/n^2)) after,
+   at fixed k; P_k(n)/n^(k+1) = 1 + c_k/n^2 + ..., with c_k = 2, 10, 28, 62, 118 for k = 2..6 (at
+   least the complex-entry binom(k+2, 4), about k^4/24): the correction grows faster than k^2.
 
 The common value nu_W gives the one timescale tau = -1/log(nu_W) (the mean-field timescale,
 :func:`rnnbook.mean_field.theory.timescale`).

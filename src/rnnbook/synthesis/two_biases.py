@@ -11,9 +11,12 @@
   its gradient flow converges to the minimum l2-norm interpolant X^+ y (Theorem 2.3). This limit is not
   a kernel regime: its tangent kernel is 3 I only at initialization and then evolves (R_inf >= 3 I grows
   with the solution), so no fixed kernel norm is minimized. X^+ y is reached because the predictor
-  starts at 0 and every update is X^T times something: it stays in the row space of X, whose only
-  interpolant is X^+ y. The result coincides in form with the kernel formula at K = I, h_0 = 0; the
-  mechanism differs.
+  starts at 0 and stays in the row space of X, whose only interpolant is X^+ y. That it stays there
+  follows from the initialization of the limit (Chizat et al., Prop. 5.3), not from the zero start
+  alone: the predictor moves as d lambda/dt = -R_t xi_t with xi_t in the row space, and the evolving
+  kernel R_t (5.17) need not keep it there (Remark 5.4; :func:`two_layer_velocity` gives a two-layer
+  network that leaves it from a zero predictor). The result coincides in form with the kernel
+  formula at K = I, h_0 = 0; the mechanism differs.
 
 Both are fitted here to the same under-determined system: m < J equations y_t = sum_j h_j u_{t-j} for an
 impulse response h of length J.
@@ -64,6 +67,26 @@ def derive_weighted_min_norm(J: int = 3, m: int = 2) -> WeightedMinNorm:
     closed = h0 + D * X.T * (X * D * X.T).inv() * (y - X * h0)
     diff = (h_sol - closed).applyfunc(lambda e: sp.cancel(sp.together(e)))
     return WeightedMinNorm(L, h_sol, closed, diff)
+
+
+def two_layer_velocity(A, z, x, y) -> sp.Matrix:
+    """d lambda/dt of the gradient flow of the two-layer linear network lambda = A z on one
+    sample (x, y), loss (lambda . x - y)^2 / 2, at the given A (d x d) and z (d), by sympy.
+
+    The gradient flow moves A and z, and lambda as dA/dt z + A dz/dt. With
+    A = [[1, 1], [1, 1]], z = (1, -1), x = e_1, y = 1 the predictor starts at 0 and its
+    velocity has a component outside span(x): a zero start alone does not keep the
+    predictor in the row space of the data (Chizat et al., Remark 5.4)."""
+    A0, z0, x = sp.Matrix(A), sp.Matrix(z), sp.Matrix(x)
+    d = A0.rows
+    Asym = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"a_{i}{j}"))
+    zsym = sp.Matrix(sp.symbols(f"z_0:{d}"))
+    loss = ((Asym * zsym).dot(x) - y) ** 2 / 2
+    dA = -Asym.applyfunc(lambda a: sp.diff(loss, a))
+    dz = -zsym.applyfunc(lambda v: sp.diff(loss, v))
+    vel = dA * zsym + Asym * dz
+    at = dict(zip(list(Asym) + list(zsym), list(A0) + list(z0)))
+    return sp.simplify(vel.subs(at))
 
 
 def weighted_min_norm(X, y, h0, K) -> np.ndarray:

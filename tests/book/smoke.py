@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: what the pipeline reads from the repository (the package itself is imported from the venv)
 BOOK_SOURCES = (
+    "results",
     "notebooks",
     "book",
     "src",
@@ -52,7 +53,7 @@ def smoke_root(repo: Path = ROOT) -> Path:
             dst.unlink()
         if src.is_dir():
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*SKIP))
-        else:
+        elif src.exists():  # results/ exists once a record is committed
             shutil.copy2(src, dst)
     return root
 
@@ -64,6 +65,8 @@ def stamp_of(root: Path) -> str:
     h = hashlib.sha256(f"{sys.version}\n{data_fingerprint()}\n".encode())
     for name in BOOK_SOURCES:
         path = root / name
+        if not path.exists():
+            continue
         files = (
             sorted(p for p in path.rglob("*") if p.is_file())
             if path.is_dir()

@@ -49,11 +49,11 @@ myst_enable_extensions = ["colon_fence"]
 """
 
 
-def build(tmp_path, page: str):
+def build(tmp_path, page: str, conf: str = ""):
     src = tmp_path / "src"
-    (src / "book").mkdir(parents=True)
-    (src / "notebooks" / "lsc").mkdir(parents=True)
-    (src / "conf.py").write_text(CONF)
+    (src / "book").mkdir(parents=True, exist_ok=True)
+    (src / "notebooks" / "lsc").mkdir(parents=True, exist_ok=True)
+    (src / "conf.py").write_text(CONF + conf)
     (tmp_path / "claims.json").write_text(json.dumps(CLAIMS))
     (src / "index.md").write_text(
         "# Book\n\n```{toctree}\nbook/page\nnotebooks/lsc/x\n```\n"

@@ -75,7 +75,40 @@ def main(argv: list[str] | None = None) -> int:
     )
     c.add_argument("--profile", default=None, choices=PROFILES)
     c.add_argument("--root", type=Path, default=Path("."))
+    w = sub.add_parser(
+        "power",
+        help="a training claim's power analysis: spreads read off a ledger, seeds needed",
+    )
+    w.add_argument("claim", nargs="+", help="claim id(s), e.g. lsc.fig3.half-beats-one")
+    w.add_argument("--ledger", type=Path, default=Path("_build/claims.json"))
+    w.add_argument("--root", type=Path, default=Path("."))
+    s = sub.add_parser(
+        "seeds",
+        help="run every training chapter at the book profile at other master seeds and "
+        "record it under results/seeds/ (or keep a book ledger as seed 0's record)",
+    )
+    s.add_argument("seed", nargs="*", type=int, help="master seeds, e.g. 4 5")
+    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument(
+        "--from-ledger",
+        type=Path,
+        default=None,
+        help="keep this book ledger (e.g. _build/claims.json) as master seed 0's record",
+    )
+    s.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)
+    if args.cmd == "power":
+        return _power(args)
+    if args.cmd == "seeds":
+        from . import records
+
+        if args.from_ledger:
+            for path in records.record_ledger(args.root, args.from_ledger):
+                print(f"recorded {path}")
+        if args.seed:
+            for path in records.run_seeds(args.root, args.seed, args.jobs):
+                print(f"recorded {path}")
+        return 0
     try:
         if args.cmd == "build" and args.only and not args.dry_run:
             raise ParameterError(
@@ -100,6 +133,27 @@ def main(argv: list[str] | None = None) -> int:
     except (BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _power(args) -> int:
+    import json
+
+    from . import claims, power
+
+    declared = claims.all_declared(args.root)
+    ledger = {}
+    if args.ledger.exists():
+        ledger = {r["id"]: r for r in json.loads(args.ledger.read_text())}
+    for cid in args.claim:
+        if cid not in declared:
+            print(f"error: no claim {cid!r} is declared", file=sys.stderr)
+            return 1
+        print(
+            yaml.safe_dump(
+                power.report(declared[cid], ledger.get(cid)), sort_keys=False
+            )
+        )
     return 0
 
 

@@ -10,6 +10,11 @@
   findings of every paper (``headline``).
 * Hand-written text that quotes a verdict, a seed count or a number in the same sentence as a
   claim id, which the ledger does not hold, is a warning, so ``-W`` fails the build.
+* ````{seed-check}```` renders, from the committed ``seeds`` records (:mod:`.records`), the
+  verdict of every training claim at each master seed and the claims that moved.
+* Hand-written text that gives a claim's verdict *at a seed* ("inconclusive at seed 4") is
+  checked against those records: a verdict they do not hold, or a seed without a record, is a
+  warning.
 * ``claims.json`` is copied into the HTML output, so a reader can download the ledger.
 
 The ledger is ``claims.json`` next to the Sphinx source (``_build/claims.json`` beside
@@ -62,6 +67,97 @@ _WORDS.update({"eight": 8, "ten": 10})
 _NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+%?|(?<![\w.])\d+%")
 _ID = re.compile(r"[a-z][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`$*\\])")
+
+
+_AT_SEEDS = re.compile(
+    r"(not[- ]reproduced|partly[- ]reproduced|reproduced|inconclusive|not[- ]attempted)"
+    r" at (?:master )?seeds? (\d+(?:(?:, | and |, and )\d+)*)",
+    re.I,
+)
+
+
+def book_root(app) -> Path:
+    """The repository the book is built from (the stage is ``<root>/_build/stage``)."""
+    if app.config.rnnbook_root:
+        return Path(app.config.rnnbook_root)
+    return Path(app.srcdir).parent.parent
+
+
+def seed_contradictions(
+    text: str, by_seed: dict[int, dict[str, str]], known: set[str]
+) -> list[str]:
+    """Sentences that give a claim's verdict at a master seed which the seed records
+    (``by_seed``: seed -> claim id -> verdict) do not hold, or for a seed without a record."""
+    problems = []
+    for sentence in _SENTENCE.split(" ".join(text.split())):
+        ids = [i for i in dict.fromkeys(_ID.findall(sentence)) if i in known]
+        if len(ids) != 1:
+            continue
+        for verdict, seeds in _AT_SEEDS.findall(sentence):
+            verdict = verdict.lower().replace(" ", "-")
+            for seed in map(int, re.findall(r"\d+", seeds)):
+                have = by_seed.get(seed, {}).get(ids[0])
+                if have is None:
+                    problems.append(
+                        f"the text gives {ids[0]} at seed {seed}, which no seed record "
+                        f"holds: {sentence!r}"
+                    )
+                elif have != verdict:
+                    problems.append(
+                        f"the text gives {ids[0]} as {verdict} at seed {seed}, its seed "
+                        f"record as {have}: {sentence!r}"
+                    )
+    return problems
+
+
+def seed_check_html(by_seed: dict[int, dict[str, str]], docname: str, claims) -> str:
+    """The verdict of each training claim at each recorded master seed, and what moved."""
+    seeds = sorted(by_seed)
+    if not seeds:
+        return "<p>No seed records are committed yet.</p>"
+    ids = sorted({i for v in by_seed.values() for i in v})
+    head = "".join(f"<th>seed {s}</th>" for s in seeds)
+    rows, moved, flipped = [], [], []
+    for cid in ids:
+        got = [by_seed[s].get(cid) for s in seeds]
+        cells = "".join(
+            f"<td>{pages.badge_html(v) if v else '&ndash;'}</td>" for v in got
+        )
+        name = html.escape(cid)
+        if claims and cid in claims:
+            name = f'<a href="{pages.box_href(claims[cid], docname)}">{name}</a>'
+        rows.append(f"<tr><td>{name}</td>{cells}</tr>")
+        decided = {v for v in got if v in ("reproduced", "not-reproduced")}
+        if len(set(v for v in got if v)) > 1:
+            moved.append(cid)
+        if len(decided) > 1:
+            flipped.append(cid)
+    table = (
+        '<table class="seed-check"><thead><tr><th>claim</th>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+    words = ", ".join(f"{s}" for s in seeds)
+    summary = (
+        f"<p>Master seeds {words}: {len(ids)} training claims; {len(moved)} moved between "
+        f"seeds; {len(flipped)} turned from one decided verdict into the opposite one"
+        + (": " + ", ".join(html.escape(i) for i in flipped) if flipped else "")
+        + ".</p>"
+    )
+    return summary + table
+
+
+class SeedCheckDirective(SphinxDirective):
+    """```{seed-check}```: the training claims' verdicts at each recorded master seed."""
+
+    def run(self):
+        from . import records
+
+        by_seed = records.seed_verdicts(book_root(self.env.app))
+        claims = load_claims(self.env.app)
+        text = seed_check_html(by_seed, self.env.docname, claims)
+        return [
+            nodes.raw("", f'<div class="seed-check">\n{text}\n</div>', format="html")
+        ]
 
 
 def claims_path(app) -> Path:
@@ -298,14 +394,31 @@ def contradictions(text: str, claims: dict[str, dict]) -> list[str]:
     return problems
 
 
+def _seed_records(app) -> dict[int, dict[str, str]]:
+    cached = getattr(app, "_rnnbook_seeds", None)
+    if cached is None:
+        from . import records
+
+        cached = app._rnnbook_seeds = records.seed_verdicts(book_root(app))
+    return cached
+
+
 def check_prose(app, doctree) -> None:
     claims = load_claims(app)
     if not claims:
         return
+    by_seed = None
     for para in doctree.findall(nodes.paragraph):
         if _generated(para):
             continue
-        for problem in contradictions(_prose(para), claims):
+        text = _prose(para)
+        problems = []
+        if _AT_SEEDS.search(text):
+            by_seed = _seed_records(app) if by_seed is None else by_seed
+            problems = seed_contradictions(text, by_seed, set(claims))
+            for m in _AT_SEEDS.finditer(text):  # judged against the seed records only
+                text = text.replace(m.group(0), " ")
+        for problem in problems + contradictions(text, claims):
             logger.warning(
                 f"hand-written text contradicts the ledger: {problem} "
                 "(quote the ledger with the {claim} role instead)",
@@ -335,6 +448,8 @@ def copy_ledger(app, exception) -> None:
 
 def setup(app) -> dict[str, Any]:
     app.add_config_value("rnnbook_claims_json", "", "env")
+    app.add_config_value("rnnbook_root", "", "env")
+    app.add_directive("seed-check", SeedCheckDirective)
     app.add_role("claim", ClaimRole())
     app.add_directive("findings", FindingsDirective)
     app.connect("doctree-read", check_prose)

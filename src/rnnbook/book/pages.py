@@ -546,7 +546,33 @@ def write_generated(
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.parents[3] if len(folder.parents) > 3 else None
     (folder / "scorecard.md").write_text(scorecard(claims))
+    (folder / "how_to_read.md").write_text(how_to_read())
     (folder / "errata_evidence.md").write_text(errata_evidence(claims))
     (folder / "status.md").write_text(status(timings, chapters, root))
     (folder / "where.md").write_text(where(chapters))
     (folder / "api.md").write_text(api())
+
+
+def how_to_read() -> str:
+    """The scorecard's "How to read" section, from the engine's own levels and gates."""
+    from rnnbook.stats import POWER
+
+    from .claims import ALPHA, LEVEL
+
+    return f"""A verdict follows from the measurement: `reproduced` when the measured value agrees
+with the paper within the stated tolerance, `partly-reproduced` when part of the claim holds,
+`not-reproduced` when it does not (see {{doc}}`errata`), `inconclusive` when the scale this
+profile affords cannot decide, and `not-attempted` with the reason in the note.
+
+A claim on a training experiment is decided from its effects, each over several seeds
+({{doc}}`verdicts`). An effect is reproduced when its {LEVEL:.0%} interval lies beyond the
+smallest effect that counts as the paper's, and decided short of the paper, or against it, from
+its interval at level 1 − {ALPHA:g}/k (k: the claim's effects); an interval that straddles its
+line is `inconclusive`. The claim's gate asks only that the experiment works at all (its
+reference arm or its set-up trained): when it fails the verdict is `inconclusive`, never a
+verdict on the paper; a compared arm that did not train counts against that arm. Each claim
+declares the seeds at which a paper that is exactly right would be reproduced with
+probability {POWER:.0%}; the `book` profile runs fewer, so many training claims stay
+`inconclusive` here. The box of each claim shows its finding, the paper against the
+measurement and the decision, then its rule, its history, its seeds and its gate.
+"""

@@ -1,0 +1,186 @@
+"""Records: runs of a chapter (or a declared slice of it) kept with their provenance, beside
+the ``book`` build that re-runs everything on every push (CONVENTIONS.md, *Records*).
+
+A record is one run of a training chapter at declared parameters, committed under
+``results/<kind>/<chapter>/<name>/``: ``claims.json`` (the claims it decided, each with its
+effects and intervals) and ``provenance.json`` (commit, the chapter's input hash as the
+execution cache keys it, the hash of its measuring code, device, versions, date, wall time,
+master seed, every parameter). Kinds:
+
+- ``seeds``: the ``book`` sizes at a master seed the build never runs, to confirm that a rule
+  decides alike at seeds no rule has seen (``python -m rnnbook seeds 4 5``); ``seed-0`` is
+  the book's own ledger, kept beside them.
+
+A record whose measuring code (the chapter's code cells, the paper rooms and the common layer
+it imports; not the build room, which only renders) changed since it ran is **stale**.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from . import claims as _claims
+from . import execution_cache as xc
+
+RESULTS = "results"
+
+
+def training_chapters(root: Path) -> list[str]:
+    """The chapters that declare a training claim (a claim with a ``trained`` gate)."""
+    out = []
+    for path in sorted((Path(root) / "notebooks").rglob("*.claims.yaml")):
+        chapter = str(path.relative_to(Path(root) / "notebooks")).removesuffix(
+            ".claims.yaml"
+        )
+        if any(d.trained for d in _claims.load(path, chapter).values()):
+            out.append(chapter)
+    return out
+
+
+def measuring_hash(root: Path, chapter: str) -> str:
+    """The hash of what measures: the chapter's code cells and the modules of the paper
+    rooms and the common layer it imports (the build room, which renders, is left out)."""
+    root = Path(root)
+    source = root / "notebooks" / f"{chapter}.py"
+    index = xc.ModuleIndex(root / "src")
+    mods = sorted(
+        m for m in xc.chapter_modules(source, index) if not m.startswith("rnnbook.book")
+    )
+    parts = {
+        "code": xc._sha("\n# cell\n".join(xc.code_cells(source))),
+        "modules": {m: xc._sha(index.path(m).read_bytes()) for m in mods},
+    }
+    return xc._sha(json.dumps(parts, sort_keys=True))
+
+
+def _summary(c: dict) -> dict:
+    keep = ("id", "paper", "source", "verdict", "seeds", "profile", "measured")
+    out = {k: c.get(k) for k in keep}
+    out["trained"] = c.get("trained")
+    out["effects"] = c.get("effects")
+    return out
+
+
+def write(
+    root: Path,
+    kind: str,
+    chapter: str,
+    name: str,
+    records: list[dict],
+    params: dict[str, Any],
+    seconds: float,
+    device: str = "cpu",
+) -> Path:
+    """Write one record (its claims and provenance) under ``results/<kind>/<chapter>/<name>``
+    atomically (a folder renamed into place: a killed run leaves no half record)."""
+    import shutil
+
+    import torch
+
+    from .pages import _git_commit
+
+    root = Path(root)
+    folder = root / RESULTS / kind / chapter / name
+    tmp = folder.with_name(f".{name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    prov = {
+        "kind": kind,
+        "chapter": chapter,
+        "name": name,
+        "commit": _git_commit(root),
+        "measuring_hash": measuring_hash(root, chapter),
+        "device": device,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "machine": platform.machine(),
+        "date": _dt.date.today().isoformat(),
+        "wall_seconds": round(seconds, 1),
+        "master_seed": params.get("seed"),
+        "parameters": params,
+    }
+    claims = [_summary(c) for c in records]
+    (tmp / "claims.json").write_text(json.dumps(claims, indent=1) + "\n")
+    (tmp / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+    return folder
+
+
+def load(root: Path, kind: str | None = None) -> list[dict]:
+    """Every committed record (``kind``: only that kind), each as its provenance with its
+    ``claims`` and whether it is ``stale``."""
+    base = Path(root) / RESULTS
+    out = []
+    for prov_path in sorted(base.glob("*/*/*/*/provenance.json")):
+        prov = json.loads(prov_path.read_text())
+        if kind is not None and prov.get("kind") != kind:
+            continue
+        prov["claims"] = json.loads((prov_path.parent / "claims.json").read_text())
+        try:
+            now = measuring_hash(root, prov["chapter"])
+        except OSError:  # the chapter is gone
+            now = None
+        prov["stale"] = now != prov.get("measuring_hash")
+        prov["path"] = str(prov_path.parent.relative_to(root))
+        out.append(prov)
+    return out
+
+
+def seed_verdicts(root: Path) -> dict[int, dict[str, str]]:
+    """Per master seed, the verdict of each training claim in the ``seeds`` records that
+    are not stale (seed 0: the book ledger kept beside them)."""
+    out: dict[int, dict[str, str]] = {}
+    for r in load(root, "seeds"):
+        if r["stale"] or r.get("master_seed") is None:
+            continue
+        seed = int(r["master_seed"])
+        out.setdefault(seed, {}).update({c["id"]: c["verdict"] for c in r["claims"]})
+    return out
+
+
+def run_seeds(root: Path, seeds: list[int], jobs: int = 2, log=print) -> list[Path]:
+    """Run every training chapter at the ``book`` profile at each master seed in ``seeds``
+    and record it (kind ``seeds``); ``jobs`` chapters at a time."""
+    from .pipeline import run_chapter
+
+    root = Path(root).resolve()
+    work = [(s, ch) for s in seeds for ch in training_chapters(root)]
+
+    def one(item):
+        seed, chapter = item
+        t0 = time.time()
+        params = {"profile": "book", "seed": seed}
+        nb = run_chapter(root, chapter, {"seed": seed}, log=log)
+        claims = json.loads((nb.parent / "claims.json").read_text())
+        trained = [c for c in claims if c.get("trained") is not None]
+        return write(
+            root, "seeds", chapter, f"seed-{seed}", trained, params, time.time() - t0
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, work))
+
+
+def record_ledger(root: Path, ledger: Path, seed: int = 0) -> list[Path]:
+    """Keep the book build's ledger (master seed ``seed``) as ``seeds`` records, one per
+    training chapter, beside the other seeds."""
+    root = Path(root)
+    claims = json.loads(Path(ledger).read_text())
+    out = []
+    for chapter in training_chapters(root):
+        mine = [
+            c
+            for c in claims
+            if c.get("chapter") == f"notebooks/{chapter}" and c.get("trained")
+        ]
+        if mine:
+            params = {"profile": mine[0].get("profile"), "seed": seed}
+            out.append(write(root, "seeds", chapter, f"seed-{seed}", mine, params, 0.0))
+    return out

@@ -1,0 +1,72 @@
+"""Records (rnnbook.book.records): written whole with their provenance, stale when the code
+that measured them changed, and the per-seed verdicts they hold checked in the pages' prose
+(a planted wrong per-seed verdict fails the build)."""
+
+from __future__ import annotations
+
+import json
+
+from rnnbook.book import ledger_sphinx, records
+
+from .test_ledger_sphinx import CLAIMS, build
+
+CHAPTER = "# %%\nimport math\n\nx = math.sqrt(2)\n"
+
+
+def _root(tmp_path):
+    root = tmp_path / "repo"
+    (root / "notebooks" / "lsc").mkdir(parents=True)
+    (root / "src" / "rnnbook").mkdir(parents=True)
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER)
+    return root
+
+
+def _record(root, seed, verdict):
+    claim = {**CLAIMS[0], "verdict": verdict, "trained": {"passed": True}}
+    params = {"profile": "book", "seed": seed}
+    return records.write(root, "seeds", "lsc/x", f"seed-{seed}", [claim], params, 1.0)
+
+
+def test_a_record_keeps_its_provenance_and_goes_stale(tmp_path):
+    root = _root(tmp_path)
+    folder = _record(root, 4, "inconclusive")
+    prov = json.loads((folder / "provenance.json").read_text())
+    assert prov["master_seed"] == 4 and prov["parameters"]["profile"] == "book"
+    assert {"commit", "measuring_hash", "torch", "date", "device"} <= set(prov)
+    assert not list(folder.parent.glob(".*tmp"))  # written whole
+    (got,) = records.load(root, "seeds")
+    assert not got["stale"] and got["claims"][0]["verdict"] == "inconclusive"
+    assert records.seed_verdicts(root) == {4: {"lsc.a": "inconclusive"}}
+    # the chapter's measuring code changes: the record is stale, shown but not counted
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER + "y = x + 1\n")
+    (got,) = records.load(root, "seeds")
+    assert got["stale"] and records.seed_verdicts(root) == {}
+
+
+def test_per_seed_verdicts_are_checked_against_the_records():
+    by_seed = {0: {"lsc.a": "not-reproduced"}, 4: {"lsc.a": "inconclusive"}}
+    known = {"lsc.a", "lsc.b"}
+    ok = "`lsc.a`: not reproduced at seed 0, inconclusive at seed 4."
+    assert ledger_sphinx.seed_contradictions(ok, by_seed, known) == []
+    bad = "`lsc.a`: inconclusive at seed 0, inconclusive at seed 4."
+    (problem,) = ledger_sphinx.seed_contradictions(bad, by_seed, known)
+    assert "seed 0" in problem and "not-reproduced" in problem
+    (missing,) = ledger_sphinx.seed_contradictions(
+        "`lsc.a` was reproduced at seeds 2 and 4.", by_seed, known
+    )[:1]
+    assert "seed 2" in missing
+
+
+def test_a_planted_wrong_per_seed_verdict_fails_the_build(tmp_path):
+    root = tmp_path
+    (root / "notebooks" / "lsc").mkdir(parents=True)
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER)
+    _record(root, 4, "inconclusive")
+    conf = f'rnnbook_root = "{root}"\n'
+    page = "# Verdicts\n\n```{seed-check}\n```\n\n"
+    proc, out = build(tmp_path, page, conf)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "book" / "page.html").read_text()
+    assert "seed 4" in text and "inconclusive" in text
+    proc, _ = build(tmp_path, page + "Claim `lsc.a` was reproduced at seed 4.\n", conf)
+    assert proc.returncode != 0 and "seed 4" in proc.stderr

@@ -144,7 +144,8 @@ glue("rad_1", rad["mean_radius"][1], display=False)
 # The paper's *conclusion* survives: $\sqrt{\nu_W}<1$ exactly when $\nu_W<1$, so the wide RNN is stable
 # for $\nu_W<1$ and unstable for $\nu_W>1$. The tolerance for each verdict, fixed in advance: the limit is
 # taken as confirmed when the radius at the largest width is within 10% of the candidate (the edge correction
-# $\sqrt{\gamma_n/4n}$ with $\gamma_n = \log(n/2\pi) - 2\log\log n$ is about 5% at $n=512$), and refuted when it
+# $\sqrt{\gamma_n/4n}$ with $\gamma_n = \log(n/2\pi) - 2\log\log n$ is about 2% at $n=512$, about 3% with the mean
+# of its Gumbel fluctuation), and refuted when it
 # is more than 30% away at every variance where the two candidates differ by more than 30% ($\nu_W<0.6$ here)
 # and closer to the other candidate at every variance.
 

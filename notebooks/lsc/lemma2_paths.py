@@ -168,8 +168,9 @@ fig = theory_figures.lemma2_sums(sums)
 # graph it gives $\frac1T\binom{T+2}{\Delta l+2}$ (pluses on squares), smaller by orders of magnitude as $\Delta l$
 # grows. The paper's count remains an upper bound, so the variance bounds built on it stay valid, only looser.
 #
-# Do Lemma 2's three regimes survive the corrected count? Exactly, with big integers: at fixed $\Delta l$ the count
-# is a polynomial in $T$ of degree $\Delta l+2$; at fixed $T$ it vanishes once $\Delta l>T$; with $T=k\Delta l$ its
+# Do Lemma 2's three regimes survive the corrected count? Exactly, with big integers: at fixed $\Delta l$ the summed
+# count $\binom{T+2}{\Delta l+2}$ is a polynomial in $T$ of degree $\Delta l+2$ (Lemma 2's quantity, with its factor
+# $\frac1T$, of degree $\Delta l+1$); at fixed $T$ it vanishes once $\Delta l>T$; with $T=k\Delta l$, $k>1$, its
 # logarithm grows linearly in $T$.
 
 # %%

@@ -227,9 +227,10 @@ ledger.check(
 # %% [markdown]
 # ## Why the l-LSC is hard to reach
 #
-# For a recurrent map $h_t=\tanh(gWh_{t-1}+x_t)$ with invertible $W$, each step is injective and maps into the cube
-# $(-1,1)^n$. The image of a set $U$ of initial states after $n$ steps has volume $\int_U|\det J_n(h)|\,dh\le2^n$, for every
-# $n$. If $\frac1n\log|\det J_n|$ tended to a positive limit on a set of positive volume, this integral would diverge. So
+# For a recurrent map $h_t=\tanh(gWh_{t-1}+x_t)$ on $n$ units with invertible $W$, each step is injective and maps
+# into the cube $(-1,1)^n$. The image of a set $U$ of initial states after $T$ steps has volume
+# $\int_U|\det J_T(h)|\,dh\le2^n$, for every $T$. If $\frac1T\log|\det J_T|$ tended to a positive limit on a set of
+# positive volume, this integral would grow without bound in $T$. So
 # for almost every initial state the time average of $\log|\det M_k|$, the sum of the Lyapunov exponents, is at most
 # 0: a bounded network contracts volume, and the l-LSC is at best a marginal limit. We scan the gain $g$ of a driven
 # tanh RNN (inputs $x_t\sim\mathcal N(0,s^2I)$, 50 burn-in steps dropped), for orthogonal and Gaussian $W$:

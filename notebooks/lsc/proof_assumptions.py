@@ -240,7 +240,8 @@ ledger.check("lsc.figs2.decaying-covariance", **figs2, **run)
 # and {glue:text}`frac_sig_2:.0%` (layer 2) of the correlations with the reference step remain significant at the 5% level;
 # over all pairs of steps, strong correlations persist across the silent stretches. The covariances are small in
 # absolute terms, as the paper says, because the norms hardly vary across samples; what Bernstein's law of large
-# numbers needs is that they *decay*, and with this input code they do not over silent stretches.
+# numbers needs is that they *decay* as the lag grows. Over the silent stretches of this input code the
+# correlations do not fall; a finite window cannot say whether the covariances decay in the limit (next section).
 #
 # ## After pre-training with the induced 2-norm (Fig. S3)
 #

@@ -86,7 +86,7 @@ SPEC = {
     "he_widths": Param(list, [16, 32], WS, WS + [512], at_least(2), "widths", item=int),
     "he_depth": Param(int, 4, 30, 30, at_least(1), ">= 1; FFN depth (paper: 30)"),
     "he_networks_at_32": Repeats(8, 32, 128, "at n = 32"),
-    "paper_width": Param(int, 32, 128, 128, at_least(2), ">= 2; book's FFN width"),
+    "paper_width": Param(int, 32, 128, 128, at_least(2), ">= 2; the paper's FFN width"),
     "eps": Param(float, 0.02, 0.02, 0.02, in_open_unit, "0 < eps < 1; LSC tolerance"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
 }
@@ -205,8 +205,8 @@ ledger.check("lsc.corollary1.glorot-he", **glorot_he)
 ledger.check("lsc.corollary1.orthogonal", orth_err=cor.orth_err, widths=P.he_widths)
 
 # %% [markdown]
-# At width {glue:text}`pw` (the width of the book's Fig. 2 FFNs; the paper gives no FFN width, 128 is the width
-# of its LRU runs in Fig. 4), Glorot normal gives $\mathbb E\rho=$ {glue:text}`glorot_pw:.3f`. See {doc}`/book/errata` for
+# At width {glue:text}`pw` (parameter `paper_width`: at the `book` and `paper` profiles 128, the width of
+# the paper's FFNs, App. G, and of the book's Fig. 2 FFNs), Glorot normal gives $\mathbb E\rho=$ {glue:text}`glorot_pw:.3f`. See {doc}`/book/errata` for
 # Lemma 1.
 #
 # ## Verdicts

@@ -230,7 +230,9 @@ display(Markdown(head + "\n".join(rows)))
 # $\mathbb E[a^2]=(Q^*+R)\,\mathbb E[\sigma'^2]$. Two of the five terms agree ($\sigma_1^2$ and $-\mu_2^2$); three do
 # not. The cross term $2\mu_1\mu_2$ factorises $\mathbb E[u^2a^2]$ although $u$ and $\sigma'$ share $e$; the quartic
 # term has $(Q^*)^2+R^2$ where the fourth moment $\mathbb E[(h-\tilde x)^4]=\mathbb E[h^4]+6Q^*R+3R^2$ belongs
-# ($\mathbb E[h^4]$ from $h^t=u\,h^{t-1}+(1-u)\tilde x$); and the $s_1$ term is $-s_1\mu_2^2$, not $-2s_1\mu_2$.
+# ($\mathbb E[h^4]$ from $h^t=u\,h^{t-1}+(1-u)\tilde x$, both for a Gaussian input $\tilde x\sim\mathcal N(0,R)$
+# independent of $h$, the input used here; for the paper's $\tilde x=\tanh(W_x x)$, $3R^2$ becomes
+# $\mathbb E[\tilde x^4]$); and the $s_1$ term is $-s_1\mu_2^2$, not $-2s_1\mu_2$.
 # A Monte Carlo of the terms on untied networks at their fixed point (the $s_1$ term as the difference of the
 # one-step variances with Gaussian and with orthogonal $\mathbf W$ on the same diagonals):
 

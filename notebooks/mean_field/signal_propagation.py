@@ -191,7 +191,10 @@ ledger.check(
 #
 # At $q^t=q^*$ the off-diagonal of (2), divided by $q^*$, is the cosine map
 # $c^t = \big(\sigma_w^2A(c^{t-1})+\sigma_v^2R\Sigma_{12}+\sigma_b^2\big)/q^*$ with $A(c)=\mathbb E[\phi(u_1)\phi(u_2)]$,
-# $u_1=\sqrt{q^*}z_1+\mu_b$, $u_2=\sqrt{q^*}(cz_1+\sqrt{1-c^2}z_2)+\mu_b$ (Eq. 39). Differentiating the integrand
+# $u_1=\sqrt{q^*}z_1+\mu_b$, $u_2=\sqrt{q^*}(cz_1+\sqrt{1-c^2}z_2)+\mu_b$ (Eq. 39). The $\sigma_b^2$ here is off
+# the diagonal, where (2) as printed, with $\sigma_b^2\mathbf I$, has none: the two copies share the bias $\mathbf b$,
+# so its variance enters every entry of $\mathbf q^t$, as the paper's own SI writes it (Eq. 17). The book uses this
+# form throughout; it does not change (4), a derivative in $c$. Differentiating the integrand
 # in $c$ leaves polynomial factors $z_i$, which Gaussian integration by parts (Stein's lemma,
 # $\mathbb E[z\,h(z)]=\mathbb E[h'(z)]$) removes; sympy does both steps:
 
@@ -235,8 +238,9 @@ ledger.check(
 # ## The minimalRNN: the maps (6)-(8) and the linearisation (9), derived
 #
 # Write $A(c)=\mathbb E[\sigma(u_1)\sigma(u_2)]$ and $m=\mathbb E[\sigma(u_1)]=\mathbb E[\sigma(u_2)]$ (equal marginals), so
-# that $\mathbb E[(1-\sigma(u_1))(1-\sigma(u_2))]=1-2m+A(c)$. The off-diagonal entries of (6) at $t$ and $t-1$ and of (7)
-# at $t-1$ are three linear equations; sympy eliminates $Q^{t-1}C^{t-1}$ and $Q^{t-2}C^{t-2}$:
+# that $\mathbb E[(1-\sigma(u_1))(1-\sigma(u_2))]=1-2m+A(c)$. The off-diagonal entries of (6) at $t$ and $t-1$ (with the
+# shared bias's $\sigma_b^2$, as in the SI's Eq. 38) and of (7) at $t-1$ are three linear equations; sympy eliminates
+# $Q^{t-1}C^{t-1}$ and $Q^{t-2}C^{t-2}$:
 
 # %%
 dm = derivations.derive_minimal_chi()
@@ -250,7 +254,16 @@ diff8 = r"c^t_{\text{derived}} - c^t_{\text{Eq. (8)}} = "
 display(Math(tex(diff8, dm.eq8_difference)))
 
 # %% [markdown]
-# The derived map is Eq. (8) plus $\sigma_b^2(1-A)/q^*$: the printed (8) assumes $\sigma_b=0$, the value
+# The derived map is Eq. (8) plus $\sigma_b^2(1-A)/q^*$. With (6) as printed, $\sigma_b^2$ on the diagonal only, the
+# same elimination gives (8) exactly:
+
+# %%
+dm_printed = derivations.derive_minimal_chi(shared_bias=False)
+display(Math(tex(diff8, dm_printed.eq8_difference)))
+
+# %% [markdown]
+# So the slip is in (2) and (6), which omit the shared bias's $\sigma_b^2$ from the off-diagonal entries (the SI's
+# Eq. 38 has it); (8) and (9) follow from (6) as printed and inherit it. It vanishes at $\sigma_b=0$, the value
 # Algorithm 1 and every experiment of the paper use. Differentiating at a fixed point with constant inputs
 # ($\Sigma^{t-1}=\Sigma^t$, $m$ independent of $c$) and using Price's theorem $A'(c)=q^*\,\mathbb E[\sigma'(u_1)\sigma'(u_2)]$
 # as above:
@@ -329,7 +342,8 @@ plt.show()
 # **Figure 2.** Fig. 1(a-b) of the paper at CPU scale. Until $t=10$ the inputs are independent and the two
 # copies decorrelate; from $t=10$ on they receive identical inputs and $c^t$ climbs towards $c^*$: quickly to
 # $c^*=1$ for negative $\mu_b$ (ordered), slowly to $c^*<1$ for $0<\mu_b\lesssim4.7$ (chaotic, $\chi_1>1$), and
-# hardly at all for large $\mu_b$, where the gates are nearly closed ($u\approx1$) and the state barely moves.
+# hardly at all for large $\mu_b$, where $u\approx1$: each unit keeps nearly all of its state and takes in almost no
+# new input, so the state barely moves.
 # Untied networks sit on the theory; tied ones follow it in the ordered region and deviate in the chaotic one.
 
 # %%

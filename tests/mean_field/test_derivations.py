@@ -15,6 +15,9 @@ def test_sympy_derivations():
     assert sp.simplify(m.eq9_difference + sb2 * derivations.Ap) == 0
     assert sp.simplify(m.eq8_difference - sb2 * (1 - A(derivations.c_prev)) / q) == 0
     assert sp.simplify(m.chi1_from_derived - m.eq13) == 0
+    # Eq. (6) as printed (sigma_b^2 on the diagonal only) gives Eqs. (8) and (9) exactly
+    printed = derivations.derive_minimal_chi(shared_bias=False)
+    assert printed.eq8_difference == 0 and printed.eq9_difference == 0
     a = derivations.check_algorithm1()
     assert a.chi1 == 1
     assert a.Q_fixed_point_residual == 0 and a.q_fixed_point_residual == 0

@@ -123,19 +123,24 @@ class MinimalDerivation:
 
 
 @lru_cache(maxsize=None)
-def derive_minimal_chi() -> MinimalDerivation:
+def derive_minimal_chi(shared_bias: bool = True) -> MinimalDerivation:
     """Eq. (8) and Eq. (9) from the off-diagonal entries of Eqs. (6)-(7) at q^t = q*.
 
     With A(c) = E[sigma(u1) sigma(u2)] and m = E[sigma(u1)] = E[sigma(u2)] (equal marginals):
     E[(1 - sigma(u1))(1 - sigma(u2))] = 1 - 2m + A(c).
+
+    ``shared_bias``: the two copies of the network share the bias b, so sigma_b^2 enters the
+    off-diagonal of q^t too (as in the paper's SI, Eqs. 17 and 38); with ``False``, Eq. (6) as
+    printed, sigma_b^2 I, on the diagonal only, from which Eqs. (8) and (9) follow exactly.
     """
+    off = sb2 if shared_bias else 0
     B = sp.expand(
         E(1) - 2 * m + A(c_prev)
     )  # E[(1-s1)(1-s2)] = 1 - E s1 - E s2 + E s1 s2
     B = B.subs(E(1), 1)
-    eq6_t = sp.Eq(q * c_t, sw2 * QC_prev + sv2 * R * Sigma + sb2)
+    eq6_t = sp.Eq(q * c_t, sw2 * QC_prev + sv2 * R * Sigma + off)
     eq7_prev = sp.Eq(QC_prev, QC_prev2 * A(c_prev) + R * Sigma_prev * B)
-    eq6_prev = sp.Eq(q * c_prev, sw2 * QC_prev2 + sv2 * R * Sigma_prev + sb2)
+    eq6_prev = sp.Eq(q * c_prev, sw2 * QC_prev2 + sv2 * R * Sigma_prev + off)
     QCpp = sp.solve(eq6_prev, QC_prev2)[0]
     QCp = eq7_prev.rhs.subs(QC_prev2, QCpp)
     c_map = sp.expand(sp.solve(eq6_t.subs(QC_prev, QCp), c_t)[0])

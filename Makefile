@@ -28,7 +28,7 @@ ARGS ?=
 # (importing them with the package: 8.6 s of CPU per process here instead of 2.6 s)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test paper chapter venv clean lint wheelhouse
+.PHONY: book test paper chapter venv clean lint wheelhouse record seeds
 
 # --no-compile: pip byte-compiles all 245 MB of the packages' sources, one file after another
 # (29 s of the 86 s install here); Python compiles the fifth of them that the book and the tests
@@ -110,3 +110,17 @@ wheelhouse: $(STAMP) $(AUSTEN) $(FASHION)
 
 clean:
 	rm -rf _build
+
+# A record: one declared slice of a chapter at its record scale (its claims file, `records:`),
+# written with its provenance under results/<scale>/<chapter>/<slice>/ to be committed
+#   make record SLICE=mean_field/training:fig2 SCALE=cpu
+SLICE ?=
+SCALE ?= cpu
+record: $(STAMP) $(AUSTEN) $(FASHION)
+	$(PY) -m rnnbook record $(SLICE) --scale $(SCALE)
+
+# The seed check: every training chapter at the book profile at master seeds never run before
+#   make seeds SEEDS="4 5"
+SEEDS ?= 4 5
+seeds: $(STAMP) $(AUSTEN) $(FASHION)
+	$(PY) -m rnnbook seeds $(SEEDS)

@@ -65,3 +65,19 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session):
     if _smoke is not None:
         _pass_on(_smoke.wait())
+
+
+def pytest_terminal_summary(terminalreporter):
+    """``make test`` lists the committed records whose measuring code changed since they ran
+    (stale: the book shows them, marked, and counts none of their verdicts)."""
+    if hasattr(terminalreporter.config, "workerinput"):
+        return
+    from rnnbook.book import records
+
+    stale = [r["path"] for r in records.load(ROOT) if r["stale"]]
+    if stale:
+        terminalreporter.write_sep("-", f"{len(stale)} stale record(s)")
+        for path in stale:
+            terminalreporter.write_line(
+                f"stale: {path} (re-run it, or keep it as history)"
+            )

@@ -70,3 +70,40 @@ def test_a_planted_wrong_per_seed_verdict_fails_the_build(tmp_path):
     assert "seed 4" in text and "inconclusive" in text
     proc, _ = build(tmp_path, page + "Claim `lsc.a` was reproduced at seed 4.\n", conf)
     assert proc.returncode != 0 and "seed 4" in proc.stderr
+
+
+BOX = (
+    ":::{admonition} Lemma 2: not-reproduced\n:class: danger claim-box\n\n"
+    '<span id="lsc.a" class="claim-anchor"></span>**Claim.** Paths.\n:::\n'
+)
+
+
+def test_a_claims_box_shows_its_records_and_a_stale_one_is_marked(tmp_path):
+    root = tmp_path
+    (root / "notebooks" / "lsc").mkdir(parents=True)
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER)
+    claim = {**CLAIMS[0], "verdict": "reproduced", "trained": {"passed": True}}
+    claim["effects"] = [
+        {
+            "name": "gain",
+            "estimate": 0.2,
+            "lo": 0.1,
+            "hi": 0.3,
+            "decision": "reproduced",
+        }
+    ]
+    params = {"profile": "book", "seed": 104, "seeds": 16}
+    records.write(root, "cpu", "lsc/x", "fig", [claim], params, 600.0)
+    conf = f'rnnbook_root = "{root}"\nmyst_enable_extensions = ["colon_fence"]\n'
+    proc, out = build(tmp_path, "# Page\n\n" + BOX, conf)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "book" / "page.html").read_text()
+    assert "cpu record of" in text and "seeds 16" in text and "stale" not in text
+    assert "results/cpu/lsc/x/fig/provenance.json" in text
+    assert (out / "results" / "cpu" / "lsc" / "x" / "fig" / "provenance.json").exists()
+    # the measuring code changes: the record is still shown, marked stale
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER + "y = 1\n")
+    proc, out = build(tmp_path, "# Page\n\n" + BOX + "\n", conf)
+    text = (out / "book" / "page.html").read_text()
+    assert "stale: its code changed" in text
+    assert records.at_scale(root)["lsc.a"][0]["record"]["stale"]

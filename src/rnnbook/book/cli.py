@@ -96,7 +96,28 @@ def main(argv: list[str] | None = None) -> int:
         help="keep this book ledger (e.g. _build/claims.json) as master seed 0's record",
     )
     s.add_argument("--root", type=Path, default=Path("."))
+    r = sub.add_parser(
+        "record",
+        help="run one declared slice (CHAPTER:SLICE) at its record scale into results/",
+    )
+    r.add_argument("target", help="e.g. mean_field/training:fig2")
+    r.add_argument("--scale", choices=("cpu", "gpu"), default="cpu")
+    r.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
+    r.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)
+    if args.cmd == "record":
+        from . import records
+        from .claims import ClaimError
+
+        try:
+            path = records.run_record(
+                args.root, args.target, args.scale, device=args.device
+            )
+        except (ClaimError, BuildError, ParameterError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        print(f"recorded {path}")
+        return 0
     if args.cmd == "power":
         return _power(args)
     if args.cmd == "seeds":

@@ -394,6 +394,72 @@ def contradictions(text: str, claims: dict[str, dict]) -> list[str]:
     return problems
 
 
+_ANCHOR = re.compile(r'<span id="([^"]+)" class="claim-anchor">')
+
+
+def _at_scale(app) -> dict[str, list[dict]]:
+    cached = getattr(app, "_rnnbook_at_scale", None)
+    if cached is None:
+        from . import records
+
+        cached = app._rnnbook_at_scale = records.at_scale(book_root(app))
+    return cached
+
+
+def record_html(rec: dict, docname: str) -> str:
+    """One record of a claim, in words: scale, sizes, device, date, verdict, effects, and a
+    link to its provenance (marked stale, and not counted, when its code changed)."""
+    prov = rec["record"]
+    up = "../" * docname.count("/")
+    href = html.escape(f"{up}{prov['path']}/provenance.json")
+    sizes = ", ".join(
+        f"{k} {v}"
+        for k, v in prov.get("parameters", {}).items()
+        if k not in ("profile", "device")
+    )
+    effects = "; ".join(
+        f"{html.escape(str(e['name']))}: {e['estimate']:.3g} "
+        f"[{e['lo']:.3g}, {e['hi']:.3g}], {html.escape(str(e['decision']))}"
+        for e in rec.get("effects") or []
+        if all(isinstance(e.get(k), (int, float)) for k in ("estimate", "lo", "hi"))
+    )
+    stale = (
+        ' <strong class="record-stale">stale: its code changed since it ran; shown, '
+        "not counted</strong>"
+        if prov.get("stale")
+        else ""
+    )
+    return (
+        f"<li>{html.escape(prov['kind'])} record of {html.escape(prov['date'])} on "
+        f"{html.escape(prov.get('device') or 'cpu')} ({html.escape(sizes)}; "
+        f"{prov.get('wall_seconds', 0) / 60:.0f} min): "
+        f"{pages.badge_html(rec['verdict'])}{stale}"
+        + (f"; {effects}" if effects else "")
+        + f' (<a href="{href}">provenance</a>)</li>'
+    )
+
+
+def add_records_to_boxes(app, doctree) -> None:
+    """Each claim box shows, below the ``book`` verdict, every record of its claim."""
+    by_claim = _at_scale(app)
+    if not by_claim:
+        return
+    docname = app.env.docname
+    for box in doctree.findall(nodes.admonition):
+        if "claim-box" not in box.get("classes", []):
+            continue
+        raw = "".join(n.astext() for n in box.findall(nodes.raw))
+        m = _ANCHOR.search(raw)
+        recs = by_claim.get(m.group(1), []) if m else []
+        if recs:
+            items = "".join(record_html(r, docname) for r in recs)
+            text = (
+                '<div class="claim-records"><p><strong>At scale</strong>: the claim\'s '
+            )
+            text += f"records (decided on their own data)</p><ul>{items}</ul></div>"
+            box += nodes.raw("", text, format="html")
+
+
 def _seed_records(app) -> dict[int, dict[str, str]]:
     cached = getattr(app, "_rnnbook_seeds", None)
     if cached is None:
@@ -440,16 +506,21 @@ def add_static(app, config) -> None:
 
 
 def copy_ledger(app, exception) -> None:
-    """``claims.json`` into the HTML output, next to ``index.html``."""
+    """``claims.json`` into the HTML output, next to ``index.html``; the records' claims and
+    provenance under ``results/`` beside it (the boxes link to them)."""
     path = claims_path(app)
     if exception is None and app.builder.format == "html" and path.exists():
         shutil.copy2(path, Path(app.outdir) / "claims.json")
+    results = book_root(app) / "results"
+    if exception is None and app.builder.format == "html" and results.is_dir():
+        shutil.copytree(results, Path(app.outdir) / "results", dirs_exist_ok=True)
 
 
 def setup(app) -> dict[str, Any]:
     app.add_config_value("rnnbook_claims_json", "", "env")
     app.add_config_value("rnnbook_root", "", "env")
     app.add_directive("seed-check", SeedCheckDirective)
+    app.connect("doctree-read", add_records_to_boxes)
     app.add_role("claim", ClaimRole())
     app.add_directive("findings", FindingsDirective)
     app.connect("doctree-read", check_prose)

@@ -184,3 +184,95 @@ def record_ledger(root: Path, ledger: Path, seed: int = 0) -> list[Path]:
             params = {"profile": mine[0].get("profile"), "seed": seed}
             out.append(write(root, "seeds", chapter, f"seed-{seed}", mine, params, 0.0))
     return out
+
+
+SCALES = ("cpu", "gpu")
+_SLICE_KEYS = {"claims", "parameters", "scale", "seed", "why", "minutes"}
+
+
+def slices(root: Path, chapter: str) -> dict[str, dict]:
+    """The record slices a chapter's claims file declares under ``records:``::
+
+    records:
+      fig2-mnist:                      # the slice's name
+        claims: [lsc.fig2.lsc-best]    # the claims it decides
+        scale: cpu                     # cpu | gpu
+        seed: 104                      # its own master seed, never run before
+        parameters: {seeds: 16}        # the sizes, declared before it runs
+        minutes: 40                    # the expected wall time at that scale
+        why: "..."                     # the power analysis behind the sizes
+    """
+    import yaml
+
+    path = _claims.claims_file(chapter, Path(root))
+    data = yaml.safe_load(path.read_text()) or {}
+    raw = data.get("records") or {}
+    declared = _claims.load(path, chapter)
+    out = {}
+    for name, s in raw.items():
+        where = f"{path.name}: record slice {name!r}"
+        if not isinstance(s, dict) or set(s) - _SLICE_KEYS:
+            raise _claims.ClaimError(f"{where} takes only {sorted(_SLICE_KEYS)}")
+        if s.get("scale") not in SCALES or not isinstance(s.get("seed"), int):
+            raise _claims.ClaimError(f"{where} needs 'scale' in {SCALES} and a 'seed'")
+        unknown = [c for c in s.get("claims") or [] if c not in declared]
+        if unknown or not s.get("claims"):
+            raise _claims.ClaimError(f"{where}: claims {unknown} are not declared here")
+        out[name] = {"parameters": {}, **s}
+    return out
+
+
+def run_record(
+    root: Path,
+    target: str,
+    scale: str,
+    log=print,
+    device: str | None = None,
+    sizes: dict | None = None,
+) -> Path:
+    """Run one declared slice (``CHAPTER:SLICE``) at its record scale and commit-ready write
+    it under ``results/<scale>/<chapter>/<slice>/``. ``sizes`` overrides the declared sizes
+    (the tests' smoke-size record); such a record is written under ``results-smoke/``."""
+    from .pipeline import run_chapter
+
+    root = Path(root).resolve()
+    chapter, _, name = target.partition(":")
+    declared = slices(root, chapter)
+    if name not in declared:
+        raise _claims.ClaimError(
+            f"record: {chapter} declares no slice {name!r}; declared: "
+            f"{', '.join(declared) or 'none'}"
+        )
+    s = declared[name]
+    if s["scale"] != scale:
+        raise _claims.ClaimError(
+            f"record: slice {name!r} is declared at scale {s['scale']!r}, not {scale!r}"
+        )
+    params = {"profile": "book", **s["parameters"], "seed": s["seed"], **(sizes or {})}
+    if device:
+        params["device"] = device
+    t0 = time.time()
+    overrides = {k: v for k, v in params.items() if k != "profile"}
+    nb = run_chapter(root, chapter, overrides, log=log)
+    claims = json.loads((nb.parent / "claims.json").read_text())
+    mine = [c for c in claims if c["id"] in s["claims"]]
+    kind = scale if not sizes else f"{scale}-smoke"
+    return write(
+        root, kind, chapter, name, mine, params, time.time() - t0, device or ""
+    )
+
+
+def at_scale(root: Path) -> dict[str, list[dict]]:
+    """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest scale first
+    (``gpu`` before ``cpu``), each ``{verdict, effects, seeds, stale, provenance}``."""
+    out: dict[str, list[dict]] = {}
+    for r in load(root):
+        if r.get("kind") not in SCALES:
+            continue
+        prov = {k: v for k, v in r.items() if k != "claims"}
+        for c in r["claims"]:
+            out.setdefault(c["id"], []).append({**c, "record": prov})
+    order = {s: i for i, s in enumerate(reversed(SCALES))}
+    for recs in out.values():
+        recs.sort(key=lambda x: (order[x["record"]["kind"]], x["record"]["date"]))
+    return out

@@ -137,3 +137,44 @@ def test_declared_paper_value_is_the_papers_table1():
     path = Path(__file__).parents[2] / "notebooks/implicit_bias/real_data.claims.yaml"
     (claim,) = yaml.safe_load(path.read_text())["claims"]
     assert claim["paper_value"] == decoding.PAPER_TABLE1
+
+
+def test_sub_blocks_cover_the_test_windows():
+    assert decoding.sub_blocks(44, 11) == [
+        slice(0, 11),
+        slice(11, 22),
+        slice(22, 33),
+        slice(33, 44),
+    ]
+    # a short remainder joins the block before it, a long one is its own block
+    assert decoding.sub_blocks(25, 11) == [slice(0, 11), slice(11, 25)]
+    assert decoding.sub_blocks(29, 11)[-1] == slice(22, 29)
+
+
+def test_block_r2_weighs_up_to_the_fold_r2_and_the_claim_reads_blocks():
+    """The R^2 on the blocks of a test block, weighted by their SST, is the fold's R^2 (the
+    blocks cover it); the claim's statistic is the per-block difference over the stand-in's
+    own R^2, one value per block of the recording (folds x blocks), seeds averaged."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((600, 2))
+    Y = np.convolve(X[:, 0], [0.5, 1.0], mode="full")[:600, None]
+    Y = Y + 0.5 * rng.standard_normal((600, 1))
+    kw = dict(T=5, folds=3, limited_fraction=0.2, n=6, nu_W=0.3, nu_F=1.0, nu_C=1.0)
+    res = decoding.run_table1(
+        X, Y, lr=0.05, steps=20, seed=0, seeds=2, block_windows=10, **kw
+    )
+    n_win = 200 // 5  # 40 test windows per fold: 4 blocks of 10
+    assert res.block_r2.shape == (2, 2, 3, 4, 3)
+    for fold in range(3):
+        seg = decoding.split(600, 3, fold, 0.2)
+        p = decoding.prepare(X, Y, seg["all"], seg["test"][0], 5, 10)
+        w = np.array([sst for _, sst in p.blocks])
+        assert w.sum() == pytest.approx(p.test_sst) and len(p.blocks) == n_win // 10
+        fold_r2 = (res.block_r2[:, 1, fold] * w[None, :, None]).sum(1) / w.sum()
+        np.testing.assert_allclose(fold_r2, res.r2[:, 1, fold], atol=1e-8)
+    s = res.summary()
+    assert s["n_blocks"] == 12 and len(s["block_rel"]["all_sc"]) == 12
+    scale = res.r2.mean((0, 2))[1].max()
+    d = (res.block_r2[:, 1, ..., 2] - res.block_r2[:, 1, ..., 1]).mean(0).ravel()
+    np.testing.assert_allclose(s["block_rel"]["all_sc"], d / scale)
+    assert s["r2_scale"]["all"] == pytest.approx(round(scale, 4))

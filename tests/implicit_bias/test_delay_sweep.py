@@ -63,6 +63,8 @@ def test_delay_sweep_summary_from_known_errors():
     )
     # the gate: worst final / initial training error at delay 0 (models 0-2)
     assert s["train_ratio_0"] == pytest.approx(0.5 / 2)
+    # the gate: the median over seeds of the unscaled convolution's ratio at delay 0 only
+    assert s["ref_train_ratio_0"] == pytest.approx(np.median([0.5, 0.5, 0.4]) / 2)
     # the trend: the same effects at every requested step, as factors
     tr = sw.trend([0, 1])
     assert tr["growth_scaled"][0][0] == pytest.approx(1.0)

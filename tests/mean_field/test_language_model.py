@@ -86,3 +86,32 @@ def test_compare_over_seeds_with_checkpoints_and_the_unigram_baseline():
     assert lm.seed_mean(runs)["LSTM"].test_ppl == pytest.approx(
         np.mean([r.test_ppl for r in runs["LSTM"]])
     )
+
+
+def _lm_result(ppl: float) -> lm.LMResult:
+    return lm.LMResult("cell", 4, 10, [(1, ppl)], ppl, ppl, 0.0, [(1, ppl)])
+
+
+def test_comparable_ratios_and_an_untrained_minimal_rnn_counts_against_it():
+    """The claim's statistics: the minimalRNN's perplexity relative to each reference model,
+    per seed; a minimalRNN that did not train (perplexity at the unigram's) lies far outside
+    any band of 'comparable', while the gate reads only the reference models."""
+    runs = {
+        "LSTM": [_lm_result(95.0), _lm_result(96.0)],
+        "GRU": [_lm_result(100.0), _lm_result(98.0)],
+        "minimalRNN": [_lm_result(101.0), _lm_result(99.0)],
+    }
+    v = lm.seed_values(runs, 300.0)
+    assert v["min_gru_rel"]["seeds"] == pytest.approx([0.01, 99 / 98 - 1], abs=1e-6)
+    assert v["min_lstm_rel"]["seeds"] == pytest.approx(
+        [101 / 95 - 1, 99 / 96 - 1], abs=1e-6
+    )
+    assert v["ref_ppl"] == {"GRU": 99.0, "LSTM": 95.5}
+    assert v["ranking"] == ["LSTM", "GRU", "minimalRNN"]
+    runs["minimalRNN"] = [
+        _lm_result(300.0),
+        _lm_result(290.0),
+    ]  # at the unigram's: untrained
+    bad = lm.seed_values(runs, 300.0)
+    assert min(bad["min_gru_rel"]["seeds"]) > 1.0  # far outside a band of 0.1
+    assert bad["ref_ppl"] == v["ref_ppl"]  # the gate does not read the compared arm

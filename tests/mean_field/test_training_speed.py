@@ -72,3 +72,37 @@ def test_speed_table():
     assert s["auc"]["vanilla"] == pytest.approx([0.7, 0.5, 0.15, 0.15], abs=1e-6)
     assert s["reach"]["minimal"] == [2, 2, None, None]
     assert s["threshold"] == 0.55 and "not reached" in ts.speed_table(s)
+
+
+def test_an_untrained_arm_counts_against_itself_and_the_gate_reads_the_set_up():
+    """An initialization that stays at chance is a loss for that arm inside the difference
+    (the critical Gaussian arm at chance gives a negative critical-minus-off-critical effect),
+    while the gate and the setting rule read the best of a model's four arms, which does not
+    move when the decided difference does."""
+    a = np.full((2, 2, 4), 0.1)  # 2 evaluations x 2 seeds x 4 initializations
+    a[..., 2] = a[..., 3] = 0.4  # the off-critical arms train
+    a[..., 0] = (
+        0.6  # the critical orthogonal arm trains; the critical Gaussian does not
+    )
+    r = TrainResult([5, 10], a.reshape(2, 8), a.reshape(2, 8))
+    v = ts.seed_values({"vanilla": r, "minimal": r})
+    assert v["d_pair"]["vanilla"]["gaussian"]["mean"] == pytest.approx(-0.3)
+    assert v["d_pair"]["vanilla"]["orthogonal"]["mean"] == pytest.approx(0.2)
+    assert v["d_orth"]["vanilla"]["mean"] == pytest.approx(0.5)
+    b = a.copy()
+    b[..., 1] = 0.05  # the decided statistic moves; the set-up gate does not
+    w = ts.seed_values(
+        {"vanilla": TrainResult([5, 10], b.reshape(2, 8), b.reshape(2, 8))}
+    )
+    assert w["d_pair"]["vanilla"]["gaussian"]["mean"] < -0.3
+    assert w["best_acc"] == {"vanilla": v["best_acc"]["vanilla"]} == {"vanilla": 0.6}
+
+
+def test_vanilla_jacobian_check_measures_the_drawn_critical_point():
+    X, _ = _data(16, 3)
+    setup = ts.initializations(X, T=49, width=16, input_scale2=1.0, seed=0)
+    c = ts.vanilla_jacobian_check(setup, X, 16, seed=31, n=8)
+    assert set(c) == {"orthogonal", "Gaussian"}
+    # the orthogonal critical network keeps q^t near q* = 0.5 (random pixels: R = 1)
+    assert c["orthogonal"]["q"] == pytest.approx(0.5, abs=0.15)
+    assert c["orthogonal"]["top"] >= c["orthogonal"]["median"]

@@ -10,6 +10,15 @@ contiguous stretch of ``limited_fraction`` of the recording (the paper's 4.5 of 
 the training blocks, right after the test block (cyclically). Training sequences are all windows of T
 steps (stride 1) inside one block; test sequences are the consecutive non-overlapping windows of the test
 block. Inputs and outputs are z-scored with the statistics of the training stretch.
+
+The interval of a comparison comes from blocks of the recording, not from the folds: each test block
+is cut into consecutive sub-blocks of ``block_windows`` test windows (165 volumes, 5.5 min, at the
+book's T = 15 and 11 windows), far longer than the autocorrelation of the BOLD signal (tens of
+seconds), and the test R^2 of every model is scored on each of them (against the fold's test
+mean, so that a fold's R^2 is the SST-weighted mean of its blocks'). The per-block difference, as a
+fraction of the stand-in's own R^2 in that regime (the best model's mean test R^2), is what a
+claim decides on, with a Student-t interval over the blocks (batch means): more folds do not add
+data, more blocks of the same recording are the data's own units.
 """
 
 from __future__ import annotations
@@ -72,6 +81,7 @@ class Prepared:
     test: gt.LagStats
     test_sst: float  # sum of squared deviations of the test outputs from their mean
     n_train_steps: int  # time points in the training stretch
+    blocks: list = field(default_factory=list)  # (LagStats, SST about the fold's mean)
 
 
 def prepare(
@@ -80,6 +90,7 @@ def prepare(
     segments: list[tuple[int, int]],
     test: tuple[int, int],
     T: int,
+    block_windows: int = 11,
 ) -> Prepared:
     Xtr = np.concatenate([X[a:b] for a, b in segments])
     Ytr = np.concatenate([Y[a:b] for a, b in segments])
@@ -91,13 +102,29 @@ def prepare(
     a, b = test
     Tx, Ty = windows((X[a:b] - mx) / sx, (Y[a:b] - my) / sy, T, T)
     as_t = lambda v: torch.tensor(v, dtype=torch.float64, device="cpu")  # noqa: E731
-    sst = float(((Ty - Ty.reshape(-1, Ty.shape[-1]).mean(0)) ** 2).sum())
+    mean = Ty.reshape(-1, Ty.shape[-1]).mean(0)
+    sst = float(((Ty - mean) ** 2).sum())
+    blocks = []
+    for w in sub_blocks(len(Tx), block_windows):
+        blocks.append(
+            (gt.lag_stats(as_t(Tx[w]), as_t(Ty[w])), float(((Ty[w] - mean) ** 2).sum()))
+        )
     return Prepared(
         gt.lag_stats(as_t(Wx), as_t(Wy)),
         gt.lag_stats(as_t(Tx), as_t(Ty)),
         sst,
         len(Xtr),
+        blocks,
     )
+
+
+def sub_blocks(n_windows: int, block_windows: int) -> list[slice]:
+    """Consecutive groups of ``block_windows`` test windows covering 0..n_windows; a last group
+    shorter than half a block joins the one before it."""
+    edges = list(range(0, n_windows, block_windows)) + [n_windows]
+    if len(edges) > 2 and edges[-1] - edges[-2] < block_windows / 2:
+        del edges[-2]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
 def r2_curve(losses: Tensor, prep_test: gt.LagStats, sst: Tensor) -> Tensor:
@@ -145,6 +172,29 @@ class Table1Result:
         0.0  # lr * largest Hessian eigenvalue over models and data sets (< 2: stable)
     )
     setup: dict = field(default_factory=dict)  # folds, limited_fraction, n, lr, steps
+    block_r2: np.ndarray | None = (
+        None  # (seeds, regimes, folds, blocks, models): test R^2
+    )
+
+    def r2_scale(self) -> dict[str, float]:
+        """The stand-in's own R^2 per regime: the best model's mean test R^2 (over seeds and
+        folds), the scale of the claim's relative differences."""
+        r2m = self.r2.mean((0, 2))  # (regimes, models)
+        return {reg: float(r2m[i].max()) for i, reg in enumerate(self.regimes)}
+
+    def block_differences(self) -> dict[str, np.ndarray]:
+        """Per comparison, the test R^2 difference on each block of the recording (folds x
+        blocks, mean over seeds), positive when the paper's side wins, divided by the stand-in's
+        R^2 in that regime (:meth:`r2_scale`): what the claim decides on. A model that did not
+        learn scores a low R^2 on every block: a loss for it inside the difference."""
+        scale = self.r2_scale()
+        out = {}
+        for k, (reg, a, b) in COMPARISONS.items():
+            i = self.regimes.index(reg)
+            ia, ib = self.models.index(a), self.models.index(b)
+            d = (self.block_r2[:, i, ..., ia] - self.block_r2[:, i, ..., ib]).mean(0)
+            out[k] = d.ravel() / max(scale[reg], 1e-12)
+        return out
 
     def _r2(self, regime: str, model: str, r2: np.ndarray | None = None) -> np.ndarray:
         """(seeds, folds) test R^2 of one model in one regime."""
@@ -214,6 +264,8 @@ class Table1Result:
                 for k, (reg, a, b) in COMPARISONS.items()
             },
             "r2_best": float(r2m.max(1).min()),
+            "r2_scale": {k: round(v, 4) for k, v in self.r2_scale().items()},
+            **self._block_fields(),
             "wins_lim": int(
                 np.sum(
                     fold_means(self._r2("limited", "scaled conv"))
@@ -231,6 +283,22 @@ class Table1Result:
             "lr_stab": float(self.lr_stability),
             "n_seeds": int(self.r2.shape[0]),
             **self.setup,
+        }
+
+    def _block_fields(self) -> dict:
+        """The claim's per-block relative differences ('block_rel') with their mean and 95%
+        Student-t interval over the blocks ('block_iv'), and the number of blocks."""
+        if self.block_r2 is None:
+            return {}
+        rel = self.block_differences()
+        iv = {k: seed_interval(v) for k, v in rel.items()}
+        return {
+            "block_rel": {k: [float(x) for x in v] for k, v in rel.items()},
+            "block_iv": {
+                LABELS[k]: [round(v.mean, 4), round(v.lo, 4), round(v.hi, 4)]
+                for k, v in iv.items()
+            },
+            "n_blocks": int(len(next(iter(rel.values())))),
         }
 
     def r2_table(self) -> str:
@@ -295,6 +363,7 @@ def run_table1(
     seed: int,
     seeds: int = 1,
     rnn_dtype: torch.dtype = torch.float64,
+    block_windows: int = 11,
     progress=lambda it, **kw: it,
     device: str = "cpu",
 ) -> Table1Result:
@@ -308,7 +377,7 @@ def run_table1(
     for fold in progress(range(folds), desc="folds"):
         seg = split(len(X), folds, fold, limited_fraction)
         for reg in regimes:
-            preps.append(prepare(X, Y, seg[reg], seg["test"][0], T))
+            preps.append(prepare(X, Y, seg[reg], seg["test"][0], T, block_windows))
     train = gt.stack_stats([p.train for p in preps] * seeds)
     test = gt.stack_stats([p.test for p in preps] * seeds)
     sst = torch.tensor(
@@ -354,7 +423,8 @@ def run_table1(
         .permute(2, 4, 3, 1, 0)
         .numpy()
     )  # (seeds, regimes, folds, models, steps+1)
-    final_L = torch.cat([rnn.L[-1, None].to(torch.float64), conv.L[-1]])
+    final_L = torch.cat([rnn.L[-1, None].to(torch.float64).cpu(), conv.L[-1].cpu()])
+    block_r2 = _block_r2(final_L, preps, seeds, len(models), folds, len(regimes))
     final_L = final_L[:, : len(preps)]  # the first seed: (models, folds * regimes, ...)
     final_L = final_L.reshape(len(models), folds, len(regimes), *final_L.shape[2:])
     return Table1Result(
@@ -369,8 +439,31 @@ def run_table1(
         },
         rho.numpy(),
         lr * lam,
-        dict(folds=folds, limited_fraction=limited_fraction, n=n, lr=lr, steps=steps),
+        dict(
+            folds=folds,
+            limited_fraction=limited_fraction,
+            n=n,
+            lr=lr,
+            steps=steps,
+            block_windows=block_windows,
+        ),
+        block_r2,
     )
+
+
+def _block_r2(
+    final_L: Tensor, preps: list, seeds: int, n_models: int, folds: int, n_reg: int
+) -> np.ndarray:
+    """The final test R^2 of every model and network on each block of its fold's test block
+    (against the fold's test mean): (seeds, regimes, folds, blocks, models)."""
+    nb = min(len(p.blocks) for p in preps)
+    out = np.empty((nb, n_models, len(preps) * seeds))
+    for j in range(nb):
+        st = gt.stack_stats([p.blocks[j][0] for p in preps] * seeds)
+        sst = torch.tensor([p.blocks[j][1] for p in preps] * seeds, dtype=torch.float64)
+        out[j] = (1.0 - gt.mse(final_L, st) * st.M / sst).numpy()
+    out = out.reshape(nb, n_models, seeds, folds, n_reg)
+    return out.transpose(2, 4, 3, 0, 1)  # (seeds, regimes, folds, blocks, models)
 
 
 def paired_one_sided(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:

@@ -271,3 +271,34 @@ def trend_panels(v: dict) -> list[dict]:
             ("Fig. 3: orthogonal - Gaussian (critical)", "trend_orth"),
         )
     ]
+
+
+def vanilla_jacobian_check(
+    setup: Setup, X: torch.Tensor, width: int, seed: int, n: int = 64
+) -> dict:
+    """Whether the critical vanilla networks of ``setup`` sit at their critical point as drawn:
+    for the critical orthogonal and Gaussian initializations (weights drawn from ``seed`` the
+    way the training draws them, not the same draws), on the first ``n`` sequences of ``X``, the
+    pre-activation second moment q^t over the second half of the sequence (the critical point
+    prescribes q* = 0.5) and the log10 singular values of the end-to-start Jacobian
+    dh^T/dh^0 (largest and median, mean over sequences), in float64."""
+    T, out = setup.T, {}
+    x = sequential_mnist(X[:n], T).double()
+    for name, spec in zip(("orthogonal", "Gaussian"), setup.specs["vanilla"][:2]):
+        net = GridRNN("vanilla", [spec], width, setup.M, T, seed=seed)
+        W, V = (net.params[k][0].detach().double() for k in ("W_tied", "V_tied"))
+        h = net.h0[0].double().expand(n, width)
+        J = torch.eye(width, dtype=torch.float64).expand(n, width, width)
+        qs = []
+        for t in range(T):
+            e = h @ W.T + x[t] @ V.T
+            qs.append(float(e.pow(2).mean()))
+            h = torch.tanh(e)
+            J = ((1 - h**2)[:, :, None] * W) @ J
+        ls = torch.log10(torch.linalg.svdvals(J))
+        out[name] = {
+            "q": round(float(np.mean(qs[T // 2 :])), 3),
+            "top": round(float(ls[:, 0].mean()), 1),
+            "median": round(float(ls.median()), 1),
+        }
+    return out

@@ -93,6 +93,19 @@ class OneTimescale:
         }
 
 
+def one_step_moment() -> sp.Expr:
+    """E||J||_F^2 / n = (1/n^2) sum_{i,l} E W_il^2 for J = W/sqrt(n): nu_W, exact at every n."""
+    i, l_ = sp.symbols("i l", integer=True, positive=True)
+    return sp.simplify(sp.summation(sp.summation(nu_W, (i, 1, n)), (l_, 1, n)) / n**2)
+
+
+def radius2_limit() -> sp.Expr:
+    """The limit of the *squared* spectral radius r(J)^2 as n -> oo: the squared outer radius of
+    the circular law, phi(J J^T) (Haagerup-Larsen), the one-step moment: nu_W. The radius itself
+    tends to its square root."""
+    return one_step_moment()
+
+
 @lru_cache(maxsize=None)
 def derive(k_max: int = 4) -> OneTimescale:
     """Derive the four quantities (gradient ratios for k = 0..k_max-1) and their common limit."""
@@ -106,8 +119,7 @@ def derive(k_max: int = 4) -> OneTimescale:
 
     chi_general = chi(phi)
     chi_lin = chi(sp.Lambda(u, u)).doit().subs(sw2, nu_W)
-    i, l_ = sp.symbols("i l", integer=True, positive=True)
-    one_step = sp.summation(sp.summation(nu_W, (i, 1, n)), (l_, 1, n)) / n**2
+    one_step = one_step_moment()
     rho = scale_factors.derive_rho().rho
     ratio = sp.factor(sp.simplify(rho.subs(j, j + 1) / rho))
     ratio_lim = sp.limit(ratio, j, sp.oo)
@@ -116,7 +128,7 @@ def derive(k_max: int = 4) -> OneTimescale:
         r = sp.factor(nu_W * normalised_factor(q_ + 1) / normalised_factor(q_))
         grad[q_] = r
         grad_lim[q_] = sp.limit(r, n, sp.oo)
-    radius2 = one_step  # Haagerup-Larsen: outer radius^2 = phi(J J^T)
+    radius2 = radius2_limit()  # Haagerup-Larsen: outer radius^2 = phi(J J^T)
     tau = -1 / sp.log(nu_W)
     return OneTimescale(
         chi_general,

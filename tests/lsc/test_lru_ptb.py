@@ -61,9 +61,32 @@ def test_comparisons_by_hand():
     assert (v["n_best_half"], v["n_best_other"]) == (3, 1)
     assert (v["n_clip"], v["n_clip_within"], v["n_clip_outside"]) == (4, 3, 1)
     assert v["ppl_default_max"] == pytest.approx(120 * 1.01)
+    assert v["ppl_default_min"] == pytest.approx(100 * 1.01)
+    assert v["untrained_arms"] == "L=1 rho=1, L=1 clip rho=1, L=2 rho=1"
     assert v["unigram"] == 150.0 and v["n_seeds"] == 3 and "seeds" not in v
     assert v["clip_text"].startswith("L=1 default: +20.0% [+20.0%, +20.0%]")
     assert "L=2 clip: default 101, rho=1 50" in v["mean_ppl"]
+
+
+def test_an_untrained_arm_counts_with_its_perplexity():
+    """An arm that did not train (above the unigram model) is not dropped: it counts in every
+    effect with its own perplexity, and a run without a finite one counts as the worst."""
+    g = lru_ptb.Grid(**{**BASE, "seeds": 3, "depths": [1]})
+    base = {"default": 100.0, "rho=1": 300.0, "rho=0.5": 90.0, "rhobar=0.5": 95.0}
+    ppl = {(1, c, cl): v for c, v in base.items() for cl in (False, True)}
+    res = made_up(g, ppl, spread=0.01)
+    v = lru_ptb.Runs(g, res, 150.0).comparisons()
+    assert v["untrained_arms"] == "L=1 rho=1, L=1 clip rho=1" and not v["all_arms_ok"]
+    assert v["one_worst_seeds"]["L=1"] == pytest.approx([np.log(3)] * 3)
+    assert v["half_one_seeds"]["L=1 clip"] == pytest.approx([np.log(0.3)] * 3)
+    # seed 1 of the default never had a finite validation: it counts as the worst
+    res[(1, 1, "default", False)].update(test=None, best_test_at=[(0, np.nan)])
+    v = lru_ptb.Runs(g, res, 150.0).comparisons()
+    assert v["one_worst_seeds"]["L=1"][1] == pytest.approx(0.0)  # rho=1 is tied worst
+    assert v["ppl_default_min"] == pytest.approx(100 * 1.01)  # the clipped default
+    P = {"a": np.array([np.nan, 2.0]), "b": np.array([5.0, np.inf])}
+    got = lru_ptb.counted(P, vocab=3)
+    assert got["a"].tolist() == [5.0, 2.0] and got["b"].tolist() == [5.0, 3.0]
 
 
 def test_noisy_seeds_are_undecided():

@@ -103,3 +103,8 @@ def test_effect_figure():
     iv = (np.array([0.5, 0.6, 0.7]), np.array([0.2, 0.3, 0.4]), np.array([0.8, 0.9, 1]))
     fig = training_figures.effect_vs_steps(steps, {"a": iv, "b": iv}, 0.5, "rate", "t")
     assert labelled(fig, 1) and len(fig.axes[0].get_legend().texts) == 3
+    lines = {"line of the claim (0.6)": 0.6, "no effect (0.5)": 0.5}
+    fig = training_figures.effect_vs_steps(steps, {"a": iv}, lines, "rate", "t")
+    texts = [t.get_text() for t in fig.axes[0].get_legend().texts]
+    assert texts == ["a", *lines]
+    assert sorted(ln.get_ydata()[0] for ln in fig.axes[0].lines[1:]) == [0.5, 0.6]

@@ -192,6 +192,17 @@ def unigram_perplexity(task: tasks.SeqTask) -> float:
     return float(np.exp(-logp[y_te].mean()))
 
 
+def counted(ppl: dict, vocab: int) -> dict:
+    """Perplexities as the comparisons count them (``ppl``: arm -> array of perplexities, of one
+    shape): a run without a finite perplexity (its every validation diverged) did not train and
+    counts as the worst: the largest finite perplexity of any arm at that point (seed and
+    checkpoint), or the uniform guess over the vocabulary (``vocab``) if that is larger."""
+    stack = np.stack(list(ppl.values()))
+    finite = np.where(np.isfinite(stack), stack, -np.inf)
+    worst = np.maximum(finite.max(0), float(vocab))
+    return {k: np.where(np.isfinite(v), v, worst) for k, v in ppl.items()}
+
+
 @dataclass
 class Runs:
     """The raw results keyed by (depth, seed index, condition, clipped), and the unigram model's
@@ -202,9 +213,13 @@ class Runs:
     unigram: float
 
     def ppl(self, d: int, c: str, cl: bool, split: str = "test") -> np.ndarray:
-        """Perplexity per seed."""
+        """Perplexity per seed (NaN for a run that never had a finite validation loss)."""
         return np.array(
-            [self.results[(d, s, c, cl)][split]["ppl"] for s in range(self.grid.seeds)]
+            [
+                (self.results[(d, s, c, cl)][split] or {}).get("ppl", np.nan)
+                for s in range(self.grid.seeds)
+            ],
+            float,
         )
 
     def ppl_at(self, d: int, c: str, cl: bool) -> np.ndarray:
@@ -256,18 +271,21 @@ class Runs:
         )
 
     def effects(self) -> dict:
-        """Per comparison, the per-seed effects (seeds, checkpoints) in log perplexity:
-        ``one-worst`` per (depth, clip): log ppl(rho=1) minus the largest of the others;
+        """Per comparison, the per-seed effects (seeds, checkpoints) in log perplexity, every arm
+        counted with its perplexity, trained or not (a run without a finite one as
+        :func:`counted` says): ``one-worst`` per (depth, clip): log ppl(rho=1) minus the
+        largest of the others;
         ``best-half``: the better of rho=0.5, rhobar=0.5 minus the better of default, rho=1;
         ``half-one``: log ppl(rho=0.5) - log ppl(rho=1); ``clip`` per (depth, condition):
         log ppl(clip) - log ppl(no clip)."""
         g, out = self.grid, {}
-        L = {
-            (d, c, cl): np.log(self.ppl_at(d, c, cl))
+        P = {
+            (d, c, cl): self.ppl_at(d, c, cl)
             for d in g.depths
             for c in CONDS
             for cl in (False, True)
         }
+        L = {k: np.log(v) for k, v in counted(P, g.vocab).items()}
         for d in g.depths:
             for cl in (False, True):
                 others = np.max([L[(d, c, cl)] for c in CONDS if c != "rho=1"], 0)
@@ -288,8 +306,10 @@ class Runs:
         """What the rules decide on: per setting ('L=3', 'L=3 clip', ...) the per-seed final
         effects in log perplexity (``one_worst_seeds``, ``half_one_seeds``), per (depth,
         initialization) the clipping effect (``clip_seeds``), the best-half effect per seed
-        averaged over the settings (``best_half_seeds``), and each compared arm's gate: its
-        seed-mean test perplexity below the unigram model's (``arm_ok``, ``clip_ok``)."""
+        averaged over the settings (``best_half_seeds``), and whether each arm trained, its
+        seed-mean test perplexity below the unigram model's (``arm_ok``, ``all_arms_ok``,
+        and as text the arms that did not, ``untrained_arms``: reported; they count in the
+        effects with their own perplexities)."""
         g, eff = self.grid, self.effects()
         settings = [(d, cl) for d in g.depths for cl in (False, True)]
 
@@ -299,11 +319,12 @@ class Runs:
         def final(k):
             return [float(v) for v in eff[k][:, -1]]
 
-        ok = {
+        ok = {  # the arm trained: its seed-mean test perplexity below the unigram model's
             (d, c, cl): bool(self.ppl(d, c, cl).mean() < self.unigram)
             for d, cl in settings
             for c in CONDS
         }
+        untrained = [f"{lab(d, cl)} {c}" for (d, c, cl), v in ok.items() if not v]
         best = np.mean([eff[("best-half", d, cl)][:, -1] for d, cl in settings], 0)
         return dict(
             settings=[lab(d, cl) for d, cl in settings],
@@ -325,12 +346,8 @@ class Runs:
             arm_ok={
                 lab(d, cl): {c: ok[(d, c, cl)] for c in CONDS} for d, cl in settings
             },
-            clip_ok={
-                f"L={d} {c}": ok[(d, c, False)] and ok[(d, c, True)]
-                for d in g.depths
-                for c in ("default", "rho=0.5")
-            },
             all_arms_ok=all(ok.values()),
+            untrained_arms=", ".join(untrained) or "none",
         )
 
     def comparisons(self, clip_tol: float = 0.1) -> dict:
@@ -368,6 +385,10 @@ class Runs:
             n_settings=len(settings),
             unigram=self.unigram,
             ppl_default_max=float(max(mean[(d, "default", cl)] for d, cl in settings)),
+            ppl_default_min=min(  # the experiment's gate: the baseline trained somewhere
+                (float(m) for (d, c, cl), m in mean.items() if c == "default"),
+                key=lambda m: m if np.isfinite(m) else np.inf,
+            ),
             n_one_worst=count("one-worst", +1),
             n_one_not_worst=count("one-worst", -1),
             n_best_half=count("best-half", -1),

@@ -209,10 +209,11 @@ def lru_validation(runs) -> Figure:
 
 
 def effect_vs_steps(
-    steps, curves: dict, ref: float | None, ylabel: str, title: str
+    steps, curves: dict, ref: float | dict | None, ylabel: str, title: str
 ) -> Figure:
     """An effect along training: per label, its mean and 95% interval over seeds (``curves``:
-    label -> (mean, lo, hi) arrays over ``steps``), with the decision threshold ``ref``."""
+    label -> (mean, lo, hi) arrays over ``steps``), with horizontal lines ``ref``: one
+    "decision threshold", or label -> value (a claim's own lines, read from its declaration)."""
     fig, ax = panels(1, row_height=3.4)
     for i, (label, (m, lo, hi)) in enumerate(curves.items()):
         color = COLORS[i % len(COLORS)]
@@ -220,8 +221,9 @@ def effect_vs_steps(
         ax.fill_between(
             steps, np.clip(lo, -1, 2), np.clip(hi, -1, 2), color=color, alpha=0.15
         )
-    if ref is not None:
-        ax.axhline(ref, color="grey", ls="--", lw=1, label="decision threshold")
+    lines = {"decision threshold": ref} if isinstance(ref, (int, float)) else ref or {}
+    for (label, y), ls in zip(lines.items(), ("--", ":", "-.", (0, (1, 3)))):
+        ax.axhline(float(y), color="grey", ls=ls, lw=1, label=label)
     ax.set(xlabel="training steps", ylabel=ylabel, title=title)
     ax.legend()
     return fig

@@ -121,51 +121,107 @@ def test_members_stop_on_their_own():
     assert res["test_acc"][0][0] == res["test_acc"][1][0] == pytest.approx(acc0)
 
 
-def made_up(S=3):
-    """Accuracies (act, init, lr, seed) with LSC best in 3 of 4 cells in every seed."""
+LRS4 = [1e-2, 3.16e-3, 1e-3, 3.16e-4]
+
+
+def made_up(S=3, L=4):
+    """Accuracies (act, init, lr, seed): ReLU and cos at ``L`` learning rates, LSC best in every
+    cell but one (cos, second lr: LSC below He, above Glorot); ReLU's best lr is the first for
+    LSC and the second for He."""
     rng = np.random.default_rng(0)
-    acc = np.zeros((2, 3, 2, S))
+    acc = np.zeros((2, 3, L, S))
     base = {"glorot": 0.5, "he": 0.6, "glorot+lsc": 0.7}
     for i, init in enumerate(ffn_mnist.INITS):
         acc[:, i] = base[init]
+    acc[0, 2, 0] += 0.02  # relu, LSC best at the largest lr
+    acc[0, 1, 1] += 0.02  # relu, He best at the second
     acc[1, 2, 1] = 0.55  # cos, lr 2: LSC below He (above Glorot)
     return acc + 0.01 * rng.standard_normal(acc.shape) * 0.1
 
 
-def test_comparisons_by_hand():
+def test_comparisons_on_cell_means():
     acc = made_up()
-    v = ffn_mnist.compare(acc, ["relu", "cos"], [1e-3, 1e-2])
-    assert v["n_cells"] == 4 and v["best_mean"] == pytest.approx(0.75)
-    assert (v["best_k"], v["best_n"]) == (9, 12)  # pooled (cell, seed) trials
-    assert v["best_lo"] == pytest.approx(wilson_interval(9, 12).lo)
+    v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4)
+    assert v["n_cells"] == 8 and (v["best_k"], v["best_n"]) == (
+        7,
+        8,
+    )  # cells, not trials
+    assert v["best_lo"] == pytest.approx(wilson_interval(7, 8).lo)
     assert 0 <= v["best_lo"] < v["best_hi"] <= 1
     assert v["best_acc"] == pytest.approx(acc.mean(-1).max())
     d = (acc[:, 2] - acc[:, 0]).reshape(-1, 3).mean(0)
     half = stats.t.ppf(0.975, 2) * d.std(ddof=1) / np.sqrt(3)
     assert v["gl_lo"] == pytest.approx(d.mean() - half) and v["frac_glorot"] == 1.0
-    # ReLU: LSC 0.7 vs He 0.6 at every lr -> difference 0.1
+    # ReLU: LSC 0.72 vs He 0.62 at their best -> 0.1; LSC's best lr half a decade higher
     assert v["attempted"] and v["he_diff_mean"] == pytest.approx(0.1, abs=0.01)
+    assert v["lr_seeds"] == pytest.approx([0.5] * 3, abs=0.01) and v["he_best"] > 0.6
     assert "LSC - He" in v["relu"]
 
 
-def test_untrained_arms_and_identical_nets_are_left_out():
-    """A cell whose Glorot arm sits at chance is no comparison, nor is a seed whose LSC net is
-    the Glorot net (pre-training stopped at its first check)."""
+def test_cell_means_not_seed_wins():
+    """A cell is won on its mean over seeds: LSC far ahead in one seed and just behind in two
+    wins the cell (a count of per-seed wins would say 1 in 3)."""
     acc = made_up()
-    acc[1, 0] = 0.1  # cos: Glorot untrained at both learning rates
+    acc[1, 2, 0] = [0.9, 0.59, 0.59]  # cos, lr 1: mean 0.693 above He's 0.6
+    v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4)
+    assert (v["best_k"], v["best_n"]) == (7, 8)
+
+
+def test_untrained_arms_lose_and_ties_leave():
+    """A Glorot arm at chance stays in (LSC's improvement there is the paper's effect); an LSC
+    arm at chance loses; a cell where no arm trains is left out; a seed whose LSC net is the
+    Glorot net (pre-training stopped at its first check) is a tie and leaves every comparison."""
+    acc = made_up()
+    acc[1, 0] = 0.1  # cos: Glorot untrained at every lr: still compared
+    acc[0, 2, 2] = 0.1  # relu, lr 3: LSC untrained: it loses that cell
+    acc[1, :, 3] = 0.1  # cos, lr 4: no arm trains: left out
     same = np.array([[True, False, False], [False, False, False]])  # relu, seed 0
-    v = ffn_mnist.compare(acc, ["relu", "cos"], [1e-3, 1e-2], same)
-    assert v["cells_trained"] == 0.5 and v["best_n"] == 2 * 3
-    assert v["gl_n"] == 2 * 2 and v["n_identical"] == 1 and len(v["gl_seeds"]) == 2
+    v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4, same)
+    assert v["cells_left_out"] == 1 and v["best_n"] == 7 and v["best_k"] == 5
+    assert v["gl_n"] == 7 and v["gl_k"] == 6 and v["n_identical"] == 1
+    assert len(v["gl_seeds"]) == 3
+    # seed 0 compares only the cos cells (its relu LSC net is the Glorot net)
+    cos = acc[1, 2, :3, 0] - acc[1, 0, :3, 0]
+    assert v["gl_seeds"][0] == pytest.approx(cos.mean())
     # the discrete learning-rate shift: a share of seeds with an exact interval, never zero-width
-    assert set(v["lr_seeds"]) <= {-1.0, 0.0, 1.0} and "exact 95% interval" in v["relu"]
+    assert "exact 95% interval" in v["relu"]
     k = sum(x > 0 for x in v["lr_seeds"])
     assert f"higher in {k / 3:.0%}" in v["relu"]
 
 
-def test_relu_claim_needs_two_learning_rates():
-    v = ffn_mnist.compare(made_up()[:, :, :1], ["relu", "cos"], [1e-3])
-    assert v["attempted"] is False and v["relu"] == "not run at this profile"
+def test_untrained_lsc_seed_is_not_higher():
+    acc = made_up()
+    acc[0, 2, :, 1] = 0.1  # relu, seed 1: LSC at chance at every lr
+    v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4)
+    assert v["lsc_untrained"] == 1 and v["lr_seeds"][1] < 0 and v["lr_seeds"][0] > 0
+    assert v["he_best"] > 0.6  # the gate reads He only
+
+
+def test_identical_networks_never_count():
+    """Every seed of an activation tied: its cells leave the statistic."""
+    acc = made_up()
+    acc[0, 2] = acc[0, 0]  # relu: LSC net is the Glorot net in every seed
+    same = np.array([[True] * 3, [False] * 3])
+    v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4, same)
+    assert (v["best_k"], v["best_n"]) == (3, 4) and v["n_identical"] == 3
+
+
+def test_relu_claim_needs_four_learning_rates():
+    v = ffn_mnist.compare(made_up(L=2), ["relu", "cos"], LRS4[:2])
+    assert v["attempted"] is False and "needs 4" in v["relu"]
+    nan = made_up()
+    nan[:, :, 3] = np.nan  # no cell at the smallest lr
+    v = ffn_mnist.compare(nan, ["relu", "cos"], LRS4)
+    assert v["attempted"] is False and v["n_cells"] == 6
+
+
+def test_relu_runs_its_own_learning_rates():
+    g = grid(acts=["relu", "cos"], lrs=[1e-3], relu_lrs=[1e-2, 3e-3, 3e-4])
+    assert g.all_lrs == [1e-2, 3e-3, 1e-3, 3e-4] and g.lrs_of("cos") == [1e-3]
+    assert len(ffn_mnist.members(g, "relu")) == 3 * 4 * 2
+    assert g.key("mnist", "relu")["lrs"] == g.all_lrs and "relu_lrs" not in g.key(
+        "x", "cos"
+    )
 
 
 def test_tiny_grid_runs_and_is_cached(tmp_path, monkeypatch):

@@ -55,8 +55,7 @@ def test_pretraining_figures():
 
 
 def test_ffn_figures():
-    g = ffn_grid(acts=["relu", "cos"], lrs=[1e-3, 1e-2], seeds=2)
-    n = 3 * 2 * 2
+    g = ffn_grid(acts=["relu", "cos"], lrs=[1e-3, 1e-2], seeds=2, relu_lrs=[1e-4, 0.1])
     res = {
         a: {
             "checkpoints": [2, 4],
@@ -64,6 +63,7 @@ def test_ffn_figures():
             "pretrain": [{"converged": s == 0, "steps": 1 + s} for s in range(2)],
         }
         for a in g.acts
+        for n in [3 * len(g.lrs_of(a)) * 2]
     }
     runs = ffn_mnist.Runs(g, res, "fashion-mnist")
     assert labelled(training_figures.ffn_accuracy(runs), 2)

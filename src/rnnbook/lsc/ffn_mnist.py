@@ -62,6 +62,9 @@ class Grid:
     pre_batch: int
     checkpoints: int = 1
     seed: int = 0
+    #: further learning rates for the ReLU nets only (the He comparison needs a grid of at
+    #: least :data:`MIN_RELU_LRS` points around the best learning rate; sin and cos keep ``lrs``)
+    relu_lrs: tuple[float, ...] = ()
     device: str = (
         "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
     )
@@ -76,6 +79,16 @@ class Grid:
                 if hasattr(params, f.name)
             }
         )
+
+    @property
+    def all_lrs(self) -> list[float]:
+        """Every learning rate of the grid, largest first (``lrs`` and ``relu_lrs``)."""
+        return sorted({*map(float, self.lrs), *map(float, self.relu_lrs)}, reverse=True)
+
+    def lrs_of(self, act: str) -> list[float]:
+        """The learning rates the nets of activation ``act`` train at, largest first."""
+        extra = self.relu_lrs if act == "relu" else ()
+        return sorted({*map(float, self.lrs), *map(float, extra)}, reverse=True)
 
     def run_seeds(self) -> list[int]:
         """The seed of each of the ``seeds`` runs per configuration, derived from ``seed``."""
@@ -94,11 +107,11 @@ class Grid:
 
     def key(self, dataset: str, act: str) -> dict:
         """The cache key of one activation's ensemble (its parameters)."""
-        skip = {"acts", "device"}
+        skip = {"acts", "device", "relu_lrs"}
         base = {
             f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip
         }
-        return dict(base, lrs=list(self.lrs), batch=32, dataset=dataset, act=act)
+        return dict(base, lrs=self.lrs_of(act), batch=32, dataset=dataset, act=act)
 
 
 # ---- data -------------------------------------------------------------------------------------------------------
@@ -343,9 +356,10 @@ def pretrain_ffn(
     )
 
 
-def members(grid: Grid) -> list[tuple[str, float, int]]:
+def members(grid: Grid, act: str) -> list[tuple[str, float, int]]:
     """The (initialization, learning rate, seed index) of each member of an activation's ensemble."""
-    return [(i, lr, s) for i in INITS for lr in grid.lrs for s in range(grid.seeds)]
+    lrs = grid.lrs_of(act)
+    return [(i, lr, s) for i in INITS for lr in lrs for s in range(grid.seeds)]
 
 
 def run_act(grid: Grid, data: MnistSplits, act: str) -> dict:
@@ -360,7 +374,7 @@ def run_act(grid: Grid, data: MnistSplits, act: str) -> dict:
         rep = pretrain_ffn(lsc, data, grid.pre_steps, grid.pre_batch, rs, grid.device)
         pre.append(experiments.report_summary(rep))
         nets["glorot+lsc", s] = lsc
-    mem = members(grid)
+    mem = members(grid, act)
     ens = FFNEnsemble.stack([nets[i, s] for i, _, s in mem], grid.device)
     res = train_ensemble(
         ens,
@@ -408,15 +422,16 @@ class Runs:
 
     def accuracy(self, checkpoint: int = -1) -> np.ndarray:
         """Test accuracies at one budget (index into ``steps``), shape
-        (activation, initialization, learning rate, seed)."""
-        g = self.grid
-        shape = (len(INITS), len(g.lrs), g.seeds)
-        return np.stack(
-            [
-                np.asarray(self.results[a]["test_acc"][checkpoint]).reshape(shape)
-                for a in g.acts
-            ]
-        )
+        (activation, initialization, learning rate, seed) over ``grid.all_lrs``: NaN where an
+        activation does not train at that learning rate."""
+        g, lrs = self.grid, self.grid.all_lrs
+        out = np.full((len(g.acts), len(INITS), len(lrs), g.seeds), np.nan)
+        for ia, a in enumerate(g.acts):
+            own = g.lrs_of(a)
+            shape = (len(INITS), len(own), g.seeds)
+            acc = np.asarray(self.results[a]["test_acc"][checkpoint]).reshape(shape)
+            out[ia][:, [lrs.index(lr) for lr in own]] = acc
+        return out
 
     @property
     def acc(self) -> dict[tuple, np.ndarray]:
@@ -426,7 +441,7 @@ class Runs:
             (a, init, lr): A[ia, ii, il]
             for ia, a in enumerate(g.acts)
             for ii, init in enumerate(INITS)
-            for il, lr in enumerate(g.lrs)
+            for il, lr in enumerate(g.all_lrs)
         }
 
     def pretrain_summary(self) -> str:
@@ -445,7 +460,7 @@ class Runs:
         """Mean ± sd of the final test accuracy per (activation, learning rate) and initialization."""
         acc, rows = self.acc, []
         for a in self.grid.acts:
-            for lr in self.grid.lrs:
+            for lr in self.grid.lrs_of(a):
                 cells = [
                     f"{acc[(a, i, lr)].mean():.3f} ± {acc[(a, i, lr)].std():.3f}"
                     for i in INITS
@@ -461,8 +476,10 @@ class Runs:
         :func:`compare`."""
         g = self.grid
         scale = {
-            k: v for k, v in asdict(g).items() if k != "seeds"
+            k: v for k, v in asdict(g).items() if k not in ("seeds", "lrs", "relu_lrs")
         }  # seeds= is check's
+        scale["lrs"] = list(g.lrs)
+        scale["relu_lrs"] = g.lrs_of("relu")
         out = dict(
             scale,
             dataset=DATASETS[self.dataset],
@@ -471,7 +488,7 @@ class Runs:
         )
         return {
             **out,
-            **compare(self.accuracy(checkpoint), g.acts, g.lrs, self.identical()),
+            **compare(self.accuracy(checkpoint), g.acts, g.all_lrs, self.identical()),
         }
 
     def identical(self) -> np.ndarray:
@@ -499,63 +516,79 @@ class Runs:
         return out
 
 
+MIN_RELU_LRS = 4  # the ReLU learning-rate grid of the He comparison: at least this many
+
+
 def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
     """The three comparisons of Fig. 2 from accuracies (activation, init, lr, seed), the seeds
     paired (one seed: the same Glorot net, with and without pre-training, and the same batches).
+    NaN marks a learning rate an activation does not train at (no cell).
 
-    A cell (activation, lr) enters a comparison only if each of its compared arms trained (seed-mean
-    test accuracy at least twice chance); ``same`` (activation, seed), True where the LSC
-    pre-training stopped at its first check (the net already met the LSC), marks the
-    (activation, seed) runs whose Glorot+LSC net *is* the Glorot net: left out of the comparison
-    with Glorot (counted in ``n_identical``).
+    The paper's scenario is a cell (activation, lr), and its claims are about the cells' mean
+    accuracies (its curves). A cell is a scenario where any arm trained (seed-mean test accuracy
+    at least twice chance); a cell in which no arm trains at this scale is left out and counted
+    (``cells_left_out``). A compared arm that did not train stays in: its low accuracy is its
+    loss. ``same`` (activation, seed), True where the LSC pre-training stopped at its first
+    check (the net already met the LSC), marks the runs whose Glorot+LSC net *is* the Glorot
+    net: ties, which leave every comparison (counted in ``n_identical``); the cell means are
+    taken over the other seeds, paired across the three arms.
 
-    * ``best_k``/``best_n``: over the (cell, seed) trials of the cells where all three arms trained,
-      how often Glorot+LSC beats both others (strictly); ``best_*`` its Wilson 95% interval;
+    * ``best_k``/``best_n``: the cells whose mean Glorot+LSC accuracy is above both Glorot's and
+      He's, of the compared cells; ``best_*`` its Wilson 95% interval;
     * ``gl_seeds``: per seed, the mean over its compared cells of (Glorot+LSC - Glorot), ``gl_*``
-      its t interval; ``gl_k``/``gl_n`` the (cell, seed) pairs that improve;
-      ``frac_glorot`` the fraction of compared cells whose mean over seeds improves;
+      its t interval; ``gl_k``/``gl_n`` the compared cells whose mean improves
+      (``frac_glorot`` = gl_k / gl_n);
     * ReLU vs He (:func:`relu_vs_he`);
-    * ``best_acc``: the best mean test accuracy of any arm; ``cells_trained``: the fraction of
-      cells where all three arms trained (the gate).
+    * ``best_acc``: the best cell mean of any arm (the gate: the set-up trains at all);
+      ``cells_trained``: the share of cells where all three arms trained (shown, never a gate).
     """
     from rnnbook.stats import wilson_interval
 
     gl, he, lsc = (acc[:, INITS.index(i)] for i in INITS)  # (A, L, S)
     A, L, S = gl.shape
-    ok = {
-        k: v.mean(-1) >= 2 * CHANCE for k, v in (("gl", gl), ("he", he), ("lsc", lsc))
-    }
-    all3 = ok["gl"] & ok["he"] & ok["lsc"]  # (A, L)
-    beats = (lsc > gl) & (lsc > he)
-    best = wilson_interval(int(beats[all3].sum()), max(int(all3.sum()) * S, 1))
+    means = acc.mean(-1)  # (A, I, L); NaN: no cell
+    exists = ~np.isnan(means).any(1)  # (A, L)
+    with np.errstate(invalid="ignore"):
+        trains = means >= 2 * CHANCE  # (A, I, L)
+    setting = exists & trains.any(1)
+    all3 = exists & trains.all(1)
     same = np.zeros((A, S), bool) if same is None else np.asarray(same, bool)
-    use = (ok["gl"] & ok["lsc"])[:, :, None] & ~same[:, None, :]  # (A, L, S)
+    keep = np.broadcast_to(~same[:, None, :], (A, L, S))  # ties leave
+    cells = setting & keep.any(-1)  # (A, L): the compared cells
+
+    def cell_mean(x):
+        with np.errstate(invalid="ignore"):
+            return np.where(keep, x, 0).sum(-1) / np.maximum(keep.sum(-1), 1)
+
+    m_gl, m_he, m_lsc = cell_mean(gl), cell_mean(he), cell_mean(lsc)
+    wins = (m_lsc > m_gl) & (m_lsc > m_he) & cells
+    best_n = int(cells.sum())
+    best = wilson_interval(int(wins.sum()), best_n) if best_n else None
+    use = cells[:, :, None] & keep  # (A, L, S)
     diff = lsc - gl
     per_seed = [diff[..., s][use[..., s]] for s in range(S)]
     gl_seeds = [float(d.mean()) for d in per_seed if d.size]
-    improve = seed_interval(gl_seeds) if gl_seeds else None
-    cell_mean = np.where(use, diff, np.nan)
-    cells = ~np.all(np.isnan(cell_mean), -1)
-    means = acc.mean(-1)
+    improve = seed_interval(gl_seeds) if len(gl_seeds) else None
+    better = (m_lsc > m_gl) & cells
+    nan = float("nan")
     out = dict(
-        n_cells=int(A * L),
-        cells_trained=float(all3.mean()),
-        best_k=int(beats[all3].sum()),
-        best_n=int(all3.sum()) * S,
-        best_mean=best.mean if all3.any() else float("nan"),
-        best_lo=best.lo if all3.any() else float("nan"),
-        best_hi=best.hi if all3.any() else float("nan"),
+        n_cells=int(exists.sum()),
+        cells_trained=float(all3.sum() / max(exists.sum(), 1)),
+        cells_left_out=int((exists & ~setting).sum()),
+        best_k=int(wins.sum()),
+        best_n=best_n,
+        best_mean=best.mean if best else nan,
+        best_lo=best.lo if best else nan,
+        best_hi=best.hi if best else nan,
         gl_seeds=gl_seeds,
-        gl_mean=improve.mean if improve else float("nan"),
-        gl_lo=improve.lo if improve else float("nan"),
-        gl_hi=improve.hi if improve else float("nan"),
-        gl_k=int((diff[use] > 0).sum()),
-        gl_n=int(use.sum()),
+        gl_mean=improve.mean if improve else nan,
+        gl_lo=improve.lo if improve else nan,
+        gl_hi=improve.hi if improve else nan,
+        gl_k=int(better.sum()),
+        gl_n=best_n,
         n_identical=int(same.sum()),
-        frac_glorot=float((np.nanmean(cell_mean[cells], -1) > 0).mean())
-        if cells.any()
-        else float("nan"),
-        best_acc=float(means.max()),
+        frac_glorot=float(better.sum() / best_n) if best_n else nan,
+        best_acc=float(np.nanmax(means)),
         chance=CHANCE,
     )
     return {**out, **relu_vs_he(acc, list(acts), list(lrs))}
@@ -565,23 +598,39 @@ def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
     """On ReLU, per seed: the best test accuracy over the learning rates of He and of Glorot+LSC,
     their difference (``he_diff_*``, LSC minus He, with its interval over seeds; ``he_diff_seeds``)
     and log10(best lr of LSC / best lr of He) (``lr_seeds``, a discrete statistic: ``lr_higher``
-    the share of seeds in which it is above 0, with its exact interval); each arm's best
-    seed-mean accuracy (``relu_arms``, the gate) and the best of them (``relu_best``). Needs ReLU
-    and at least two learning rates (``attempted``)."""
+    the share of seeds in which it is above 0, with its exact interval). He is the reference:
+    ``he_best``, its best seed-mean accuracy, is the gate. A seed whose Glorot+LSC net did not
+    train at any learning rate (below twice chance) counts as a loss for LSC: its shift is set to
+    minus the grid's span (not higher; ``lsc_untrained`` counts them). Needs ReLU at
+    :data:`MIN_RELU_LRS` learning rates or more (``attempted``; the best learning rate of a
+    shorter grid sits at its edge, censored)."""
     from rnnbook.stats import sign_share
 
-    if "relu" not in acts or len(lrs) < 2:
-        return dict(attempted=False, relu="not run at this profile", relu_best=0.0)
+    if "relu" not in acts:
+        return dict(attempted=False, relu="not run at this profile", he_best=0.0)
     r = acc[acts.index("relu")]  # (I, L, S)
+    own = ~np.isnan(r).any((0, 2))
+    if own.sum() < MIN_RELU_LRS:
+        why = (
+            f"ReLU at {int(own.sum())} learning rates (the claim needs {MIN_RELU_LRS})"
+        )
+        return dict(
+            attempted=False, relu=f"not run at this profile: {why}", he_best=0.0
+        )
+    r = r[:, own]
     he, lsc = r[INITS.index("he")], r[INITS.index("glorot+lsc")]
-    loglr = np.log10(np.asarray(lrs, dtype=float))
+    loglr = np.log10(np.asarray(lrs, dtype=float)[own])
     d = seed_interval(lsc.max(0) - he.max(0))
     shift = loglr[lsc.argmax(0)] - loglr[he.argmax(0)]
+    untrained = lsc.max(0) < 2 * CHANCE
+    shift = np.where(untrained, -(loglr.max() - loglr.min()), shift)
     higher = sign_share(shift)
     return dict(
         attempted=True,
         relu_best=float(r.mean(-1).max()),
-        relu_arms=float(min(he.mean(-1).max(), lsc.mean(-1).max())),
+        he_best=float(he.mean(-1).max()),
+        relu_lrs_run=[float(v) for v in np.asarray(lrs, dtype=float)[own]],
+        lsc_untrained=int(untrained.sum()),
         he_diff_seeds=[float(v) for v in lsc.max(0) - he.max(0)],
         lr_seeds=[float(v) for v in shift],
         he_diff_mean=d.mean,
@@ -590,5 +639,6 @@ def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
         lr_mean=float(shift.mean()),
         relu=f"best-lr accuracy LSC - He {d.mean:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]; "
         f"log10 best-lr ratio LSC/He per seed {np.round(shift, 2).tolist()}: higher in "
-        f"{higher.mean:.0%} of the seeds [exact 95% interval {higher.lo:.0%}, {higher.hi:.0%}]",
+        f"{higher.mean:.0%} of the seeds [exact 95% interval {higher.lo:.0%}, {higher.hi:.0%}]"
+        f" ({int(untrained.sum())} seeds whose LSC net did not train count as not higher)",
     )

@@ -206,8 +206,9 @@ plt.show()
 # seed). Over the last quarter of the budget and averaged over the seeds, gradient descent alone ends with a mean
 # deviation from the target of {glue:text}`md_gd:+.3f` and a spread of {glue:text}`sd_gd:.3f`; the full method with
 # {glue:text}`md_full:+.3f` and {glue:text}`sd_full:.3f`. The claim is decided from intervals over seeds of the
-# log ratio of the two spreads and of gradient descent's mean deviation; its gate: both gradient descent alone
-# and the full method moved towards the target in most seeds.
+# log ratio of the two spreads and of gradient descent's mean deviation; its gate asks only that the reference,
+# gradient descent alone, moved towards the target in most seeds (a seed in which the full method did not is
+# its loss: no narrowing is credited to it there).
 
 # %% tags=["hide-input"]
 ledger.check("lsc.pretrain.multiplier-variance", seeds=P.seeds, **variants, **params)

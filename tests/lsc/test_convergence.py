@@ -126,6 +126,27 @@ def test_summaries_over_seeds_by_hand():
     assert v["n_seeds"] == 3 and v["gd_toward"] == 1.0
     assert np.isclose(v["dsd_mean"], 0.2) and np.isclose(v["dsd_lo"], 0.2)
     assert np.isclose(v["md_gd"], 0.1) and v["md_gd_lo"] < 0.1 < v["md_gd_hi"]
+    assert (
+        np.allclose(v["log_sd_ratio_seeds"], np.log(3.0)) and v["full_untrained"] == 0
+    )
+
+
+def test_full_method_that_did_not_move_is_a_loss():
+    """A seed whose full method ended farther from the target than it started gets no credit
+    for a narrow spread: its log ratio is at least 0 (the gate reads gradient descent only)."""
+
+    def seed(full_dev):
+        std = {"gd": [1.0, 0.4], "mult": [1.0, 0.3], "full": [1.0, 0.1]}
+        dev = {"gd": [0.5, 0.1], "mult": [0.5, 0.1], "full": [0.5, full_dev]}
+        return {
+            name: SimpleNamespace(history={"std": std[k], "mean_dev": dev[k]})
+            for k, name in zip(("gd", "mult", "full"), convergence.VARIANTS)
+        }
+
+    v = convergence.variants_summary_seeds({0: seed(0.1), 1: seed(0.9)}, max_steps=4)
+    assert np.isclose(v["log_sd_ratio_seeds"][0], np.log(0.1 / 0.4))
+    assert v["log_sd_ratio_seeds"][1] == 0.0 and v["full_untrained"] == 1
+    assert v["gd_toward"] == 1.0 and v["full_toward"] == 0.5
 
 
 def test_pretrain_kinds_over_seeds_draw_their_own_networks(monkeypatch):

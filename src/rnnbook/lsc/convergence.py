@@ -271,9 +271,12 @@ def variants_summary_seeds(by_seed: dict[int, dict], max_steps: int) -> dict:
     """:func:`variants_summary` per seed, averaged over seeds, with 95% intervals over seeds of
     the spread difference ``dsd`` = sd_full - sd_gd (negative: the method narrows the spread) and
     of gradient descent's mean deviation ``md_gd``, with the per-seed samples the rule decides on
-    (``log_sd_ratio_seeds`` = log(sd_full / sd_gd), ``md_gd_seeds``); the gates ``gd_toward`` and
-    ``full_toward``: the fraction of seeds in which gradient descent alone (the full method)
-    ended closer to the target than it started."""
+    (``log_sd_ratio_seeds`` = log(sd_full / sd_gd), ``md_gd_seeds``); ``gd_toward`` and
+    ``full_toward``: the fraction of seeds in which gradient descent alone (the reference arm:
+    the gate) and the full method (the compared arm) ended closer to the target than they
+    started. A seed whose full method did not move towards the target counts as a loss for it:
+    its log ratio is taken as at least 0 (no narrowing credited to a method that did not train;
+    ``full_untrained`` counts them)."""
     from rnnbook.stats import seed_interval
 
     per = [variants_summary(v, max_steps) for v in by_seed.values()]
@@ -288,6 +291,8 @@ def variants_summary_seeds(by_seed: dict[int, dict], max_steps: int) -> dict:
             for v in by_seed.values()
         ]
 
+    full_ok = toward(full)
+    ratio = [float(np.log(p["sd_full"] / p["sd_gd"])) for p in per]
     return dict(
         out,
         last=per[0]["last"],
@@ -297,8 +302,9 @@ def variants_summary_seeds(by_seed: dict[int, dict], max_steps: int) -> dict:
         md_gd_lo=md.lo,
         md_gd_hi=md.hi,
         gd_toward=float(np.mean(toward(gd))),
-        full_toward=float(np.mean(toward(full))),
-        log_sd_ratio_seeds=[float(np.log(p["sd_full"] / p["sd_gd"])) for p in per],
+        full_toward=float(np.mean(full_ok)),
+        full_untrained=int(sum(not ok for ok in full_ok)),
+        log_sd_ratio_seeds=[r if ok else max(r, 0.0) for r, ok in zip(ratio, full_ok)],
         md_gd_seeds=[p["md_gd"] for p in per],
         n_seeds=len(per),
     )

@@ -157,9 +157,12 @@ for k, v in summary.items():
 # errors {glue:text}`rnn_vs_scaled:.2f`): the finite-width part of its tangent kernel is not scaled down by
 # $\rho_j$. {doc}`training_dynamics` follows that gap as $n$ grows.
 #
-# **Did the models train?** The gate, declared with the claim: at delay 0 every model (RNN, scaled and
-# unscaled convolution) cut its training error to at most a quarter of its initial value in every seed
-# (worst final/initial ratio here: {glue:text}`train_ratio_0:.4f`); otherwise the verdict is `inconclusive`.
+# **Did the experiment work?** The gate, declared with the claim: at delay 0 the reference, the unscaled
+# convolution (the model without the bias against delay), cut its training error to at most a quarter of its
+# initial value in the median seed (ratio here: {glue:text}`ref_train_ratio_0:.4f`); otherwise the verdict is
+# `inconclusive`. The compared models are not gated: one that did not learn the undelayed task has a high
+# error at delay 0 and a low growth factor, which counts against it (worst final/initial ratio over all models
+# and seeds, reported: {glue:text}`train_ratio_0:.4f`).
 #
 # **Effects along training.** The three statistics of the claim, followed from the first step to the last:
 
@@ -178,9 +181,11 @@ fig = figures.delay_trend(sweep, ensembles.checkpoints(P.steps, 8), flat=2.0)
 # judge a verdict taken after {glue:text}`steps` steps, far fewer than the paper's (unstated) budget.
 #
 # **Rule** (its history is on the claim's box; the design is on {doc}`/book/verdicts`). Each statistic is a log
-# growth factor per seed, with a Student-t interval over the {glue:text}`n_seeds` seeds, adjusted for the three
-# effects. *Error rises with the delay*: the growth factor of the scaled model and of the RNN above 2 (not
-# rising below 2, against the paper below 1). *"Stays almost the same"*: the unscaled model's growth factor
+# growth factor per seed, with a Student-t interval over the {glue:text}`n_seeds` seeds: at 95% for
+# `reproduced` (every effect must be, which needs no adjustment), adjusted for the three effects for the
+# decisions short of the line or against the paper. *Error rises with the delay*: the growth factor of the
+# scaled model and of the RNN above 2, half the declared paper's factor 4 on the log scale (not rising below 2,
+# against the paper below 1). *"Stays almost the same"*: the unscaled model's growth factor
 # below 2 (against the paper above 2). All three: `reproduced`; some, with the others short of their line but
 # none against the paper: `partly-reproduced`; any against the paper: `not-reproduced`; otherwise
 # `inconclusive`. The ratio of the unscaled to the scaled model's error is reported, not decided: the
@@ -194,7 +199,10 @@ ledger.check("implicit-bias.fig3.delay-bias", seeds=P.seeds, **summary)
 #
 # The Fig. 3 rule was re-declared after its first runs under the book's single design ({doc}`/book/verdicts`):
 # a rise must reach a factor of 2 for the scaled convolution and the RNN, and the unscaled-to-scaled ratio is
-# reported but no longer decided (the claim box gives the old rule).
+# reported but no longer decided. It was re-declared again on 2026-11-28: the gate reads the reference (the
+# unscaled convolution, median seed) instead of the worst run of every model, every effect is reproduced at 95%
+# without adjustment, and each effect declares the paper's size and the seeds that would reproduce it (the
+# claim box gives the old rules).
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 

@@ -22,6 +22,7 @@ from rnnbook.cache import build_dir
 
 from . import claims as _claims
 from .claims import PAPERS, VERDICTS, ClaimError
+from .reading import finding, gate_words, prose_md, rule_prose
 
 FIELDS = (
     "id",
@@ -93,29 +94,60 @@ class Claim:
             "inconclusive": "note",
             "not-attempted": "note",
         }[self.verdict]
+        doc = self.chapter or None
         anchor = f'<span id="{self.id}" class="claim-anchor"></span>'
-        rows = [f"{anchor}**Claim.** {md_math(self.statement)}", ""]
+        rows = [
+            f"{anchor}**Found.** {prose_md(finding(asdict(self)), doc)}",
+            "",
+            f"**Claim.** {md_math(self.statement)}",
+            "",
+        ]
         if self.paper_value is not None:
             rows.append(f"- **paper**:{value_md(self.paper_value, math=True)}")
         measured = self.measured
         if self.effects and isinstance(measured, str):
             measured = measured.partition("Decided: ")[0].rstrip(". ") or None
-        rows.append(f"- **measured** ({self.profile} profile):{value_md(measured)}")
+        if measured is not None:
+            rows.append(f"- **measured** ({self.profile} profile):{value_md(measured)}")
         if self.effects:
             rows.append("- **decided per effect** (each on its own interval):")
-            rows += [f"  - {effect_text(e)}" for e in self.effects]
-        if self.seeds is not None:
-            rows.append(f"- **seeds**: {seeds_text(self.seeds)}")
-        if self.trained is not None:
-            rows.append(f"- **trained?** {trained_text(self.trained)}")
+            rows += [f"  - {effect_text(e, doc)}" for e in self.effects]
+        rows.append(f"- **decision**: {self.verdict}")
+        more = []
         if self.tolerance is not None:
             tol = self.tolerance
-            tol = md_math(tol) if isinstance(tol, str) else md_cell(tol, None)
-            rows.append(f"- **tolerance**: {tol}")
+            tol = prose_md(tol, doc) if isinstance(tol, str) else md_cell(tol, None)
+            more.append(f"- **tolerance**: {tol}")
         if self.rule:
-            rows += rule_rows(self.rule, self.history)
+            more += rule_rows(self.rule, self.history, self.effects, doc)
+        if self.trained is not None:
+            more.append(f"- **gate**: {trained_text(self.trained)}")
+        if self.seeds is not None:
+            more.append(f"- **seeds**: {seeds_text(self.seeds)}")
         if self.note:
-            rows.append(f"- **note**: {md_cell(self.note, None)}")
+            more.append(f"- **how it was run**: {prose_md(self.note, doc)}")
+        code = self.extra.get("rule_code") or ("" if self.effects else self.rule)
+        if code:
+            more += [
+                "",
+                '<details class="claim-code"><summary>the rule as code</summary>',
+                "",
+                "```text",
+                *str(code).rstrip().splitlines(),
+                "```",
+                "",
+                "</details>",
+            ]
+        if more:
+            rows += [
+                "",
+                '<details class="claim-more"><summary>rule, gate, seeds and how it was '
+                "run</summary>",
+                "",
+                *more,
+                "",
+                "</details>",
+            ]
         back = scorecard_url(self.chapter, self.id) if self.chapter else ""
         if back:
             rows += [
@@ -124,12 +156,12 @@ class Claim:
             ]
         return "\n".join(
             [
-                f":::{{admonition}} {md_escape(self.source)}: {self.verdict} "
+                f"::::{{admonition}} {md_escape(self.source)}: {self.verdict} "
                 f"(`{self.id}`)",
                 f":class: {kind} claim-box",
                 "",
                 *rows,
-                ":::",
+                "::::",
             ]
         )
 
@@ -224,6 +256,7 @@ class Ledger:
             history=_jsonable(list(getattr(d, "history", None) or [])) or None,
             values=quotable(values),
             effects=_jsonable(dec.effects) if dec.effects else None,
+            extra={"rule_code": rule_code(d)},
         )
         self._write(claim)
         show(claim)
@@ -244,6 +277,21 @@ class Ledger:
             link = f'<a href="#{c.id}">{md_math(c.statement)}</a>'
             rows.append(f"| {link} | {md_escape(c.source)} | **{c.verdict}** |")
         return "\n".join(rows)
+
+
+def rule_code(d: Any) -> str:
+    """A declaration's rule as the claims file writes it (shown folded in the box)."""
+    import yaml
+
+    if getattr(d, "effects", None):
+        raw = {"effects": [dict(e) for e in d.effects]}
+        if d.combine is not None:
+            raw["combine"] = {"at_least": d.combine}
+        rule = yaml.safe_dump(raw, sort_keys=False, width=88, allow_unicode=True)
+        gate = f"trained: {d.trained}\n" if d.trained else ""
+        return rule + gate
+    code = d.rule_text()
+    return code + (f"\ntrained: {d.trained}" if d.trained else "")
 
 
 def quotable(values: dict) -> dict | None:
@@ -501,11 +549,11 @@ def value_md(x: Any, indent: str = "  ", math: bool = False) -> str:
     and a dict of dicts (alone or ending a part) a small table; the rest as :func:`value_text`.
     With ``math`` (a paper value), a text with ``$...$`` spans is written by :func:`math_md`."""
     if math and isinstance(x, str) and _MATH.search(x):
-        return " " + math_md(x)
+        return " " + prose_md(x)
     if _tabular(x):
         return "\n\n" + indent + table_html(x) + "\n"
     if not isinstance(x, str):
-        return " " + md_escape(value_text(x))
+        return " " + prose_md(value_text(x))
     parts = _top_parts(x) if len(x) > 160 else [x]
     out = []
     for part in parts:
@@ -514,10 +562,10 @@ def value_md(x: Any, indent: str = "  ", math: bool = False) -> str:
         )
         last = pieces[-1].value if pieces and isinstance(pieces[-1], Literal) else ""
         if _tabular(last):
-            head = md_escape("".join(_piece(p) for p in pieces[:-1]).rstrip())
+            head = prose_md("".join(_piece(p) for p in pieces[:-1]).rstrip())
             out.append((head or "values") + "\n\n" + indent + "  " + table_html(last))
         else:
-            out.append(md_escape(value_text(part)))
+            out.append(prose_md(value_text(part)))
     if len(out) == 1 and "<table" not in out[0]:
         return " " + out[0]
     return "\n" + "\n".join(f"{indent}- {p}" for p in out)
@@ -663,19 +711,14 @@ def seeds_text(seeds: int) -> str:
 
 
 def trained_text(trained: dict) -> str:
-    """The trained-or-not gate in words: passed or not, its declared test and its value."""
-    words = rule_words(f"reproduced if {trained['rule']}")
-    test = (
-        words.removeprefix("**reproduced** if ")
-        if words and "; " not in str(trained["rule"])
-        else md_cell(trained["rule"], None)
-    )
-    value = md_cell(trained.get("value"), None)
+    """The gate (that the experiment works at all) in words: passed or not, what it asks
+    and its value (its code is in the rule's fold)."""
+    words = md_escape(gate_words(trained))
     if trained["passed"]:
-        return f"yes: the declared test ({test}) holds, value {value}"
+        return f"passed: the experiment works ({words})"
     return (
-        f"no: the declared test ({test}) fails, value {value}; so the verdict is "
-        "inconclusive, whatever the rule says"
+        f"failed: the experiment did not work at this scale ({words}); so the verdict is "
+        "inconclusive, whatever the effects say"
     )
 
 
@@ -692,20 +735,40 @@ def _rule_text(rule: Any) -> str:
     return "; ".join(parts)
 
 
-def rule_rows(rule: str, history: list | None) -> list[str]:
-    """The rule, in words beside its code, and either that it was declared before the run or
-    how it changed after one."""
+def rule_sentence(rule: str) -> str:
+    """A declared rule (``reproduced if a >= 0.8; otherwise not-reproduced``) in words, no
+    code names (:func:`rnnbook.book.reading.rule_prose`)."""
+    parts = []
+    for entry in str(rule).split("; "):
+        if entry.startswith("otherwise "):
+            parts.append(f"otherwise {entry.removeprefix('otherwise ')}")
+            continue
+        verdict, sep, cond = entry.partition(" if ")
+        if not sep or verdict not in VERDICTS:
+            return rule_prose(str(rule))
+        parts.append(f"{verdict} if {rule_prose(cond)}")
+    return "; ".join(parts)
+
+
+def rule_rows(
+    rule: str,
+    history: list | None,
+    effects: list | None = None,
+    doc: str | None = None,
+) -> list[str]:
+    """The rule in words (an effects rule as its own sentences), and either that it was
+    declared before the run or how it changed after one."""
     when = "changed after a run" if history else "declared before the run"
-    words = rule_words(rule)
-    if words is None:
-        rows = [f"- **rule** ({when}): {md_cell(rule, None)}"]
-    else:
-        rows = [f"- **rule** ({when}): {words}", f"  - as code: {md_code(rule)}"]
+    words = rule if effects else rule_sentence(rule)
+    rows = [f"- **rule** ({when}): {prose_md(words, doc)}"]
     for h in history or []:
+        old = _rule_text(h.get("old_rule"))
+        old = (
+            old if " if " not in old and "otherwise" not in old else rule_sentence(old)
+        )
         rows.append(
             f"- **until {md_escape(str(h.get('date', 'an earlier run')))} the rule was**: "
-            f"{md_cell(_rule_text(h.get('old_rule')), None)}. Changed because: "
-            f"{md_cell(h.get('why'), None)}"
+            f"{prose_md(old, doc)}. Changed because: {prose_md(h.get('why') or '', doc)}"
         )
     return rows
 
@@ -717,8 +780,11 @@ def md_code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def effect_text(e: dict) -> str:
-    """One effect of a claim decided per effect: its interval against the smallest effect."""
+def effect_text(e: dict, doc: str | None = None) -> str:
+    """One effect of a claim decided per effect: its estimate and 95% interval against its
+    line (the smallest effect that counts as the paper's) and its decision."""
+    from .reading import interval, num
+
     side = {"above": "above", "below": "below", "within": "within ±"}.get(
         e.get("direction"), str(e.get("direction"))
     )
@@ -727,16 +793,17 @@ def effect_text(e: dict) -> str:
         verdict = "left out (no arm can train in this setting at this scale)"
     elif e.get("contrary"):
         verdict += " (a significant effect against the paper)"
-    level = e.get("level")
-    how = f"{level:.1%} {e.get('interval', '')} interval" if level else "interval"
-    est, lo, hi, small = (
-        md_cell(readable(e.get(k), 3), None)
-        for k in ("estimate", "lo", "hi", "smallest")
+    iv = interval(e)
+    shown = (
+        f"{iv} (95% {e.get('interval', '')} interval, n = {e.get('n')})"
+        if iv
+        else "no value (nothing to compare at this scale)"
     )
+    paper = num(e.get("paper"))
+    paper = f"; the paper's effect: {paper}" if paper else ""
     return (
-        f"**{md_escape(str(e.get('name', '')))}**: {est} \\[{lo}, {hi}\\] "
-        f"({how}, n = {e.get('n')}); the paper's effect needs {side} {small}: "
-        f"**{verdict}**"
+        f"**{prose_md(str(e.get('name', '')), doc)}**: {md_escape(shown)}; the line: "
+        f"{side} {md_escape(num(e.get('smallest')) or '—')}{paper}: **{verdict}**"
     )
 
 

@@ -35,7 +35,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from . import pages
+from . import pages, reading
 from .claims import PAPERS
 from .ledger import text_parts, value_text
 
@@ -256,11 +256,25 @@ def _paper_title_html(paper: str) -> str:
     return re.sub(r"\*(.+?)\*", r"<em>\1</em>", html.escape(pages.PAPER_TITLES[paper]))
 
 
-def findings_html(claims: list[dict], what: str, docname: str) -> str:
-    """The findings table of a chapter, a paper or, for ``headline``, of every paper."""
+def bottom_line_html(claims: list[dict], docname: str, seeds=None) -> str:
+    """A paper's bottom line (:func:`rnnbook.book.reading.bottom_line`) as a paragraph."""
+    text = reading.bottom_line(claims, seeds)
+    return f'<p class="bottom-line">{reading.prose_html(text, docname)}</p>'
+
+
+def findings_html(
+    claims: list[dict], what: str, docname: str, seeds: dict | None = None
+) -> str:
+    """The findings table of a chapter, a paper (after its bottom line) or, for
+    ``headline``, of every paper (each paper's bottom line and its claims that do not
+    hold). ``seeds``: the verdicts of the seed records, per master seed."""
     cols = ("finding", "versus", "verdict")
     if what.split()[0] == claims[0]["id"]:  # the claims named, in the order named
         return pages.claims_table(claims, docname, cols)
+    if what in PAPERS:
+        return bottom_line_html(claims, docname, seeds) + pages.claims_table(
+            pages.in_paper_order(claims), docname, cols
+        )
     if what != "headline":
         return pages.claims_table(pages.in_paper_order(claims), docname, cols)
     out = []
@@ -271,9 +285,9 @@ def findings_html(claims: list[dict], what: str, docname: str) -> str:
         bad = [c for c in mine if c["verdict"] == "not-reproduced"]
         out.append(
             f'<p class="findings-paper"><strong>{_paper_title_html(p)}</strong>: '
-            f"{len(mine)} claims checked: {pages.counts_line(mine)}."
-            + (" Not reproduced:" if bad else "")
-            + "</p>"
+            f"{len(mine)} claims checked: {pages.counts_line(mine)}.</p>"
+            + bottom_line_html(mine, docname, seeds)
+            + ("<p>Not reproduced:</p>" if bad else "")
         )
         if bad:
             out.append(
@@ -314,7 +328,13 @@ class FindingsDirective(SphinxDirective):
             mine = [c for c in claims.values() if c.get("chapter") == what]
         if not mine:
             raise self.error(f"findings: the ledger records no claim of {what!r}")
-        text = findings_html(mine, what, self.env.docname)
+        from . import records
+
+        try:
+            seeds = records.seed_verdicts(book_root(self.env.app))
+        except (OSError, ValueError):
+            seeds = None
+        text = findings_html(mine, what, self.env.docname, seeds)
         return [nodes.raw("", f'<div class="findings">\n{text}\n</div>', format="html")]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
+from .reading import finding, prose_html
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -162,6 +163,15 @@ def reason(note: str, width: int = 220) -> str:
     return first.rstrip(";,:").strip()
 
 
+def why_text(c: dict) -> str:
+    """Why a claim got its verdict, in one sentence: for a claim that does not fully
+    hold, what failed or why it is undecided (:func:`rnnbook.book.reading.finding`,
+    never the run's settings); else the note's first sentence."""
+    if c.get("verdict") in ("not-reproduced", "partly-reproduced", "inconclusive"):
+        return finding(c)
+    return reason(c.get("note", ""))
+
+
 def claims_table(
     claims: list[dict],
     from_doc: str,
@@ -201,7 +211,7 @@ def claims_table(
         measured = _h(c.get("measured")) + (
             f" ({c['seeds']} seeds)" if c.get("seeds") else ""
         )
-        why = reason(c.get("note", ""))
+        why = why_text(c)
         paper = value_html(c.get("paper_value"), math=True)  # its $...$ typeset
         cells = {
             "source": _h(c["source"]),
@@ -209,14 +219,18 @@ def claims_table(
             if "box" in columns
             else f"{linked} {ident}",
             "finding": f"{linked} {ident}"
-            + (f'<span class="claim-why">{_h(why)}</span>' if why else ""),
+            + (
+                f'<span class="claim-why">{prose_html(why, from_doc)}</span>'
+                if why
+                else ""
+            ),
             "paper": paper,
             "measured": measured,
             "versus": f'<span class="claim-paper"><em>paper:</em> '
             f"{paper}</span>"
             f'<span class="claim-measured"><em>measured:</em> {measured}</span>',
             "verdict": badge_html(c["verdict"]),
-            "reason": _h(why or None),
+            "reason": prose_html(why, from_doc) if why else "—",
             "box": f'<a href="{href}">box</a>' if href else "—",
         }
         rid = f' id="{html.escape(row_id(c["id"]))}"' if row_ids else ""

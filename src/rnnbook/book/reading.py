@@ -1,0 +1,710 @@
+r"""Claim records written for people (issue 42): a claim's finding in one sentence, its
+gate and rule in words, its values without code, and each paper's bottom line.
+
+Text written for reading is a list of pieces ``(text, is_math)``: :func:`prose_parts`
+turns a measured text, a note or a tolerance into them (Python booleans, ``nan`` and lists
+of numbers into words, ASCII formulas such as ``|lambda_k| ~ chi_{2k}/sqrt(2)`` into TeX);
+:func:`prose_md` and :func:`prose_html` write them, with a page named in the text
+(``book/verdicts.md``) as a link to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+# --- pages named in text --------------------------------------------------------------
+
+#: a page of the book named in text, ``book/verdicts.md`` (the ``.md`` optional)
+PAGE = re.compile(r"\bbook/([a-z_]+)(?:\.md)?\b")
+PAGE_TITLES = {
+    "verdicts": "How verdicts are decided",
+    "errata": "Errata and discrepancies",
+    "scorecard": "Reproduction scorecard",
+    "status": "Build status",
+    "intro": "the introduction",
+    "lsc": "the LSC part",
+    "implicit_bias": "the implicit-bias part",
+    "mean_field": "the mean-field part",
+    "infinite_width": "the infinite-width part",
+    "synthesis": "the synthesis",
+}
+
+
+def page_title(name: str, root: Path | None = None) -> str:
+    """The title of ``book/<name>.md``: its first heading, else a known title, else the
+    name."""
+    if root is not None:
+        try:
+            for line in (Path(root) / "book" / f"{name}.md").read_text().splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+        except OSError:
+            pass
+    return PAGE_TITLES.get(name, name.replace("_", " "))
+
+
+def page_href(name: str, from_doc: str) -> str:
+    """``book/<name>.html`` relative to the page ``from_doc`` (``notebooks/lsc/x``)."""
+    depth = from_doc.strip("/").count("/")
+    return "../" * depth + f"book/{name}.html"
+
+
+# --- values into words ---------------------------------------------------------------
+
+_NUM = r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+#: a Python list of numbers (or of booleans) written into text
+_LIST = re.compile(
+    r"(?P<pre>"
+    + _NUM
+    + r"\s*)?\[(?P<items>(?:\s*(?:"
+    + _NUM
+    + r"|True|False|yes|no|nan|\.\.\.)"
+    r"\s*,)+\s*(?:" + _NUM + r"|True|False|yes|no|nan|\.\.\.)\s*)\]"
+)
+_NAN_IV = re.compile(r"\bnan \[nan, nan\](?: \([^)]*\))?")
+_BOOL = {"True": "yes", "False": "no", "nan": "no value"}
+
+
+def _list_words(m: re.Match) -> str:
+    items = [x.strip() for x in m["items"].split(",")]
+    items = [_BOOL.get(x, x) for x in items]
+    pre = m["pre"] or ""
+    if pre.strip() and len(items) == 2 and "no value" not in items:
+        return m[0]  # an estimate and its interval: 0.59 [0.41, 0.75]
+    return pre + (", ".join(items[:-1]) + " and " + items[-1])
+
+
+def plain_values(text: str) -> str:
+    """A text's Python literals in words: a list of numbers ``[16, 64, 256]`` as ``16, 64
+    and 256``, booleans as yes/no, ``nan`` as no value; an estimate and its interval
+    (``0.59 [0.41, 0.75]``) stays."""
+    text = re.sub(r"(?<=[\w)])\*\*(?=[\w(])", "^", text)
+    text = _NAN_IV.sub("no value (nothing to compare)", text)
+    text = _LIST.sub(_list_words, text)
+    text = re.sub(r"(?<![\w'])(True|False)(?![\w'])", lambda m: _BOOL[m[1]], text)
+    return re.sub(r"(?<![\w.])nan(?![\w.])", "no value", text)
+
+
+# --- ASCII formulas into TeX ------------------------------------------------------------
+
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho "
+    "sigma tau upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi "
+    "Omega"
+).split()
+_GREEK = "|".join(sorted(GREEK, key=len, reverse=True))
+#: one token of an ASCII formula: a Greek name, a name with a subscript or power, a
+#: norm or absolute value, sqrt(...), log10
+_SUB = r"_(?:\{[^{}\s]+\}|[A-Za-z0-9]+)"
+_POW = r"(?:\^(?:\{[^{}]+\}|[-+]?\w+|\*))?"
+_ARGS = r"(?:\([^()]{0,20}\))?"
+_ATOM = (
+    r"(?:\|\|[^|]{1,30}\|\|(?:_\w+)?|[A-Z]?\|[^|\s][^|]{0,30}\|"
+    + _POW
+    + r"|sqrt\([^()]{1,30}\)"
+    r"|(?:"
+    + _GREEK
+    + r")(?:"
+    + _SUB
+    + r")?"
+    + _POW
+    + r"(?![A-Za-z])"
+    + _ARGS
+    + r"|[A-Za-z](?:"
+    + _SUB
+    + r")"
+    + _POW
+    + r"(?![A-Za-z(])"
+    r"|[A-Za-z0-9)]+\^(?:\{[^{}]+\}|[-+]?\w+|\*)|log10)"
+)
+_OPERAND = r"(?:" + _ATOM + r"|[A-Za-z]\b|" + _NUM + r")"
+_FORMULA = re.compile(
+    r"(?<![\w\\$])(?:"
+    + _OPERAND
+    + r"(?:(?:\s?[*/+]\s?|\s[-~=<>]\s|\s[<>]=\s|\s?\*\*\s?)"
+    + _OPERAND
+    + r")*)"
+)
+
+
+def _tex_sub(s: str) -> str:
+    inner = s[1:].strip("{}")
+    if re.fullmatch(r"[A-Za-z]{2,}", inner) and inner not in GREEK:
+        return "_{\\mathrm{" + inner + "}}"
+    return "_{" + re.sub(r"\b(" + _GREEK + r")\b", r"\\\1", inner) + "}"
+
+
+def tex(formula: str) -> str:
+    """An ASCII formula as TeX: ``|lambda_k| ~ chi_{2k}/sqrt(2)`` reads
+    ``\\lvert\\lambda_{k}\\rvert \\sim \\chi_{2k}/\\sqrt{2}``."""
+    s = formula
+    s = re.sub(r"\|\|([^|]+)\|\|", r"\\lVert \1 \\rVert ", s)
+    s = re.sub(r"\|([^|]+)\|", r"\\lvert \1 \\rvert ", s)
+    s = re.sub(r"sqrt\(([^()]+)\)", r"\\sqrt{\1}", s)
+    s = s.replace("log10", "\\log_{10}")
+    s = (
+        s.replace("**", "^")
+        .replace("^*", "^{\\ast}")
+        .replace(" ~ ", " \\sim ")
+        .replace("<=", "\\le ")
+    )
+    s = s.replace(">=", "\\ge ").replace("*", " \\cdot ")
+    s = re.sub(r"(?<![\\A-Za-z])(" + _GREEK + r")(?![A-Za-z])", r"\\\1", s)
+    s = re.sub(_SUB, lambda m: _tex_sub(m[0]), s)
+    s = re.sub(r"\^(\w{2,})", r"^{\1}", s)
+    s = re.sub(
+        r"(?<![\\A-Za-z{])[A-Za-z]{2,}(?: [A-Za-z]{2,})*(?![A-Za-z])",
+        lambda m: m[0] if m[0] in ("log", "exp") else "\\text{" + m[0] + "}",
+        s,
+    )
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def _mathy(token: str) -> bool:
+    if re.fullmatch(_NUM + r"|[A-Za-z]", token.strip()):
+        return False
+    return bool(re.search(_ATOM, token))
+
+
+_TEX_WORD = re.compile(r"[^\s]*\\[A-Za-z]+[^\s]*")
+
+
+def ascii_parts(text: str) -> list[tuple[str, bool]]:
+    """Plain text as (text, is math) pieces, its ASCII formulas written as TeX (a word
+    with a TeX command in it, ``\\mathbb{E}[...]``, is math as it stands)."""
+    if _TEX_WORD.search(text):
+        out, last = [], 0
+        for m in _TEX_WORD.finditer(text):
+            out += ascii_parts(text[last : m.start()])
+            out.append((tex(m[0].rstrip(".,;:")), True))
+            tail = m[0][len(m[0].rstrip(".,;:")) :]
+            out += [(tail, False)] if tail else []
+            last = m.end()
+        return [p for p in out + ascii_parts(text[last:]) if p[0]]
+    out, last = [], 0
+    for m in _FORMULA.finditer(text):
+        f = m[0].rstrip()
+        if not f or not _mathy(f):
+            continue
+        out += [(text[last : m.start()], False), (tex(f), True)]
+        last = m.start() + len(f)
+    return [p for p in out + [(text[last:], False)] if p[0]]
+
+
+_MATH = re.compile(r"(?<![\\$])\$(?!\$)((?:[^$\\]|\\.)+?)\$")
+
+
+def prose_parts(text: Any) -> list[tuple[str, bool]]:
+    """A text written for reading as (text, is math) pieces: its ``$...$`` spans stay
+    math; elsewhere Python values become words (:func:`plain_values`) and ASCII formulas
+    TeX (:func:`ascii_parts`)."""
+    from .ledger import value_text
+
+    text = text if isinstance(text, str) else value_text(text)
+    out, last = [], 0
+    for m in _MATH.finditer(text):
+        out += ascii_parts(plain_values(value_text(text[last : m.start()])))
+        out.append((m[1], True))
+        last = m.end()
+    out += ascii_parts(plain_values(value_text(text[last:])))
+    return [p for p in out if p[0]]
+
+
+def prose_md(text: Any, from_doc: str | None = None, root=None) -> str:
+    """A text for a Markdown claim box: :func:`prose_parts`, the text escaped, math as
+    ``$...$``, a named page linked (relative to ``from_doc``)."""
+    from .ledger import md_escape
+
+    out = []
+    for t, is_math in prose_parts(text):
+        if is_math:
+            out.append(f"${t}$")
+            continue
+        pieces, last = [], 0
+        for m in PAGE.finditer(t):
+            pieces.append(md_escape(t[last : m.start()]))
+            pieces.append(_page_link(m[1], from_doc, root) if from_doc else m[0])
+            last = m.end()
+        out.append("".join(pieces) + md_escape(t[last:]))
+    return "".join(out)
+
+
+def _page_link(name: str, from_doc: str, root=None) -> str:
+    return (
+        f'<a class="page-link" href="{page_href(name, from_doc)}">'
+        f"{html.escape(page_title(name, root))}</a>"
+    )
+
+
+def prose_html(text: Any, from_doc: str | None = None, root=None) -> str:
+    """A text for an HTML cell: as :func:`prose_md`, math as MathJax's inline markup."""
+    out = []
+    for t, is_math in prose_parts(text):
+        if is_math:
+            out.append(
+                f'<span class="math notranslate nohighlight">\\({html.escape(t)}\\)'
+                "</span>"
+            )
+            continue
+        pieces, last = [], 0
+        for m in PAGE.finditer(t):
+            pieces.append(html.escape(t[last : m.start()]))
+            pieces.append(
+                _page_link(m[1], from_doc, root) if from_doc else html.escape(m[0])
+            )
+            last = m.end()
+        out.append("".join(pieces) + html.escape(t[last:]))
+    return "".join(out)
+
+
+# --- numbers, intervals and effects -------------------------------------------------------
+
+
+def num(x: Any) -> str | None:
+    """A number for reading (three significant digits), ``None`` when there is none."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(x):
+        return None
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 1e5 or a < 1e-3:
+        return f"{x:.2e}".replace("e-0", "e-").replace("e+0", "e")
+    return f"{x:.3g}"
+
+
+def interval(e: dict, adjusted: bool = False) -> str | None:
+    """``0.59 [0.41, 0.75]``: an effect's estimate and its 95% interval (its adjusted
+    interval with ``adjusted``), ``None`` when it has no data."""
+    lo, hi = ("lo_k", "hi_k") if adjusted else ("lo", "hi")
+    est, a, b = num(e.get("estimate")), num(e.get(lo)), num(e.get(hi))
+    if est is None or a is None or b is None or not e.get("n"):
+        return None
+    return f"{est} [{a}, {b}]"
+
+
+def _name(e: dict) -> str:
+    return str(e.get("name", "the effect"))
+
+
+def _line(e: dict) -> float:
+    return float(e.get("smallest"))
+
+
+def lean(e: dict) -> str:
+    """Which way an undecided effect's data lean: towards the paper (beyond its line),
+    short of it (between no effect and the line), or against it (beyond no effect)."""
+    try:
+        est, line, null = float(e["estimate"]), _line(e), float(e.get("null", 0))
+    except (KeyError, TypeError, ValueError):
+        return "no way (no data)"
+    if not math.isfinite(est):
+        return "no way (no data)"
+    d = e.get("direction")
+    if d == "within":
+        return "towards the paper" if abs(est - null) <= abs(line) else "away from it"
+    sign = 1 if d == "above" else -1
+    if sign * (est - line) >= 0:
+        return "towards the paper"
+    if sign * (est - null) > 0:
+        return "short of the paper"
+    return "against the paper"
+
+
+def effect_finding(e: dict) -> str:
+    """One effect in a clause: its estimate and interval and what they say against its
+    line (the smallest effect that counts as the paper's)."""
+    name = _name(e)
+    iv = interval(e)
+    line = num(e.get("smallest"))
+    null = num(e.get("null")) or "0"
+    d = e.get("direction")
+    if not e.get("in_setting", True):
+        return f"{name} was left out (no arm could train in its setting at this scale)"
+    if iv is None:
+        return f"{name} has no data (nothing to compare at this scale)"
+    where = {"above": "above", "below": "below"}.get(d, "within ±")
+    dec = e.get("decision")
+    if dec == "reproduced":
+        return f"{name} is {iv}, {where} its line of {line}"
+    if dec == "not-reproduced" and e.get("contrary"):
+        return f"{name} goes against the paper: {iv}, past no effect ({null})"
+    if dec == "not-reproduced":
+        return f"{name} falls short of the paper: {iv} against a line of {line}"
+    lines = [f"a line of {line}"]
+    try:
+        lo, hi, nul = float(e["lo"]), float(e["hi"]), float(e.get("null", 0))
+        if lo <= nul <= hi and num(nul) != line:
+            lines.append(f"no effect ({null})")
+    except (KeyError, TypeError, ValueError):
+        pass
+    return (
+        f"{name} straddles {' and '.join(lines)}: {iv}; it leans {lean(e)}"
+        if lean(e) != "no way (no data)"
+        else f"{name} straddles {' and '.join(lines)}: {iv}"
+    )
+
+
+def _join(items: list[str], most: int = 3) -> str:
+    if len(items) > most:
+        items = items[:most] + [f"{len(items) - most} more"]
+    if len(items) <= 1:
+        return "".join(items)
+    return "; ".join(items[:-1]) + "; and " + items[-1]
+
+
+def _first_part(text: Any, width: int = 170) -> str:
+    """The first part of a measured text (to its first top-level "; " or ". "), cut at
+    a word."""
+    from .ledger import _top_parts, value_text
+
+    s = value_text(text) if text is not None else ""
+    s = s.partition("Decided: ")[0].strip().rstrip(".")
+    parts = _top_parts(s) or [""]
+    return _cap(parts[0], width)
+
+
+def gate_words(trained: dict | None) -> str:
+    """The claim's gate (that the experiment works at all) in words: what it asks, its
+    value and whether it passed."""
+    if not trained:
+        return ""
+    test = rule_prose(str(trained.get("rule", "")))
+    value = trained.get("value")
+    shown = f" (value: {_value_words(value)})" if value not in (None, {}, []) else ""
+    return f"{test}{shown}"
+
+
+def _value_words(v: Any) -> str:
+    if isinstance(v, dict):
+        return ", ".join(
+            f"{k.replace('_', ' ')} {_value_words(x)}" for k, x in v.items()
+        )
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_value_words(x) for x in v)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        return num(v) or "no value"
+    return plain_values(str(v))
+
+
+def finding(c: dict) -> str:
+    """What was found, in one sentence (plain text; may hold an estimate and interval)."""
+    v = c.get("verdict")
+    effects = [e for e in (c.get("effects") or [])]
+    trained = c.get("trained")
+    gate_failed = trained is not None and not trained.get("passed", True)
+    if v == "not-attempted":
+        return "Not attempted: " + _sentence(c.get("note") or "no reason given")
+    if effects:
+        inside = [e for e in effects if e.get("in_setting", True)]
+        if gate_failed:
+            leaning = [
+                f"{_name(e)} {interval(e)}, leaning {lean(e)}"
+                for e in inside
+                if interval(e)
+            ]
+            tail = f"; the data: {_join(leaning, 2)}" if leaning else ""
+            return (
+                "Undecided: the experiment's gate failed (it asks that "
+                f"{gate_words(trained)}), so no effect is judged{tail}."
+            )
+        if not inside:
+            return (
+                "Undecided: no arm could train in any of its settings at this scale, "
+                "so every effect was left out."
+            )
+        by = {
+            k: [e for e in inside if e.get("decision") == k]
+            for k in ("reproduced", "not-reproduced", "inconclusive")
+        }
+        if v == "reproduced":
+            return (
+                "Holds: " + _join([effect_finding(e) for e in by["reproduced"]]) + "."
+            )
+        if v == "not-reproduced":
+            bad = sorted(by["not-reproduced"], key=lambda e: not e.get("contrary"))
+            return "Fails: " + _join([effect_finding(e) for e in bad]) + "."
+        if v == "partly-reproduced":
+            good = [effect_finding(e) for e in by["reproduced"]]
+            rest = [
+                effect_finding(e) for e in by["not-reproduced"] + by["inconclusive"]
+            ]
+            return f"Partly: {_join(good, 2)}; but {_join(rest, 2)}."
+        und = by["inconclusive"] or inside
+        return "Undecided: " + _join([effect_finding(e) for e in und]) + "."
+    measured = _first_part(c.get("measured"))
+    if gate_failed:
+        return (
+            "Undecided: the networks did not pass the training gate (it asks that "
+            f"{gate_words(trained)}); measured: {measured}."
+        )
+    word = {
+        "reproduced": "Holds",
+        "partly-reproduced": "Partly holds",
+        "not-reproduced": "Fails",
+        "inconclusive": "Undecided",
+    }.get(v, "Found")
+    return f"{word}: {measured}." if measured else f"{word}."
+
+
+def _sentence(text: str) -> str:
+    from .pages import reason
+
+    return reason(text).rstrip(".") + "."
+
+
+# --- a rule's expression in words ----------------------------------------------------------
+
+_WORDS = {
+    "acc": "accuracy",
+    "ref": "reference",
+    "tol": "tolerance",
+    "dev": "deviation",
+    "max": "largest",
+    "min": "smallest",
+    "n": "number of",
+    "ok": "within tolerance",
+    "frac": "share",
+    "pre": "pre-training",
+    "diff": "differentiable",
+    "err": "error",
+    "rel": "relative",
+    "ppl": "perplexity",
+    "std": "spread",
+    "avg": "mean",
+    "init": "initial",
+    "val": "validation",
+    "lr": "learning rate",
+}
+_CMP = {
+    ast.Gt: "is above",
+    ast.GtE: "is at least",
+    ast.Lt: "is below",
+    ast.LtE: "is at most",
+    ast.Eq: "is",
+    ast.NotEq: "is not",
+    ast.In: "is in",
+    ast.NotIn: "is not in",
+}
+_ORD = {0: "the first", 1: "the second", -1: "the last", -2: "the last but one"}
+
+
+def humanize(name: str) -> str:
+    """A code name in words: ``ref_acc`` reads ``reference accuracy``."""
+    words = [w for w in re.split(r"_+", name) if w]
+    return " ".join(_WORDS.get(w.lower(), w) for w in words) or name
+
+
+def _prose(node: ast.AST) -> str:
+    if isinstance(node, ast.BoolOp):
+        word = " and " if isinstance(node.op, ast.And) else " or "
+        return word.join(_prose(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return "not " + _prose(node.operand)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return "−" + _prose(node.operand)
+    if isinstance(node, ast.Compare):
+        out = [_prose(node.left)]
+        for op, right in zip(node.ops, node.comparators):
+            out += [_CMP.get(type(op), "compared with"), _prose(right)]
+        return " ".join(out)
+    if isinstance(node, ast.BinOp):
+        op = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "/"}.get(
+            type(node.op), "?"
+        )
+        return f"{_prose(node.left)} {op} {_prose(node.right)}"
+    if isinstance(node, ast.Name):
+        return humanize(node.id)
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool):
+            return "yes" if node.value else "no"
+        if isinstance(node.value, (int, float)):
+            return num(node.value) or str(node.value)
+        return str(node.value)
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Slice) and key.lower is None and key.upper is not None:
+            return f"the first {_prose(key.upper)} of {_prose(node.value)}"
+        if isinstance(key, ast.Constant) and isinstance(key.value, int):
+            where = _ORD.get(key.value, f"number {key.value}")
+            return f"{where} {_prose(node.value)}"
+        if isinstance(key, ast.UnaryOp) and isinstance(key.operand, ast.Constant):
+            return f"{_ORD.get(-key.operand.value, 'one')} {_prose(node.value)}"
+        return f"{_prose(node.value)} of {_prose(key)}"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        f, args = node.func.id, node.args
+        if f in ("all", "any") and args and isinstance(args[0], ast.GeneratorExp):
+            g = args[0]
+            each = "every" if f == "all" else "some"
+            return f"for {each} {_targets(g)}: {_prose(g.elt)}"
+        if f == "len" and args:
+            return f"the number of {_prose(args[0])}"
+        if f == "abs" and args:
+            return f"the size of {_prose(args[0])}"
+        if f in ("min", "max") and args:
+            word = "the smallest" if f == "min" else "the largest"
+            if isinstance(args[0], ast.GeneratorExp):
+                inner = _prose(_over(args[0]))
+                return inner if inner.startswith(word) else f"{word} {inner}"
+            return f"{word} of {', '.join(_prose(a) for a in args)}"
+        return f"{humanize(f)} of {', '.join(_prose(a) for a in args)}"
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return ", ".join(_prose(x) for x in node.elts)
+    return humanize(ast.unparse(node))
+
+
+def _over(g: ast.GeneratorExp) -> ast.AST:
+    """A generator's element with ``X[t]`` (``t`` running over ``X``) read as ``X``:
+    ``max(ppl[c] for c in ppl)`` is the largest ``ppl``."""
+    gen = g.generators[0]
+    if not (isinstance(gen.target, ast.Name) and isinstance(gen.iter, ast.Name)):
+        return g.elt
+    t, xs = gen.target.id, gen.iter.id
+
+    class Fold(ast.NodeTransformer):
+        def visit_Subscript(self, node):
+            self.generic_visit(node)
+            v, k = node.value, node.slice
+            if (
+                isinstance(v, ast.Name)
+                and v.id == xs
+                and isinstance(k, ast.Name)
+                and k.id == t
+            ):
+                return ast.Name(id=xs, ctx=ast.Load())
+            return node
+
+    return Fold().visit(ast.parse(ast.unparse(g.elt), mode="eval").body)
+
+
+def _targets(g: ast.GeneratorExp) -> str:
+    gen = g.generators[0]
+    return f"{_prose(gen.target)} in {_prose(gen.iter)}"
+
+
+def rule_prose(expr: str) -> str:
+    """A rule expression in words (no code names): ``ref_acc >= 2 * chance`` reads
+    ``reference accuracy at least 2 × chance``; an expression that does not parse stays
+    as it is, its names in words."""
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return humanize(expr)
+    return _prose(tree)
+
+
+# --- each paper's bottom line -------------------------------------------------------------
+
+
+def _short(c: dict) -> str:
+    """A claim named for a bottom line: its source."""
+    return str(c.get("source", c["id"]))
+
+
+def _sources(claims: list[dict], most: int = 6) -> str:
+    names = list(dict.fromkeys(_short(c) for c in claims))
+    more = ", …" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _cap(text: str, width: int = 110) -> str:
+    """A text cut at a space outside brackets and math, before ``width``."""
+    if len(text) <= width:
+        return text
+    depth, math_on, cut = 0, False, -1
+    for i, ch in enumerate(text[:width]):
+        if ch == "$":
+            math_on = not math_on
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        elif ch == " " and not depth and not math_on:
+            cut = i
+    if cut <= 0:
+        return text
+    return text[:cut].rstrip(",;:") + " …"
+
+
+def bottom_line(claims: Iterable[dict], seed_verdicts: dict | None = None) -> str:
+    """A paper's bottom line in plain words, from its claims: what holds, what does not
+    and what failed, what is undecided and which way it leans, at what scale."""
+    claims = list(claims)
+    if not claims:
+        return ""
+    by: dict[str, list[dict]] = {}
+    for c in claims:
+        by.setdefault(c["verdict"], []).append(c)
+    profile = claims[0].get("profile", "book")
+    held = by.get("reproduced", [])
+    out = [
+        f"At the {profile} scale the book checked {len(claims)} claims; "
+        + (f"{len(held)} hold ({_sources(held)})." if held else "none holds in full.")
+    ]
+    for verdict, words in (
+        ("partly-reproduced", "hold in part"),
+        ("not-reproduced", "do not hold"),
+    ):
+        mine = by.get(verdict, [])
+        if mine:
+            items = [f"{_short(c)}: {_cap(_clause(c))}" for c in mine[:3]]
+            more = f"; and {len(mine) - 3} more" if len(mine) > 3 else ""
+            out.append(f"{len(mine)} {words}: " + "; ".join(items) + more + ".")
+    und = by.get("inconclusive", [])
+    if und:
+        gate = [c for c in und if c.get("trained") and not c["trained"].get("passed")]
+        leans: dict[str, int] = {}
+        for c in und:
+            for e in c.get("effects") or []:
+                if e.get("in_setting", True) and e.get("decision") == "inconclusive":
+                    leans[lean(e)] = leans.get(lean(e), 0) + 1
+        words = [
+            f"{v} {'leans' if v == 1 else 'lean'} {k}"
+            for k, v in sorted(leans.items(), key=lambda kv: -kv[1])
+            if not k.startswith("no way")
+        ]
+        out.append(
+            f"{len(und)} are undecided at this scale"
+            + (
+                f", {len(gate)} of them because the experiment did not work"
+                if gate
+                else ""
+            )
+            + (f"; of their undecided effects, {', '.join(words)}" if words else "")
+            + "."
+        )
+    na = by.get("not-attempted", [])
+    if na:
+        out.append(f"{len(na)} not attempted ({_sources(na)}).")
+    if seed_verdicts:
+        ids = {c["id"]: c["verdict"] for c in claims}
+        same = total = 0
+        for _, verdicts in sorted(seed_verdicts.items()):
+            for cid, v in verdicts.items():
+                if cid in ids:
+                    total += 1
+                    same += v == ids[cid]
+        if total:
+            out.append(
+                f"Re-run at other master seeds, {same} of {total} training verdicts "
+                "came out the same."
+            )
+    return " ".join(out)
+
+
+def _clause(c: dict) -> str:
+    """What failed or held in part, shortly (a claim's finding without its verdict
+    word)."""
+    f = finding(c)
+    f = re.sub(r"^(Fails|Partly|Partly holds|Holds|Undecided): ", "", f).rstrip(".")
+    return f

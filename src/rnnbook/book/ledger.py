@@ -22,7 +22,7 @@ from rnnbook.cache import build_dir
 
 from . import claims as _claims
 from .claims import PAPERS, VERDICTS, ClaimError
-from .reading import finding, gate_words, prose_md, rule_prose
+from .reading import code_words, finding, gate_words, prose_md, rule_prose
 
 FIELDS = (
     "id",
@@ -156,7 +156,7 @@ class Claim:
             ]
         return "\n".join(
             [
-                f"::::{{admonition}} {md_escape(self.source)}: {self.verdict} "
+                f"::::{{admonition}} {prose_md(self.source)}: {self.verdict} "
                 f"(`{self.id}`)",
                 f":class: {kind} claim-box",
                 "",
@@ -510,7 +510,8 @@ def table_html(x: dict) -> str:
     """A dict of dicts as an HTML table: a row per outer key, a column per inner key."""
     x = _rows(x)
     cols = list(dict.fromkeys(k for v in x.values() for k in v))
-    esc = html.escape
+    from .reading import prose_html as esc
+
     head = "".join(f"<th>{esc(str(c))}</th>" for c in cols)
     rows = [
         f"<tr><th>{esc(str(k))}</th>"
@@ -764,7 +765,9 @@ def rule_rows(
     for h in history or []:
         old = _rule_text(h.get("old_rule"))
         old = (
-            old if " if " not in old and "otherwise" not in old else rule_sentence(old)
+            code_words(old)
+            if " if " not in old and "otherwise" not in old
+            else rule_sentence(old)
         )
         rows.append(
             f"- **until {md_escape(str(h.get('date', 'an earlier run')))} the rule was**: "

@@ -79,6 +79,22 @@ def _list_words(m: re.Match) -> str:
     return pre + (", ".join(items[:-1]) + " and " + items[-1])
 
 
+def code_words(text: str) -> str:
+    """Code in a text (an earlier rule) in words: ``worst['hi']`` reads ``worst hi``,
+    ``decays_each`` reads ``decays each``."""
+    text = re.sub(r"\[\s*'([^'\]]+)'\s*\]", r" \1", text)
+    return re.sub(
+        r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b",
+        lambda m: m[0] if _is_math_name(m[0]) else humanize(m[0]),
+        text,
+    )
+
+
+def _is_math_name(name: str) -> bool:
+    head, _, rest = name.partition("_")
+    return (head in GREEK or len(head) == 1) and "_" not in rest and len(rest) <= 3
+
+
 def plain_values(text: str) -> str:
     """A text's Python literals in words: a list of numbers ``[16, 64, 256]`` as ``16, 64
     and 256``, booleans as yes/no, ``nan`` as no value; an estimate and its interval
@@ -101,10 +117,10 @@ _GREEK = "|".join(sorted(GREEK, key=len, reverse=True))
 #: one token of an ASCII formula: a Greek name, a name with a subscript or power, a
 #: norm or absolute value, sqrt(...), log10
 _SUB = r"_(?:\{[^{}\s]+\}|[A-Za-z0-9]+)"
-_POW = r"(?:\^(?:\{[^{}]+\}|[-+]?\w+|\*))?"
+_POW = r"(?:\^(?:\{[^{}]+\}|\([^()]{1,12}\)|[-+]?\w+|\*))?"
 _ARGS = r"(?:\([^()]{0,20}\))?"
 _ATOM = (
-    r"(?:\|\|[^|]{1,30}\|\|(?:_\w+)?|[A-Z]?\|[^|\s][^|]{0,30}\|"
+    r"(?:\|\|[^|]{1,30}\|\|(?:_\w+)?|(?:log)?[A-Z]?\|[^|\s][^|]{0,30}\|"
     + _POW
     + r"|sqrt\([^()]{1,30}\)"
     r"|(?:"
@@ -120,7 +136,7 @@ _ATOM = (
     + r")"
     + _POW
     + r"(?![A-Za-z(])"
-    r"|[A-Za-z0-9)]+\^(?:\{[^{}]+\}|[-+]?\w+|\*)|log10)"
+    r"|[A-Za-z0-9)]+\^(?:\{[^{}]+\}|\([^()]{1,12}\)|[-+]?\w+|\*)|log10)"
 )
 _OPERAND = r"(?:" + _ATOM + r"|[A-Za-z]\b|" + _NUM + r")"
 _FORMULA = re.compile(
@@ -156,6 +172,8 @@ def tex(formula: str) -> str:
     s = s.replace(">=", "\\ge ").replace("*", " \\cdot ")
     s = re.sub(r"(?<![\\A-Za-z])(" + _GREEK + r")(?![A-Za-z])", r"\\\1", s)
     s = re.sub(_SUB, lambda m: _tex_sub(m[0]), s)
+    s = re.sub(r"\^\(([^()]+)\)", r"^{\1}", s)
+    s = re.sub(r"\blog(?=\\lvert)", r"\\log", s)
     s = re.sub(r"\^(\w{2,})", r"^{\1}", s)
     s = re.sub(
         r"(?<![\\A-Za-z{])[A-Za-z]{2,}(?: [A-Za-z]{2,})*(?![A-Za-z])",

@@ -171,3 +171,21 @@ def test_why_on_the_landing_page_says_what_failed_not_the_settings():
         effects=[effect(decision="not-reproduced", estimate=0.3, lo=0.2, hi=0.4)],
     )
     assert why_text(bad).startswith("Fails: gap falls short")
+
+
+def test_bottom_line_names_what_records_at_scale_decide():
+    rec = {
+        "kind": "gpu",
+        "device": "cuda",
+        "stale": False,
+        "claims": [
+            {
+                "id": "lsc.x",
+                "verdict": "reproduced",
+                "effects": [effect(decision="reproduced", lo=0.56)],
+            }
+        ],
+    }
+    text = R.bottom_line([record()], None, [rec])
+    assert "Fig. 3 at gpu scale (cuda): reproduced, gap is 0.59 [0.56, 0.75]" in text
+    assert "gpu scale" not in R.bottom_line([record()], None, [{**rec, "stale": True}])

@@ -256,14 +256,20 @@ def _paper_title_html(paper: str) -> str:
     return re.sub(r"\*(.+?)\*", r"<em>\1</em>", html.escape(pages.PAPER_TITLES[paper]))
 
 
-def bottom_line_html(claims: list[dict], docname: str, seeds=None) -> str:
+def bottom_line_html(
+    claims: list[dict], docname: str, seeds=None, scale_records=None
+) -> str:
     """A paper's bottom line (:func:`rnnbook.book.reading.bottom_line`) as a paragraph."""
-    text = reading.bottom_line(claims, seeds)
+    text = reading.bottom_line(claims, seeds, scale_records)
     return f'<p class="bottom-line">{reading.prose_html(text, docname)}</p>'
 
 
 def findings_html(
-    claims: list[dict], what: str, docname: str, seeds: dict | None = None
+    claims: list[dict],
+    what: str,
+    docname: str,
+    seeds: dict | None = None,
+    scale_records: list | None = None,
 ) -> str:
     """The findings table of a chapter, a paper (after its bottom line) or, for
     ``headline``, of every paper (each paper's bottom line and its claims that do not
@@ -272,9 +278,9 @@ def findings_html(
     if what.split()[0] == claims[0]["id"]:  # the claims named, in the order named
         return pages.claims_table(claims, docname, cols)
     if what in PAPERS:
-        return bottom_line_html(claims, docname, seeds) + pages.claims_table(
-            pages.in_paper_order(claims), docname, cols
-        )
+        return bottom_line_html(
+            claims, docname, seeds, scale_records
+        ) + pages.claims_table(pages.in_paper_order(claims), docname, cols)
     if what != "headline":
         return pages.claims_table(pages.in_paper_order(claims), docname, cols)
     out = []
@@ -286,7 +292,7 @@ def findings_html(
         out.append(
             f'<p class="findings-paper"><strong>{_paper_title_html(p)}</strong>: '
             f"{len(mine)} claims checked: {pages.counts_line(mine)}.</p>"
-            + bottom_line_html(mine, docname, seeds)
+            + bottom_line_html(mine, docname, seeds, scale_records)
             + ("<p>Not reproduced:</p>" if bad else "")
         )
         if bad:
@@ -332,9 +338,10 @@ class FindingsDirective(SphinxDirective):
 
         try:
             seeds = records.seed_verdicts(book_root(self.env.app))
-        except (OSError, ValueError):
-            seeds = None
-        text = findings_html(mine, what, self.env.docname, seeds)
+            scale = [r for r in records.load(book_root(self.env.app)) if not r["stale"]]
+        except (OSError, ValueError, KeyError):
+            seeds, scale = None, None
+        text = findings_html(mine, what, self.env.docname, seeds, scale)
         return [nodes.raw("", f'<div class="findings">\n{text}\n</div>', format="html")]
 
 
@@ -438,7 +445,7 @@ def record_html(rec: dict, docname: str) -> str:
         if k not in ("profile", "device")
     )
     effects = "; ".join(
-        f"{html.escape(str(e['name']))}: {e['estimate']:.3g} "
+        f"{reading.prose_html(str(e['name']))}: {e['estimate']:.3g} "
         f"[{e['lo']:.3g}, {e['hi']:.3g}], {html.escape(str(e['decision']))}"
         for e in rec.get("effects") or []
         if all(isinstance(e.get(k), (int, float)) for k in ("estimate", "lo", "hi"))

@@ -654,7 +654,11 @@ def _cap(text: str, width: int = 110) -> str:
     return text[:cut].rstrip(",;:") + " …"
 
 
-def bottom_line(claims: Iterable[dict], seed_verdicts: dict | None = None) -> str:
+def bottom_line(
+    claims: Iterable[dict],
+    seed_verdicts: dict | None = None,
+    scale_records: list[dict] | None = None,
+) -> str:
     """A paper's bottom line in plain words, from its claims: what holds, what does not
     and what failed, what is undecided and which way it leans, at what scale."""
     claims = list(claims)
@@ -704,6 +708,9 @@ def bottom_line(claims: Iterable[dict], seed_verdicts: dict | None = None) -> st
     na = by.get("not-attempted", [])
     if na:
         out.append(f"{len(na)} not attempted ({_sources(na)}).")
+    at_scale = _at_scale(claims, scale_records or [])
+    if at_scale:
+        out.append(at_scale)
     if seed_verdicts:
         ids = {c["id"]: c["verdict"] for c in claims}
         same = total = 0
@@ -718,6 +725,27 @@ def bottom_line(claims: Iterable[dict], seed_verdicts: dict | None = None) -> st
                 "came out the same."
             )
     return " ".join(out)
+
+
+def _at_scale(claims: list[dict], scale_records: list[dict]) -> str:
+    """What the records at scale (``results/<scale>/``, not stale) decide of these claims,
+    each on its own data."""
+    mine = {c["id"]: c for c in claims}
+    said = []
+    for r in scale_records:
+        if r.get("stale") or r.get("kind") == "seeds":
+            continue
+        for rc in r.get("claims") or []:
+            if rc.get("id") in mine:
+                found = _clause({**mine[rc["id"]], **rc})
+                said.append(
+                    f"{_short(mine[rc['id']])} at {r.get('kind')} scale "
+                    f"({r.get('device') or 'cpu'}): {rc.get('verdict')}"
+                    + (f", {_cap(found, 90)}" if rc.get("effects") else "")
+                )
+    if not said:
+        return ""
+    return "Records at scale, each decided on its own data: " + "; ".join(said) + "."
 
 
 def _clause(c: dict) -> str:

@@ -422,7 +422,7 @@ def finding(c: dict) -> str:
     trained = c.get("trained")
     gate_failed = trained is not None and not trained.get("passed", True)
     if v == "not-attempted":
-        return "Not attempted: " + _sentence(c.get("note") or "no reason given")
+        return "Not attempted: " + _why_not(c.get("note") or "no reason given")
     if effects:
         inside = [e for e in effects if e.get("in_setting", True)]
         if gate_failed:
@@ -473,6 +473,15 @@ def finding(c: dict) -> str:
         "inconclusive": "Undecided",
     }.get(v, "Found")
     return f"{word}: {measured}." if measured else f"{word}."
+
+
+def _why_not(note: str) -> str:
+    """Why a claim was not attempted: the note's sentence that says so, else its first."""
+    sentences = re.split(r"(?<=[.;])\s+(?=[A-Z])", " ".join(note.split()))
+    for s in sentences:
+        if re.search(r"not (?:be )?attempted|not available|unavailable|offline", s):
+            return _cap(s.rstrip(".;"), 220) + "."
+    return _sentence(note)
 
 
 def _sentence(text: str) -> str:

@@ -395,3 +395,18 @@ def test_what_the_check_of_an_entry_says(built, tmp_path):
     assert xc.check_entry(d, key) == xc.NO_CHECKSUMS
     (d / "meta.json").unlink()
     assert xc.check_entry(d, key) == "meta.json missing"
+
+
+def test_planning_a_record_does_not_change_a_chapters_key(tmp_path):
+    """The seeds and spreads of a claim's power analysis, and its record slices, change no
+    verdict of a book run: they leave the cache key as it was; a rule's line changes it."""
+    from rnnbook.book.execution_cache import claims_digest
+
+    base = "paper: lsc\nclaims:\n- id: lsc.a\n  rule:\n    effects:\n    - {smallest: 0.1%s}\n"
+    path = tmp_path / "c.claims.yaml"
+    path.write_text(base % "")
+    before = claims_digest(path)
+    path.write_text(base % ", spread: 0.3" + "  power: {seeds: 9}\nrecords: {a: {}}\n")
+    assert claims_digest(path) == before
+    path.write_text((base % "").replace("0.1", "0.2"))
+    assert claims_digest(path) != before

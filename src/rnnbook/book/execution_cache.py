@@ -145,6 +145,30 @@ class Key:
     parts: dict[str, Any]
 
 
+#: what a claims file declares for the power analysis and the records (the seeds a record
+#: needs, the spreads behind them, the record slices): it changes no verdict of a run
+PLANNING_KEYS = {"power", "spread", "trials_per_seed", "records"}
+
+
+def claims_digest(path: Path) -> str:
+    """The hash of a chapter's claim declarations, without what only plans its records
+    (:data:`PLANNING_KEYS`): re-sizing a record does not re-run the book's chapters."""
+    import yaml
+
+    def strip(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in PLANNING_KEYS}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError:
+        return _sha(Path(path).read_bytes())
+    return _sha(json.dumps(strip(data), sort_keys=True, default=str))
+
+
 def chapter_key(root: Path, chapter, params: dict[str, Any], index: ModuleIndex) -> Key:
     root = Path(root)
     mods = chapter_modules(chapter.source, index)
@@ -152,7 +176,7 @@ def chapter_key(root: Path, chapter, params: dict[str, Any], index: ModuleIndex)
     req = root / "requirements.txt"
     parts = {
         "code": _sha("\n# cell\n".join(code_cells(chapter.source))),
-        "claims": _sha(claims.read_bytes()) if claims.exists() else "none",
+        "claims": claims_digest(claims) if claims.exists() else "none",
         "modules": {m: _sha(index.path(m).read_bytes()) for m in sorted(mods)},
         "parameters": json.dumps(params, sort_keys=True, default=str),
         "requirements": _sha(req.read_bytes()) if req.exists() else "none",

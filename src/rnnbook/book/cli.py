@@ -82,6 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("claim", nargs="+", help="claim id(s), e.g. lsc.fig3.half-beats-one")
     w.add_argument("--ledger", type=Path, default=Path("_build/claims.json"))
     w.add_argument("--root", type=Path, default=Path("."))
+    w.add_argument(
+        "--apply",
+        default=None,
+        metavar="SOURCE",
+        help="write the ledger's spreads and the seeds they need into the claims file, "
+        "with SOURCE (e.g. 'book ledger, master seed 0, 2026-11-28') as spread_from",
+    )
     s = sub.add_parser(
         "seeds",
         help="run every training chapter at the book profile at other master seeds and "
@@ -170,11 +177,13 @@ def _power(args) -> int:
         if cid not in declared:
             print(f"error: no claim {cid!r} is declared", file=sys.stderr)
             return 1
-        print(
-            yaml.safe_dump(
-                power.report(declared[cid], ledger.get(cid)), sort_keys=False
-            )
-        )
+        d = declared[cid]
+        if args.apply and cid in ledger:
+            path = claims.claims_file(d.chapter, args.root)
+            for line in power.apply(path, d, ledger[cid], args.apply):
+                print(line)
+            continue
+        print(yaml.safe_dump(power.report(d, ledger.get(cid)), sort_keys=False))
     return 0
 
 

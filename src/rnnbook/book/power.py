@@ -13,6 +13,8 @@ probability at least :data:`rnnbook.stats.POWER` (:func:`rnnbook.book.claims.cla
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 from . import claims as _claims
@@ -76,3 +78,77 @@ def report(d: _claims.Declaration, record: dict | None) -> dict[str, Any]:
     except (_claims.ClaimError, ValueError) as err:
         out["cannot compute yet"] = str(err)
     return out
+
+
+def _template_regex(name: str) -> re.Pattern:
+    return re.compile("^" + re.escape(name).replace(re.escape("{key}"), ".+?") + "$")
+
+
+def ledger_spreads(d: _claims.Declaration, record: dict) -> list[dict[str, float]]:
+    """Per declared effect (in order): its spread inputs from a ledger record, the largest
+    over the settings an effect expands to (the cautious choice for the seeds needed)."""
+    got = spreads(record)
+    out = []
+    for e in d.effects:
+        pat = _template_regex(str(e["name"]))
+        mine = [v for k, v in got.items() if pat.match(k) and "error" not in v]
+        merged: dict[str, float] = {}
+        for v in mine:
+            for k, x in v.items():
+                merged[k] = max(merged.get(k, 0.0), x)
+        out.append(merged)
+    return out
+
+
+def apply(path: Path, d: _claims.Declaration, record: dict, source: str) -> list[str]:
+    """Write into the claims file the spreads read off ``record`` and the seeds they need
+    (``power: {seeds, spread_from}``); returns what changed. Only the claim's own lines are
+    touched: its effects' ``spread:`` / ``trials_per_seed:`` lines and its ``power:`` line."""
+    import dataclasses
+
+    lines = Path(path).read_text().splitlines(keepends=True)
+    start = next(
+        i
+        for i, x in enumerate(lines)
+        if re.match(rf"\s*- id: {re.escape(d.id)}\s*$", x)
+    )
+    end = next(
+        (i for i in range(start + 1, len(lines)) if re.match(r"\s*- id: ", lines[i])),
+        len(lines),
+    )
+    new = ledger_spreads(d, record)
+    changed = []
+    effects = list(d.effects)
+    idx = -1
+    for i in range(start, end):
+        m = re.match(r"(\s*)- name: ", lines[i])
+        if m:
+            idx += 1
+            continue
+        m = re.match(r"(\s*)(spread|trials_per_seed): (\S+)", lines[i])
+        if m and 0 <= idx < len(new) and m.group(2) in new[idx]:
+            value = new[idx][m.group(2)]
+            lines[i] = f"{m.group(1)}{m.group(2)}: {value:g}\n"
+            effects[idx] = {**effects[idx], m.group(2): value}
+            changed.append(f"{d.id}: {effects[idx]['name']}: {m.group(2)} {value:g}")
+    seeds = seeds_needed(dataclasses.replace(d, effects=tuple(effects)))
+    for i in range(start, end):
+        m = re.match(r"(\s*)power:(.*)$", lines[i])
+        if not m or seeds is None:
+            continue
+        if m.group(2).strip():  # flow form: power: {seeds: N, ...}
+            lines[i] = (
+                f'{m.group(1)}power: {{seeds: {seeds}, spread_from: "{source}"}}\n'
+            )
+        else:  # block form: the seeds and spread_from lines below it
+            for j in range(i + 1, end):
+                if len(lines[j]) - len(lines[j].lstrip()) <= len(m.group(1)):
+                    break
+                pad = lines[j][: len(lines[j]) - len(lines[j].lstrip())]
+                if lines[j].lstrip().startswith("seeds:"):
+                    lines[j] = f"{pad}seeds: {seeds}\n"
+                elif lines[j].lstrip().startswith("spread_from:"):
+                    lines[j] = f'{pad}spread_from: "{source}"\n'
+        changed.append(f"{d.id}: power: seeds {seeds}")
+    Path(path).write_text("".join(lines))
+    return changed

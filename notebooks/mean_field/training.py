@@ -54,8 +54,10 @@
 # with Adam throughout, on the real MNIST and on the Jane Austen word corpus standing in for Penn Treebank
 # (`rnnbook.datasets.word_corpus`). The verdicts are about the *shape* of each result, and every one of them
 # is taken from intervals over `n_seeds` independent seeds, per model, by the rule on its box (the design is on
-# {doc}`/book/verdicts`, each box gives its history); an effect whose compared arms did not train (its *gate*
-# fails) is not decided.
+# {doc}`/book/verdicts`, each box gives its history). A claim's *gate* asks only that the experiment works (the
+# set-up, or the reference models, trained); an arm that did not train counts against itself inside the
+# statistic, and a model that cannot train at this scale whatever its initialization is left out by a rule
+# declared before the run.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -185,9 +187,10 @@ display(Markdown(trainable_depth.table(res2, P.Ts_fig2[-1])))
 fig2 = trainable_depth.seed_values(run2, tau, sweeps, P.Ts_fig2, threshold)
 
 # %% [markdown]
-# *The gate* of both Fig. 2 claims asks that the best network of each model reach twice chance training accuracy
-# at the smallest depth (mean over seeds), since a grid in which nothing trains says nothing about depth; each
-# model's effects are decided only where its own grid trained.
+# *The gate* of both Fig. 2 claims asks that the set-up trained: the best network of either model reaches twice
+# chance training accuracy at the smallest depth (mean over seeds). For the depth claim a model whose best
+# network does not is left out (a grid in which nothing trains says nothing about depth); for the gating claim
+# such a model is trainable nowhere, a loss for it inside the difference.
 
 # %%
 v2 = trainable_depth.ledger_values(fig2)
@@ -247,9 +250,10 @@ plt.show()
 # initializations (solid: critical; dotted: $\sigma_w^2=\sigma_v^2=1$; blue/green orthogonal, red/black
 # Gaussian).
 #
-# *The gates* of the Fig. 3 claims are per effect: a difference is decided only where both of the initializations
-# it compares end at twice chance test accuracy (mean over seeds), since speed cannot be compared between networks
-# that never learn.
+# *The gate* of the Fig. 3 claims asks that the set-up trained (the best of the eight initializations ends at
+# twice chance test accuracy, mean over seeds); a model none of whose four initializations does is left out. An
+# initialization that does not learn is the slow arm of a speed claim: it counts against itself in the
+# difference, which is no longer hidden by a gate on the compared arms.
 
 # %%
 speed = training_speed.speed(
@@ -257,6 +261,11 @@ speed = training_speed.speed(
 )
 display(Markdown(training_speed.speed_table(speed)))
 fig3 = training_speed.seed_values(curves)
+jac = training_speed.vanilla_jacobian_check(setups[0], Xtr, P.width_fig3, P.seed + 31)
+glue("f3_width", P.width_fig3, display=False)
+for arm, c in jac.items():
+    for k, x in c.items():
+        glue(f"f3_{arm}_{k}", x, display=False)
 
 # %% tags=["hide-input"]
 ledger.check(
@@ -273,6 +282,24 @@ ledger.check(
 )
 
 # %% [markdown]
+# **Is the critical Gaussian vanilla RNN a bug?** In the `book` run it stays near chance while the paper's
+# critical network reaches 90% after 750 steps. The initialization is as declared. Drawn the way the training
+# draws it, the critical orthogonal network keeps its pre-activation second moment at
+# $q^t=$ {glue:text}`f3_orthogonal_q` over the second half of the sequence (the critical point prescribes
+# $q^*=0.5$, so the input scaling $R=1$ holds), and the largest singular value of its end-to-start Jacobian
+# $\partial\mathbf h^T/\partial\mathbf h^0$ has $\log_{10}=$ {glue:text}`f3_orthogonal_top`. The Gaussian one
+# has $q^t=$ {glue:text}`f3_Gaussian_q`, with $\log_{10}$ of its largest singular value
+# {glue:text}`f3_Gaussian_top` (median {glue:text}`f3_Gaussian_median`). At width {glue:text}`f3_width` with
+# tied weights the Gaussian network is not at the mean-field critical point, and its Jacobian spectrum is as
+# broad as the theory predicts for a non-orthogonal $\mathbf W$. Small runs outside the book (one or two seeds,
+# 300 steps) found no bug either. The critical Gaussian arm stayed at chance at width 128 as at 32, and learned
+# a little at learning rate $10^{-3}$ (0.26 after 250 steps, one seed of two). At $q^*=0.1$ instead of 0.5 both
+# critical arms trained faster than the off-critical ones; the paper gives neither $q^*$ nor the optimizer. The
+# off-critical networks ($\chi_1\approx0.4$) learn from the last rows of the image within a few hundred
+# steps; the critical ones must learn to carry 196 steps. So it is the scale (600 Adam steps, an unstated
+# $q^*$ and learning rate), not a bug, and the contrary vanilla Gaussian effect of the speed claim stands as
+# measured.
+#
 # ## Table 1: language modelling at equal parameter count
 #
 # Following {cite:t}`zaremba2014recurrent` in miniature: an embedding of size `d` = the LSTM's hidden size, one
@@ -315,8 +342,10 @@ plt.show()
 # **Figure 3.** Training perplexity of the three equally sized language models on the Austen corpus (first
 # seed; the legend gives the seed-mean test perplexity).
 #
-# *The gate* of the Table 1 claim asks that every model's test perplexity (mean over seeds) be below that of the
-# unigram model fitted to the training words, the perplexity of a network that has learnt only word frequencies.
+# *The gate* of the Table 1 claim asks that the reference models, GRU and LSTM, trained: their test perplexities
+# (mean over seeds) are below that of the unigram model fitted to the training words, the perplexity of a network
+# that has learnt only word frequencies. The claim is the paper's "comparable": the minimalRNN's perplexity within
+# 10% of the GRU's and of the LSTM's; the ranking of the three models is reported in the box, not decided.
 
 # %%
 unigram = language_model.unigram_perplexity(corpus, P.eval_tokens)
@@ -360,9 +389,13 @@ plt.show()
 #
 # The five rules of this chapter were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): each model (and, for the speed claim, each weight distribution) is decided on its
-# own, every compared initialization must have trained, and a significant effect against the paper in any
-# model can no longer sit inside a partial verdict (each claim box gives its old rule). The Fig. 2
-# agreement takes a Student t interval over its five seeds since the seed check of Fig. 3 (not a bootstrap).
+# own, and a significant effect against the paper in any model can no longer sit inside a partial verdict.
+# They were re-declared again on 2026-11-28: the gates had required every compared initialization to train,
+# which hid the outcome of the speed claims (an arm that does not learn is the slow arm); now a gate asks only
+# that the set-up trained, every effect is reproduced at 95% without adjustment, each effect declares the
+# paper's own size and the seeds that would reproduce it, and Table 1 decides the paper's "comparable" instead
+# of a ranking it does not claim (each claim box gives its old rules). The Fig. 2 agreement takes a Student t
+# interval over its five seeds since the seed check of Fig. 3 (not a bootstrap).
 #
 # The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 

@@ -133,7 +133,7 @@ for k, v in summary.items():
     glue(k, v, display=False)
 
 # %% [markdown]
-# **Figure 1.** Left: the relative test error of each model (mean over seeds; the bars span the seeds). Without
+# **Figure 1.** Top: the relative test error of each model (mean over seeds; the bars span the seeds). Without
 # delay the scaled convolution and the RNN predict the test outputs far better
 # than the unscaled convolution (relative error {glue:text}`err_scaled_0:.3f` against {glue:text}`err_unscaled_0:.3f`):
 # with 10 sequences, 300 filter coefficients and only 200 observations, the implicit bias towards short lags
@@ -142,7 +142,7 @@ for k, v in summary.items():
 # and above 1, while the unscaled convolution degrades by a factor {glue:text}`growth_unscaled:.1f`
 # ({glue:text}`growth_unscaled_lo:.1f` to {glue:text}`growth_unscaled_hi:.1f`) and wins at delay
 # {glue:text}`delay_max` (mean error {glue:text}`err_unscaled_max:.2f` against {glue:text}`err_scaled_max:.2f`).
-# Right: the training error tells why. The unscaled model fits the training data at every delay; the scaled
+# Bottom: the training error tells why. The unscaled model fits the training data at every delay; the scaled
 # model and the RNN cannot, because the coefficients they would need sit at lags where $\rho_j$ is tiny. This
 # is bias, not variance.
 #
@@ -170,8 +170,8 @@ for k, v in summary.items():
 fig = figures.delay_trend(sweep, ensembles.checkpoints(P.steps, 8), flat=2.0)
 
 # %% [markdown]
-# **Figure 2.** The growth factors (left) and the ratio of the unscaled to the scaled model's error at the
-# largest delay (right), mean over seeds with the 95% interval (band), after each number of steps. The
+# **Figure 2.** The growth factors (top) and the ratio of the unscaled to the scaled model's error at the
+# largest delay (bottom), mean over seeds with the 95% interval (band), after each number of steps. The
 # scaled model and the RNN fit the short-lag teacher quickly at delay 0 but not the delayed one, so their
 # growth factor keeps rising with training and has not settled at the last step; the unscaled model's
 # growth rises too, but much more slowly. Its ratio to the scaled model's error first rises (the unscaled

@@ -193,8 +193,8 @@ for k, v in fw.summary().items():
     glue(f"fig4_{k}", v, display=False)
 
 # %% [markdown]
-# **Figure 5.** Left: the training curves of RNNs of three widths (solid) and of their scaled convolutions
-# (dashed), for one seed; the narrow RNN wanders off its convolution, the wide one follows it. Right: the
+# **Figure 5.** Top: the training curves of RNNs of three widths (solid) and of their scaled convolutions
+# (dashed), for one seed; the narrow RNN wanders off its convolution, the wide one follows it. Bottom: the
 # largest relative gap between the curves, over {glue:text}`fig4_n_seeds` seeds, falls with the width as
 # $n^{p}$ with $p=$ {glue:text}`fig4_slope:.2f` (mean of the per-seed slopes; 95% interval
 # {glue:text}`fig4_slope_lo:.2f` to {glue:text}`fig4_slope_hi:.2f`), to be compared with the
@@ -217,8 +217,8 @@ for k, v in fw.summary().items():
 fig = figures.kernel_trend(ts, fw, ensembles.checkpoints(P.steps, 8), tol=0.10)
 
 # %% [markdown]
-# **Figure 6.** Left: the gap between each RNN and its scaled convolution over the steps so far (mean over
-# seeds, band: 95% interval), per width; right: the slope of the gap against the width. The gap builds up
+# **Figure 6.** Top: the gap between each RNN and its scaled convolution over the steps so far (mean over
+# seeds, band: 95% interval), per width; bottom: the slope of the gap against the width. The gap builds up
 # over the first hundred steps, while the loss falls fastest, and stays put afterwards; the ordering by width
 # holds from the first step, and the slope settles near the $n^{-1/2}$ of the NTK's fluctuations. The gap of
 # the Fig. 1 students ($n=$ {glue:text}`n`) crosses the 0.10 tolerance at about the same time, with a wide

@@ -120,11 +120,11 @@ for key in ("zc", "rejected", "tests", "excess_min", "excess_max"):
 fig = theory_figures.lemma1(st)
 
 # %% [markdown]
-# **Figure 1.** Left: the Monte Carlo mean spectral radius exceeds the paper's $\sqrt2\Gamma(\frac{n+1}2)/\Gamma(\frac n2)$ by
+# **Figure 1.** Top: the Monte Carlo mean spectral radius exceeds the paper's $\sqrt2\Gamma(\frac{n+1}2)/\Gamma(\frac n2)$ by
 # {glue:text}`excess_min:.1%` to {glue:text}`excess_max:.1%` (99% intervals), for all three ensembles; for complex entries
 # it sits on the exact law from Kostlan's theorem (dashed). The excess shrinks only slowly with $n$: the radius is the
 # *largest* of $n$ moduli, not the $n$-th of Kostlan's list, and its excess over $\sqrt n$ (the fluctuations at the edge of
-# the circular law) grows with $n$, only much more slowly than $\sqrt n$. Right: the variance of the spectral radius does decrease with $n$, but the
+# the circular law) grows with $n$, only much more slowly than $\sqrt n$. Bottom: the variance of the spectral radius does decrease with $n$, but the
 # variance the proof computes, $\mathrm{Var}\,\chi_n$, tends to $1/2$, and that of Kostlan's $|\lambda_n|$ to $1/4$, not to 0.
 #
 # Out of {glue:text}`tests` tests, {glue:text}`rejected` reject the paper's formula at family-wise level 1%
@@ -163,7 +163,7 @@ ledger.check("lsc.lemma1.variance", **st.variance_check())
 
 # %% [markdown]
 # The limit is {glue:text}`vchi:.2f`, not 0: Eq. (26) replaces $(\mathbb E\chi_k)^2$ by $k$, dropping its constant term $-\tfrac12$.
-# The spectral radius itself does concentrate as $n$ grows (Fig. 1, right), slowly.
+# The spectral radius itself does concentrate as $n$ grows (Fig. 1, bottom), slowly.
 #
 # ## Corollary 1: He's derivation (Eq. 24) with sympy.stats
 #
@@ -192,9 +192,9 @@ cor = initializations.corollary1_study(
 fig = theory_figures.corollary1(cor, P.ns, P.eps, P.paper_width)
 
 # %% [markdown]
-# **Figure 2.** Left: the expected spectral radius of the layer Jacobians (99% intervals). Orthogonal gives exactly 1;
+# **Figure 2.** Top: the expected spectral radius of the layer Jacobians (99% intervals). Orthogonal gives exactly 1;
 # Glorot and He give values a few percent above 1 at the widths used in practice, approaching 1 slowly as the width grows.
-# Right: with He initialization the radius stays at the same level through all layers. The grey band is the tolerance $\epsilon=0.02$ with which the paper declares its own pre-training to
+# Bottom: with He initialization the radius stays at the same level through all layers. The grey band is the tolerance $\epsilon=0.02$ with which the paper declares its own pre-training to
 # have reached the LSC.
 
 # %% tags=["hide-input"]

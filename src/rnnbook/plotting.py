@@ -16,6 +16,7 @@ import io
 import math
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Iterable, Sequence, TypeVar
 
@@ -180,11 +181,83 @@ def _unique_handles(axes) -> tuple[list, list[str]]:
 
 def fit_column(fig) -> None:
     """Redraw a figure drawn wider than the column at the column's width, type size unchanged
-    (so its type is shown at its size instead of being shrunk with the picture)."""
+    (so its type is shown at its size instead of being shrunk with the picture); legends that
+    cover data go below their panel, and the figure grows until its panels have room."""
     w, h = fig.get_size_inches()
     if w > COLUMN_INCHES * 1.01:
         fig.set_size_inches(COLUMN_INCHES, h * max(COLUMN_INCHES / w, 0.72))
     legends_outside(fig)
+    make_room(fig)
+
+
+#: what matplotlib says when the constrained layout cannot give the panels any room
+COLLAPSED = "constrained_layout not applied"
+#: a panel narrower or lower than this (inches) is squashed: its data cannot be read
+MIN_PANEL_INCHES = 0.75
+
+
+def _draw(fig) -> bool:
+    """Draw ``fig``; whether its constrained layout collapsed (its decorations, such as
+    legends below the panels, leave the panels no room). Other warnings pass on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.canvas.draw()
+    collapsed = False
+    for w in caught:
+        if COLLAPSED in str(w.message):
+            collapsed = True
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return collapsed
+
+
+def squashed(fig) -> list[str]:
+    """The titles (or numbers) of the panels drawn too small to read: narrower or lower than
+    :data:`MIN_PANEL_INCHES`, or narrower than their own legend, which the layout then makes
+    room for beside them (colour bars and empty slots not counted)."""
+    out = []
+    w, h = fig.get_size_inches()
+    renderer = fig.canvas.get_renderer()
+    for i, ax in enumerate(fig.axes):
+        if not ax.get_visible() or not ax.axison or ax.get_label() == "<colorbar>":
+            continue
+        p, leg = ax.get_position(), ax.get_legend()
+        wide = leg is not None and leg.get_visible()
+        if wide:
+            wide = (
+                leg.get_window_extent(renderer).width
+                > 1.05 * ax.get_window_extent(renderer).width + 2
+            )
+        if wide or min(p.width * w, p.height * h) < MIN_PANEL_INCHES:
+            out.append(ax.get_title() or f"panel {i + 1}")
+    return out
+
+
+def _too_low(fig) -> bool:
+    h = fig.get_size_inches()[1]
+    return any(
+        ax.get_position().height * h < MIN_PANEL_INCHES
+        for ax in fig.axes
+        if ax.get_visible() and ax.axison and ax.get_label() != "<colorbar>"
+    )
+
+
+def make_room(fig, tries: int = 8) -> None:
+    """Grow a figure's height until its constrained layout gives every panel room (legends
+    moved below the panels take height); warn when it cannot."""
+    if not fig.get_constrained_layout():
+        return
+    for _ in range(tries):
+        if not _draw(fig) and not _too_low(fig):
+            break
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w, h * 1.2)
+    if _draw(fig) or squashed(fig):
+        warnings.warn(
+            f"the figure's panels {squashed(fig)} have no room: give it fewer or "
+            "shorter legends, or stack its panels",
+            stacklevel=2,
+        )
 
 
 def _data_points(ax) -> np.ndarray:
@@ -236,7 +309,7 @@ def legends_outside(fig) -> None:
     """Move every legend that covers data to below its panel (outside the data); moving one
     reshapes the others' panels, so until none is left."""
     for _ in range(len(fig.axes) + 1):
-        fig.canvas.draw()
+        _draw(fig)  # the layout is made to fit once the legends are placed (make_room)
         over = [ax for ax in fig.axes if legend_over_data(ax)]
         if not over:
             return
@@ -244,16 +317,34 @@ def legends_outside(fig) -> None:
 
 
 def _move_below(ax) -> None:
-    leg = ax.get_legend()
+    """The panel's legend below its x-axis label (an offset in points: the same gap whatever
+    the panel's height), in as many columns as fit the panel's width (at most 3)."""
+    from matplotlib.transforms import ScaledTranslation
+
+    fig, leg = ax.figure, ax.get_legend()
+    renderer = fig.canvas.get_renderer()
     handles, labels = leg.legend_handles, [t.get_text() for t in leg.texts]
-    wide = ax.get_position().width > 0.6
-    ax.legend(
-        handles,
-        labels,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.16 if ax.get_xlabel() else -0.06),
-        ncol=min(len(labels), 3 if wide else 2),
-    )
+    # an entry: its widest text, its handle and the gaps (3.5 font sizes)
+    widest = max(t.get_window_extent(renderer).width for t in leg.texts)
+    entry = widest + 3.5 * leg.prop.get_size_in_points() * fig.dpi / 72
+    fits = ax.get_window_extent(renderer).width // entry
+    ncol = int(max(1, min(len(labels), 3, fits)))
+    leg.set_visible(False)  # measure the decorations below the axis without it
+    below = ax.bbox.y0 - ax.get_tightbbox(renderer).y0
+    drop = ScaledTranslation(0, -(below * 72 / fig.dpi + 4) / 72, fig.dpi_scale_trans)
+    while True:
+        new = ax.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0),
+            bbox_transform=ax.transAxes + drop,
+            ncol=ncol,
+        )
+        width = new.get_window_extent(renderer).width
+        if ncol == 1 or width <= 0.95 * ax.get_window_extent(renderer).width:
+            return
+        ncol -= 1  # one column fewer, until it is no wider than its panel
 
 
 def min_font_pt(fig) -> float:
@@ -309,6 +400,7 @@ class Legibility:
     min_text_px: float  # the smallest type as displayed
     panels_per_row: int
     legends_over_data: int = 0
+    squashed: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         out = []
@@ -325,6 +417,11 @@ class Legibility:
             )
         if self.legends_over_data:
             out.append(f"{self.legends_over_data} legend(s) over the data")
+        if self.squashed:
+            out.append(
+                f"panel(s) squashed (under {MIN_PANEL_INCHES} in, or narrower than "
+                f"their legend): {list(self.squashed)}"
+            )
         return out
 
 
@@ -338,7 +435,8 @@ def legibility(fig, fit: bool = True) -> Legibility:
     pt = min_font_pt(fig)
     over = sum(legend_over_data(ax) for ax in fig.axes)
     px = pt * 4 / 3 * shown / width
-    return Legibility(width, shown, pt, px, panels_per_row(fig), over)
+    small = tuple(squashed(fig))
+    return Legibility(width, shown, pt, px, panels_per_row(fig), over, small)
 
 
 def check_legible(fig) -> Legibility:

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from rnnbook.plotting import COLORS
+from rnnbook.plotting import COLORS, legend_below, panels
 
 from .conv_models import Realizations
 from .decoding import Table1Result
@@ -277,7 +277,7 @@ def drift(ts: TeacherStudent) -> Figure:
 def finite_width(fw: FiniteWidth, tol: float = 0.10) -> Figure:
     """Fig. 4: training curves of RNNs of several widths and their twins (seed 0), and the gap
     between them against the width."""
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
+    fig, axes = panels(2, per_row=1, row_height=2.8)  # stacked: long titles
     steps, seeds = fw.setup["steps"], fw.setup["n_seeds"]
     ell = np.arange(steps + 1)
     for a, n in enumerate(fw.widths):
@@ -319,7 +319,7 @@ def delay(sweep: DelaySweep, snr_db: float) -> Figure:
     markers = dict(zip(MODELS, ("o-", "x--", "s-", "d:")))
     rel, rel_train = sweep.relative_test_error, sweep.relative_train_error
     d, n = np.array(sweep.delays), sweep.setup.get("n")
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
+    fig, axes = panels(2, per_row=1, row_height=2.8)  # stacked: long titles
     for k, m in enumerate(MODELS):
         c, mk = COLORS[k], rel[k].mean(0)
         yerr = [mk - rel[k].min(0), rel[k].max(0) - mk]
@@ -369,7 +369,7 @@ def fmri_recording(X: np.ndarray, Y: np.ndarray, volumes: int = 300) -> Figure:
         ylabel="BOLD (% signal change)",
         title="nitime's event-related fMRI recording: the first 10 minutes",
     )
-    ax.legend(ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    legend_below(fig, ncol=3)  # below the whole figure: the panel keeps the width
     return fig
 
 
@@ -449,7 +449,7 @@ def effect_vs_steps(
 def delay_trend(sweep: DelaySweep, steps: list[int], flat: float) -> Figure:
     """The effects of the Fig. 3 claim along training, with their 95% intervals over seeds."""
     tr = sweep.trend(steps)
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
+    fig, axes = panels(2, per_row=1, row_height=2.8)  # stacked: long legends
     d = sweep.delays[-1]
     growth = {
         f"{m}: error(delay {d}) / error(0)": tr[k]
@@ -477,7 +477,7 @@ def kernel_trend(
     ts: TeacherStudent, fw: FiniteWidth, steps: list[int], tol: float
 ) -> Figure:
     """The statistics of the Fig. 1 and Fig. 4 claims along training, 95% intervals over seeds."""
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
+    fig, axes = panels(2, per_row=1, row_height=2.8)  # stacked: long legends
     gaps = {f"Fig. 4, $n_h={n}$": iv for n, iv in fw.gap_trend(steps).items()} | {
         f"Fig. 1, $n={ts.setup['n']}$": ts.gap_trend(steps)
     }
@@ -507,7 +507,7 @@ def kernel_trend(
 
 def table1_trend(res: Table1Result, steps: list[int]) -> Figure:
     """The four comparisons of the Table 1 claim along training, with the two-way 95% interval."""
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4), sharey=True)
+    fig, axes = panels(2, per_row=1, row_height=2.8, sharey=True)
     tr = res.trend(steps)
     for ax, reg in zip(axes, ("limited", "all")):
         curves = {k: v for k, v in tr.items() if k.startswith(reg)}

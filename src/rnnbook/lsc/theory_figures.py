@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from rnnbook.plotting import COLORS, legend_below, panels
+from rnnbook.plotting import COLORS, legend_below, legend_right, panels
 
 
 def lemma2_sums(s) -> Figure:
@@ -142,6 +142,17 @@ _LABEL = {
 }
 
 
+def case_tex(case: str) -> str:
+    """A target case of :func:`~rnnbook.lsc.bounds_experiment.target_cases` as a figure
+    writes it: ``rho = 1`` as $\\rho = 1$, ``split 0.7 / 0.3`` as the two targets."""
+    if case.startswith("rho = "):
+        return rf"$\rho = {case.removeprefix('rho = ')}$"
+    if case.startswith("split ") and " / " in case:
+        t, d = case.removeprefix("split ").split(" / ")
+        return rf"$\rho_{{\mathrm{{time}}}} = {t}$, $\rho_{{\mathrm{{depth}}}} = {d}$"
+    return case
+
+
 def _update_panel(ax, ex, case: str, conv: str, lcolors: dict) -> None:
     Tx = np.array(ex.Ts)
     for L in ex.Ls:
@@ -154,11 +165,11 @@ def _update_panel(ax, ex, case: str, conv: str, lcolors: dict) -> None:
                 "-",
                 color=lcolors[L] if case == "rho = 1" else "k",
                 lw=1.2,
-                label=("paper bound" + (f", L={L}" if case == "rho = 1" else "")),
+                label=("paper bound" + (f", $L={L}$" if case == "rho = 1" else "")),
             )
         rad = [r["radius_sum"] for r in orth]
         ax.loglog(
-            Tx, rad, ":", color=lcolors[L], lw=1.2, label=f"radius path sum, L={L}"
+            Tx, rad, ":", color=lcolors[L], lw=1.2, label=f"radius path sum, $L={L}$"
         )
         for ens in ("pascal", "orthogonal", "gaussian", "gaussian-norm"):
             ax.loglog(
@@ -186,11 +197,13 @@ def update_bounds(ex) -> Figure:
             ax.set(
                 xlabel="sequence length $T$ (steps)",
                 ylabel=r"$\sigma=\sqrt{n\,\mathrm{Var}\,\Delta b_1}$ (update, $\eta=1$)",
-                title=f"targets {case}, {'Eq. (1)' if conv == 'eq1' else 'stacked'} graph",
+                title=f"targets {case_tex(case)}, "
+                f"{'Eq. (1)' if conv == 'eq1' else 'stacked'} graph",
             )
             ax.legend(ncol=2)
     fig.suptitle(
-        "Theorems 1-3: measured update of the deepest layer (Delta l = L - 1) vs the bounds"
+        "Theorems 1-3: measured update of the deepest layer\n"
+        r"($\Delta l = L-1$) vs the bounds"
     )
     return fig
 
@@ -217,7 +230,7 @@ def nonnormal(nn, conventions: list[str]) -> Figure:
         ax.set(
             xlabel=r"layers below the output $\Delta l$",
             ylabel=r"$\frac{1}{T}\sum_t\sum_{t'\leq t}\|J^{t,L}_{t',l}\|_2$ or $\sigma$",
-            title=f"radii {case}, c = {nn.c:g}, T = {nn.T}",
+            title=rf"radii {case_tex(case)}, $c = {nn.c:g}$, $T = {nn.T}$",
         )
     legend_below(fig, ncol=2)
     fig.suptitle(
@@ -225,6 +238,14 @@ def nonnormal(nn, conventions: list[str]) -> Figure:
         "yet the gradient explodes with depth"
     )
     return fig
+
+
+def _sci_tex(x: float) -> str:
+    """A small number in TeX, one significant digit: ``3\\cdot 10^{-15}``."""
+    if x == 0 or not np.isfinite(x):
+        return f"{x:g}"
+    m, e = f"{x:.0e}".split("e")
+    return (f"{m}\\cdot " if m != "1" else "") + f"10^{{{int(e)}}}"
 
 
 def _log_ticks(ax, ticks) -> None:
@@ -240,7 +261,8 @@ def lemma1(st) -> Figure:
     from .random_matrix import Z99, chi_var, kostlan_var
 
     ns, complex_ = st.ns, "complex" in st.entries
-    fig, axs = plt.subplots(1, 2, figsize=(11, 4))
+    # one panel a row, each with its legend to its right: the legends name long formulas
+    fig, axs = panels(2, per_row=1, row_height=2.6)
     for i, e in enumerate(st.entries):
         y = np.array([st.excess(e, n) for n in ns])
         err = np.array([Z99 * st.mc[e, n].se_mean / st.chi[n] for n in ns])
@@ -274,14 +296,14 @@ def lemma1(st) -> Figure:
     )
     for ax in axs:
         _log_ticks(ax, ns[::2])
-        ax.legend()
+        legend_right(ax)
     return fig
 
 
 def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
     """Corollary 1: the expected radius of the layer Jacobians per width, and per layer for He
     (:class:`~rnnbook.lsc.initializations.Corollary1`; 99% intervals)."""
-    fig, axs = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axs = panels(2, per_row=1, row_height=2.6)
     kw = dict(ms=4, capsize=2)
     for i, (e, g) in enumerate(c.glorot.items()):
         label = f"Glorot {'normal' if e == 'gaussian' else 'uniform'}, linear"
@@ -292,7 +314,7 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
     axs[0].errorbar(
         list(c.he_mean), mean, ci, fmt="s-", color=COLORS[3], label=label, **kw
     )
-    label = f"Orthogonal, linear (max |rho-1| = {c.orth_err:.0e})"
+    label = rf"Orthogonal, linear ($\max|\rho-1| = {_sci_tex(c.orth_err)}$)"
     ones = [1.0] * len(c.widths)
     axs[0].plot(c.widths, ones, "*", ms=9, color=COLORS[2], label=label)
     label = rf"$1\pm\epsilon$, $\epsilon={eps}$ (Sec. II-D)"
@@ -309,13 +331,14 @@ def corollary1(c, ns: list[int], eps: float, paper_width: int) -> Figure:
         label = f"width {n} ({c.networks[n]} network(s))"
         axs[1].plot(layers, c.he[n].mean(0).numpy(), "o-", ms=3, label=label)
     axs[1].axhspan(1 - eps, 1 + eps, color="gray", alpha=0.25)
+    axs[1].set_xticks(layers)
     axs[1].set(
         xlabel="layer $l$",
         ylabel=r"mean $\rho(M_l)$",
         title="He initialization: radius by layer",
     )
     for ax in axs:
-        ax.legend()
+        legend_right(ax)
     return fig
 
 

@@ -57,10 +57,10 @@ def variant_curves(var_runs: dict, width: int) -> Figure:
         ylabel=r"std of $\rho(M_k)$ across $k$",
         title="spread over $k$",
     )
-    axes[0].legend()
-    axes[1].legend()
+    legend_below(fig, ncol=2)  # one legend for both panels: the same three variants
     fig.suptitle(
-        f"GRU (2 x {width}), pre-training towards $\\rho_t=0.5$, three variants"
+        f"GRU (2 layers of width {width}), pre-training towards $\\rho_t=0.5$, "
+        "three variants"
     )
     return fig
 
@@ -168,19 +168,21 @@ def gradient_through_time(res) -> Figure:
         )
         if target == 0.5:
             bound, label = np.full_like(dts, res.c2, dtype=float), r"bound $c_2$"
+            style = {"color": COLORS[2], "ls": "--"}
         else:
             bound = res.c1 * res.paths
             label = r"bound $c_1\binom{\Delta t+\Delta l}{\Delta t}$"
-        ax.semilogy(dts, bound, color=COLORS[2], ls="--", label=label)
+            style = {"color": COLORS[3], "ls": ":"}  # told apart in the shared legend
+        ax.semilogy(dts, bound, label=label, **style)
         reps = res.reports[target]
         conv = f"({sum(r.converged for r in reps)}/{len(reps)} converged)"
         ax.set(
             xlabel=r"steps back in time $\Delta t$",
             title=rf"$\rho_t={target}$ " + conv,
         )
-        ax.legend()
     axes[0].set_ylabel(r"gradient norm at layer 1 (a.u.)")
-    fig.suptitle(f"GRU of depth L={res.depth}")
+    legend_below(fig)  # one legend under both panels (each bound is drawn in one panel)
+    fig.suptitle(f"GRU of depth $L={res.depth}$")
     return fig
 
 

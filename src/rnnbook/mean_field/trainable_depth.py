@@ -318,13 +318,13 @@ def trend_panels(v: dict) -> list[dict]:
     st = v["trend_steps"]
     return [
         {
-            "title": "Fig. 2: tau rule over tau-free rule (untied)",
+            "title": r"Fig. 2: $\tau$ rule over $\tau$-free rule (untied)",
             "ylabel": "margin in cells classified",
             "band": 0.02,
             "curves": {m: (st[m], v["trend_margin"][m]) for m in MODELS},
         },
         {
-            "title": "Fig. 2: minimalRNN - vanilla, trainable at T_max",
+            "title": r"Fig. 2: minimalRNN $-$ vanilla, trainable at $T_{\max}$",
             "ylabel": "difference in fraction of grid",
             "band": 0.05,
             "curves": {w: (st["minimal"], v["trend_diff"][w]) for w in WEIGHTS},

@@ -1,10 +1,11 @@
 // Click a figure of a chapter to see it enlarged (on a phone: wider than the screen, to scroll);
-// a click or Escape closes it. Figures are SVG: they stay sharp at any size.
+// a click or Escape closes it. Figures are SVG: they stay sharp at any size. On a phone a figure
+// is scaled down to the screen (legible.css), with a hint under it that a tap enlarges it.
 document.addEventListener("DOMContentLoaded", () => {
   const close = () => document.querySelectorAll(".rnnbook-lightbox").forEach((e) => e.remove());
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });
   document.querySelectorAll(".bd-article .cell_output img").forEach((img) => {
-    // its own box, which scrolls sideways on a phone (legible.css), with a hint under it
+    // its own box, scaled to the screen (legible.css), with a hint under it
     if (!img.parentElement.classList.contains("rnnbook-figure")) {
       const box = document.createElement("div");
       box.className = "rnnbook-figure";
@@ -12,9 +13,10 @@ document.addEventListener("DOMContentLoaded", () => {
       box.appendChild(img);
       const hint = document.createElement("p");
       hint.className = "rnnbook-figure-hint";
-      hint.textContent = "Swipe the figure sideways to see all of it, or tap it to enlarge.";
+      hint.textContent = "Shown smaller than drawn: tap the figure to enlarge it.";
       box.after(hint);
-      const mark = () => box.classList.toggle("rnnbook-scrolls", box.scrollWidth > box.clientWidth + 1);
+      const drawn = () => Number(img.getAttribute("width")) || img.naturalWidth;
+      const mark = () => box.classList.toggle("rnnbook-scaled", drawn() > img.clientWidth + 1);
       img.complete ? mark() : img.addEventListener("load", mark);
       window.addEventListener("resize", mark);
     }

@@ -1,10 +1,11 @@
 """The smoke book as a reader sees it: claim boxes, the scorecard and the findings tables show
 measured values written for reading (no Python dicts, no long floats) and statements typeset
-as math; on a phone, figures keep the size they were drawn at, in a box that scrolls sideways."""
+as math; no executed chapter shows a warning."""
 
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 from tests.book.test_browser import pages
 
@@ -96,5 +97,55 @@ def test_boxes_and_tables_show_values_for_reading_and_statements_as_math(smoke_b
     assert box is not None and MATH in box.read_text()
 
 
-# Figures on a phone (drawn size, a box that scrolls): checked with the other 400 px checks,
-# in tests/book/test_browser.py (phone_figure_problems), so that each page loads once.
+def output_texts(notebook: Path):
+    """``(cell index, text)`` of every output of an executed notebook a reader sees: streams,
+    text of any kind (plain, HTML, Markdown, LaTeX) and errors."""
+    cells = json.loads(notebook.read_text())["cells"]
+    for i, cell in enumerate(cells):
+        for out in cell.get("outputs", []):
+            kind = out["output_type"]
+            if kind == "stream":
+                yield i, "".join(out["text"])
+            elif kind == "error":
+                yield i, f"{out['ename']}: {out['evalue']}"
+            else:
+                for mime, data in out.get("data", {}).items():
+                    if mime.startswith("text/"):
+                        yield i, "".join(data)
+
+
+def warnings_in(notebook: Path) -> list[str]:
+    """Each output line of an executed notebook that shows a warning."""
+    return [
+        f"cell {i}: {line.strip()[:200]}"
+        for i, text in output_texts(notebook)
+        for line in text.splitlines()
+        if "Warning" in line
+    ]
+
+
+def test_no_executed_chapter_shows_a_warning(smoke_book):
+    """No warning text reaches a page (CONVENTIONS.md, *Chapters*): no output of any executed
+    chapter of the smoke book contains "Warning" (a warning is fixed where it arises, e.g. a
+    figure whose layout collapsed, never silenced for the whole book)."""
+    stage = smoke_book / "stage"
+    chapters = sorted((stage / "notebooks").rglob("*.ipynb"))
+    assert len(chapters) >= 20, chapters
+    found = [f"{nb.relative_to(stage)} {w}" for nb in chapters for w in warnings_in(nb)]
+    assert not found, "\n".join(found)
+
+
+def test_a_planted_warning_is_found(tmp_path):
+    nb = tmp_path / "c.ipynb"
+    out = {
+        "output_type": "stream",
+        "name": "stderr",
+        "text": ["x.py:1: User", "Warning: "],
+    }
+    ok = {"output_type": "display_data", "data": {"text/plain": ["fine"]}}
+    nb.write_text(json.dumps({"cells": [{"outputs": [ok]}, {"outputs": [out]}]}))
+    assert warnings_in(nb) == ["cell 1: x.py:1: UserWarning:"]
+
+
+# Figures on a phone (scaled to the screen, a tap enlarges them): checked with the other 400 px
+# checks, in tests/book/test_browser.py (phone_figure_problems), so that each page loads once.

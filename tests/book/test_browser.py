@@ -8,6 +8,7 @@ installs it where it can. Where it cannot, the test says so and skips, except in
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,6 +17,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+
+from rnnbook.book.ledger import row_id
 
 CANDIDATES = ("chromium-headless-shell", "chromium", "chromium-browser")
 SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
@@ -302,6 +305,50 @@ def test_every_page_works_offline_on_a_phone_and_a_laptop(smoke_book, browser, s
                 problems[f"{name} at {width} px"] = found[:5]
     tab.context.close()
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+#: the scorecard's verdict and measured cells as laid out: where they end, their width, and
+#: whether a box that scrolls sideways holds them
+SCORECARD = """() => {
+  const scrolls = (e) => { for (let p = e.parentElement; p; p = p.parentElement)
+    if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return true;
+    return false; };
+  const cells = (k) => Array.from(document.querySelectorAll('table.scorecard td.col-' + k));
+  return {
+    verdicts: cells('verdict').map(c => [c.getBoundingClientRect().right, scrolls(c)]),
+    measured: cells('measured').map(c => c.getBoundingClientRect().width),
+    page: document.documentElement.scrollWidth,
+  };
+}"""
+#: where the row a box links back to lands: its verdict's box on the screen
+LANDED = """() => {
+  const row = document.querySelector(':target');
+  const v = row && row.querySelector('td.col-verdict .sd-badge');
+  if (!v) return null;
+  const r = v.getBoundingClientRect();
+  const header = document.querySelector('.bd-header-article');
+  return [r.top, r.bottom, r.left, r.right, header ? header.getBoundingClientRect().bottom : 0];
+}"""
+
+
+def test_the_scorecard_shows_every_verdict_on_a_laptop(smoke_book, browser):
+    """At 1280 px the scorecard's tables fit the page: no table scrolls sideways, every verdict
+    is on the screen, the measured values have room (not one letter per line); a box's link
+    back lands on a row whose verdict shows below the page's header."""
+    html = smoke_book / "html"
+    claims = json.loads((smoke_book / "claims.json").read_text())
+    tab = offline_tab(browser, 1280)
+    page = open_in(tab, html / "book" / "scorecard.html", 1280)
+    found = page.evaluate(SCORECARD)
+    assert len(found["verdicts"]) == len(claims)
+    assert found["page"] <= 1280, found["page"]
+    assert all(right <= 1280 and not boxed for right, boxed in found["verdicts"])
+    assert min(found["measured"]) >= 150, min(found["measured"])
+    for c in claims[:: max(1, len(claims) // 6)]:
+        page.goto(f"{(html / 'book' / 'scorecard.html').as_uri()}#{row_id(c['id'])}")
+        top, bottom, left, right, header = page.evaluate(LANDED)
+        assert header <= top and bottom <= 900 and 0 <= left and right <= 1280, c["id"]
+    tab.context.close()
 
 
 def test_the_checks_find_planted_problems(browser, tmp_path):

@@ -309,7 +309,7 @@ def scorecard(claims: list[dict]) -> str:
             claims_table(
                 mine,
                 "book/scorecard",
-                ("source", "claim", "paper", "measured", "verdict", "box"),
+                ("verdict", "source", "claim", "paper", "measured", "box"),
                 row_ids=True,
                 kind="scorecard",
             )

@@ -6,6 +6,8 @@
 * sphinx-thebe adds its inline configuration script at every ``env-before-read-docs``, which
   jupyter-book fires twice, so every page declared ``const THEBE_JS_URL`` twice: a JavaScript error on
   every page. Each page now loads every script once.
+* The scorecard's page leaves out the table of contents beside the article, so that its tables
+  can take the page's width.
 """
 
 from __future__ import annotations
@@ -32,9 +34,20 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = unique
 
 
+def _wide_scorecard(app, pagename, templatename, context, doctree) -> None:
+    """The scorecard's page has no table of contents beside it: its tables take the page's
+    width, so that every verdict shows without scrolling sideways (``rnnbook.css``)."""
+    if 'class="claims-table scorecard"' in context.get("body", ""):
+        context["meta"] = {
+            **(context.get("meta") or {}),
+            "html_theme.sidebar_secondary.remove": True,
+        }
+
+
 def setup(app) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", _literal_pipes)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("html-page-context", _wide_scorecard)
     # plain-text titles for tabs, search and cross-references; figures' alt text
     app.setup_extension("rnnbook.book.legible_sphinx")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

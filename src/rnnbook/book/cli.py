@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("seed", nargs="*", type=int, help="master seeds, e.g. 4 5")
     s.add_argument("--jobs", type=int, default=2)
     s.add_argument(
+        "--only", action="append", default=None, help="only this chapter (repeatable)"
+    )
+    s.add_argument(
         "--from-ledger",
         type=Path,
         default=None,
@@ -134,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
             for path in records.record_ledger(args.root, args.from_ledger):
                 print(f"recorded {path}")
         if args.seed:
-            for path in records.run_seeds(args.root, args.seed, args.jobs):
+            for path in records.run_seeds(
+                args.root, args.seed, args.jobs, only=args.only
+            ):
                 print(f"recorded {path}")
         return 0
     try:

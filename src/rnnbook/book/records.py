@@ -145,13 +145,24 @@ def seed_verdicts(root: Path) -> dict[int, dict[str, str]]:
     return out
 
 
-def run_seeds(root: Path, seeds: list[int], jobs: int = 2, log=print) -> list[Path]:
-    """Run every training chapter at the ``book`` profile at each master seed in ``seeds``
-    and record it (kind ``seeds``); ``jobs`` chapters at a time."""
+def run_seeds(
+    root: Path,
+    seeds: list[int],
+    jobs: int = 2,
+    log=print,
+    only: list[str] | None = None,
+) -> list[Path]:
+    """Run every training chapter (``only``: those named) at the ``book`` profile at each
+    master seed in ``seeds`` and record it (kind ``seeds``); ``jobs`` chapters at a time,
+    the longest first."""
     from .pipeline import run_chapter
+    from .scale_box import committed_seconds
 
     root = Path(root).resolve()
-    work = [(s, ch) for s in seeds for ch in training_chapters(root)]
+    chapters = [c for c in training_chapters(root) if not only or c in only]
+    secs = committed_seconds().get("book", {})
+    chapters.sort(key=lambda c: -secs.get(f"notebooks/{c}", 0))
+    work = [(s, ch) for ch in chapters for s in seeds]
 
     def one(item):
         seed, chapter = item

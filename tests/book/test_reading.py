@@ -157,9 +157,9 @@ def test_bottom_line_counts_and_leans_in_words():
         effects=[effect(decision="not-reproduced", estimate=0.3, lo=0.2, hi=0.4)],
     )
     text = R.bottom_line([record(), bad, record(id="lsc.z", verdict="reproduced")])
-    assert "checked 3 claims" in text and "1 hold" in text
-    assert "1 do not hold: Fig. 3: gap falls short of the paper" in text
-    assert "1 are undecided" in text and "leans towards the paper" in text
+    assert "checked 3 claims" in text and "1 hold (Fig. 3)" in text
+    assert "1 does not hold: Fig. 3, where gap falls short of the paper" in text
+    assert "1 is undecided" in text and "leans towards the paper" in text
     assert "Scaled down" not in text and "MNIST" not in text
 
 

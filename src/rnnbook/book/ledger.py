@@ -797,8 +797,12 @@ def effect_text(e: dict, doc: str | None = None) -> str:
     elif e.get("contrary"):
         verdict += " (a significant effect against the paper)"
     iv = interval(e)
+    kind = str(e.get("interval", ""))
+    kind = {"mean": "Student-t", "wilson": "Wilson", "exact": "exact binomial"}.get(
+        kind, kind
+    )
     shown = (
-        f"{iv} (95% {e.get('interval', '')} interval, n = {e.get('n')})"
+        f"{iv} (95% {kind} interval, n = {e.get('n')})"
         if iv
         else "no value (nothing to compare at this scale)"
     )

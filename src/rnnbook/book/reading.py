@@ -640,8 +640,9 @@ def _short(c: dict) -> str:
 
 def _sources(claims: list[dict], most: int = 6) -> str:
     names = list(dict.fromkeys(_short(c) for c in claims))
-    more = ", …" if len(names) > most else ""
-    return ", ".join(names[:most]) + more
+    sep = "; " if any("," in n for n in names) else ", "
+    more = sep + "…" if len(names) > most else ""
+    return sep.join(names[:most]) + more
 
 
 def _cap(text: str, width: int = 110) -> str:
@@ -688,9 +689,11 @@ def bottom_line(
     ):
         mine = by.get(verdict, [])
         if mine:
-            items = [f"{_short(c)}: {_cap(_clause(c))}" for c in mine[:3]]
-            more = f"; and {len(mine) - 3} more" if len(mine) > 3 else ""
-            out.append(f"{len(mine)} {words}: " + "; ".join(items) + more + ".")
+            if len(mine) == 1:
+                words = words.replace("hold in", "holds in").replace(
+                    "do not", "does not"
+                )
+            out.append(f"{len(mine)} {words}: {_failures(mine)}.")
     und = by.get("inconclusive", [])
     if und:
         gate = [c for c in und if c.get("trained") and not c["trained"].get("passed")]
@@ -705,7 +708,7 @@ def bottom_line(
             if not k.startswith("no way")
         ]
         out.append(
-            f"{len(und)} are undecided at this scale"
+            f"{len(und)} {'is' if len(und) == 1 else 'are'} undecided at this scale"
             + (
                 f", {len(gate)} of them because the experiment did not work"
                 if gate
@@ -734,6 +737,25 @@ def bottom_line(
                 "came out the same."
             )
     return " ".join(out)
+
+
+def _failures(claims: list[dict], most: int = 4) -> str:
+    """Claims that do not fully hold, for a bottom line: a training claim with the effect
+    that failed and its numbers, any other claim by its source (its box says what)."""
+    items, plain = [], []
+    for c in claims:
+        bad = [
+            e
+            for e in c.get("effects") or []
+            if e.get("in_setting", True) and e.get("decision") != "reproduced"
+        ]
+        if bad and len(items) < most:
+            items.append(f"{_short(c)}, where {_cap(effect_finding(bad[0]), 100)}")
+        else:
+            plain.append(c)
+    if plain:
+        items.append(_sources(plain))
+    return "; ".join(items)
 
 
 def _at_scale(claims: list[dict], scale_records: list[dict]) -> str:

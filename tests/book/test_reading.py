@@ -119,7 +119,7 @@ def test_raw_tex_in_text_becomes_math():
 
 def test_a_named_page_becomes_a_link():
     md = R.prose_md("see book/verdicts.md", "notebooks/lsc/deep_rnns")
-    assert '<a class="page-link" href="../../book/verdicts.html">' in md
+    assert '<a class="book-page" href="../../book/verdicts.html">' in md
     assert "book/verdicts.md" not in md
     assert 'href="verdicts.html"' not in R.prose_html("book/errata.md", "book/intro")
     assert 'href="../book/errata.html"' in R.prose_html("book/errata.md", "book/intro")

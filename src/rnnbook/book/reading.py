@@ -254,7 +254,7 @@ def prose_md(text: Any, from_doc: str | None = None, root=None) -> str:
 
 def _page_link(name: str, from_doc: str, root=None) -> str:
     return (
-        f'<a class="page-link" href="{page_href(name, from_doc)}">'
+        f'<a class="book-page" href="{page_href(name, from_doc)}">'
         f"{html.escape(page_title(name, root))}</a>"
     )
 
@@ -503,7 +503,6 @@ _WORDS = {
     "ok": "within tolerance",
     "frac": "share",
     "pre": "pre-training",
-    "diff": "differentiable",
     "err": "error",
     "rel": "relative",
     "ppl": "perplexity",

@@ -63,7 +63,7 @@ class Grid:
     checkpoints: int = 1
     seed: int = 0
     #: further learning rates for the ReLU nets only (the He comparison needs a grid of at
-    #: least :data:`MIN_RELU_LRS` points around the best learning rate; sin and cos keep ``lrs``)
+    #: least ``MIN_RELU_LRS`` points around the best learning rate; sin and cos keep ``lrs``)
     relu_lrs: tuple[float, ...] = ()
     device: str = (
         "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
@@ -602,7 +602,7 @@ def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
     ``he_best``, its best seed-mean accuracy, is the gate. A seed whose Glorot+LSC net did not
     train at any learning rate (below twice chance) counts as a loss for LSC: its shift is set to
     minus the grid's span (not higher; ``lsc_untrained`` counts them). Needs ReLU at
-    :data:`MIN_RELU_LRS` learning rates or more (``attempted``; the best learning rate of a
+    ``MIN_RELU_LRS`` learning rates or more (``attempted``; the best learning rate of a
     shorter grid sits at its edge, censored)."""
     from rnnbook.stats import sign_share
 

@@ -172,7 +172,7 @@ def gradient_through_time(res) -> Figure:
         else:
             bound = res.c1 * res.paths
             label = r"bound $c_1\binom{\Delta t+\Delta l}{\Delta t}$"
-            style = {"color": COLORS[3], "ls": ":"}  # told apart in the shared legend
+            style = {"color": COLORS[0], "ls": ":"}  # told apart in the shared legend
         ax.semilogy(dts, bound, label=label, **style)
         reps = res.reports[target]
         conv = f"({sum(r.converged for r in reps)}/{len(reps)} converged)"

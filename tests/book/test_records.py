@@ -107,3 +107,19 @@ def test_a_claims_box_shows_its_records_and_a_stale_one_is_marked(tmp_path):
     text = (out / "book" / "page.html").read_text()
     assert "stale: its code changed" in text
     assert records.at_scale(root)["lsc.a"][0]["record"]["stale"]
+
+
+def test_the_scorecard_shows_the_verdict_at_scale_and_counts_no_stale_record(tmp_path):
+    from rnnbook.book import pages
+
+    root = _root(tmp_path)
+    claim = {**CLAIMS[0], "verdict": "reproduced", "trained": {"passed": True}}
+    records.write(root, "cpu", "lsc/x", "fig", [claim], {"seed": 104, "seeds": 16}, 9.0)
+    rows = pages.attach_records([CLAIMS[0], CLAIMS[1]], root)
+    assert rows[0]["at_scale"]["verdict"] == "reproduced" and "at_scale" not in rows[1]
+    text = pages.scorecard(rows)
+    assert "1 claim has a current record" in text and "at scale (cpu" in text
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER + "z = 2\n")  # stale now
+    rows = pages.attach_records([CLAIMS[0]], root)
+    assert "at_scale" not in rows[0]
+    assert "no claim has a current record" in pages.scorecard(rows)

@@ -172,6 +172,43 @@ def why_text(c: dict) -> str:
     return reason(c.get("note", ""))
 
 
+def at_scale_html(c: dict) -> str:
+    """Under a claim's ``book`` verdict, the verdict of its largest current record."""
+    rec = c.get("at_scale")
+    if not rec:
+        return ""
+    return (
+        f'<span class="claim-at-scale"><em>at scale ({html.escape(rec["kind"])}, '
+        f"{rec['seeds']} seeds):</em> {badge_html(rec['verdict'])}</span>"
+    )
+
+
+def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
+    """Each claim with ``at_scale``: its largest current record (gpu before cpu; a stale
+    record is not counted), where it has one."""
+    if root is None:
+        return claims
+    from . import records
+
+    by_claim = records.at_scale(root)
+    out = []
+    for c in claims:
+        current = [r for r in by_claim.get(c["id"], []) if not r["record"]["stale"]]
+        if current:
+            r = current[0]
+            c = {
+                **c,
+                "at_scale": {
+                    "verdict": r["verdict"],
+                    "kind": r["record"]["kind"],
+                    "seeds": r.get("seeds"),
+                    "date": r["record"]["date"],
+                },
+            }
+        out.append(c)
+    return out
+
+
 def claims_table(
     claims: list[dict],
     from_doc: str,
@@ -229,7 +266,7 @@ def claims_table(
             "versus": f'<span class="claim-paper"><em>paper:</em> '
             f"{paper}</span>"
             f'<span class="claim-measured"><em>measured:</em> {measured}</span>',
-            "verdict": badge_html(c["verdict"]),
+            "verdict": badge_html(c["verdict"]) + at_scale_html(c),
             "reason": prose_html(why, from_doc) if why else "—",
             "box": f'<a href="{href}">box</a>' if href else "—",
         }
@@ -295,6 +332,17 @@ def scorecard(claims: list[dict]) -> str:
     )
     lines = _raw("\n".join(rows + ["</tbody>", "</table>"]))
     out = ["## Verdicts per paper", "", *lines, ""]
+    scaled = [c["at_scale"] for c in claims if c.get("at_scale")]
+    out += [
+        (
+            f"At scale: {len(scaled)} claim{'s' if len(scaled) != 1 else ''} "
+            f"{'have' if len(scaled) != 1 else 'has'} a current record, decided on its own "
+            f"data: {counts_line(scaled)}. Each is shown under the `book` verdict below."
+            if scaled
+            else "At scale: no claim has a current record yet (see {doc}`verdicts`)."
+        ),
+        "",
+    ]
     for p in papers:
         mine = in_paper_order([c for c in claims if c["paper"] == p])
         out += [f"({_section_id(p)})=", f"## {PAPER_TITLES[p]}", ""]
@@ -559,7 +607,7 @@ def write_generated(
 ) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.parents[3] if len(folder.parents) > 3 else None
-    (folder / "scorecard.md").write_text(scorecard(claims))
+    (folder / "scorecard.md").write_text(scorecard(attach_records(claims, root)))
     (folder / "how_to_read.md").write_text(how_to_read())
     (folder / "errata_evidence.md").write_text(errata_evidence(claims))
     (folder / "status.md").write_text(status(timings, chapters, root))

@@ -123,3 +123,11 @@ def test_the_scorecard_shows_the_verdict_at_scale_and_counts_no_stale_record(tmp
     rows = pages.attach_records([CLAIMS[0]], root)
     assert "at_scale" not in rows[0]
     assert "no claim has a current record" in pages.scorecard(rows)
+
+
+def test_only_drawing_modules_leave_the_measuring_hash():
+    assert records._draws("rnnbook.plotting")
+    assert records._draws("rnnbook.lsc.training_figures")
+    assert records._draws("rnnbook.mean_field.figures")
+    assert not records._draws("rnnbook.lsc.deep_rnns")
+    assert not records._draws("rnnbook.stats")

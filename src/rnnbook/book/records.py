@@ -43,9 +43,19 @@ def training_chapters(root: Path) -> list[str]:
     return out
 
 
+def _draws(module: str) -> bool:
+    """A module that only draws (``rnnbook.plotting``, a room's ``figures`` or
+    ``*_figures`` module): a colour or a legend changes no measurement."""
+    last = module.rsplit(".", 1)[-1]
+    return (
+        module == "rnnbook.plotting" or last == "figures" or last.endswith("_figures")
+    )
+
+
 def measuring_hash(root: Path, chapter: str) -> str:
     """The hash of what measures: the chapter's code cells and the modules of the paper
-    rooms and the common layer it imports (the build room, which renders, is left out)."""
+    rooms and the common layer it imports; the build room, which renders, and the modules
+    that only draw (:func:`_draws`) are left out."""
     root = Path(root)
     source = root / "notebooks" / f"{chapter}.py"
     index = xc.ModuleIndex(root / "src")

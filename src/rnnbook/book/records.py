@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +30,9 @@ from . import claims as _claims
 from . import execution_cache as xc
 
 RESULTS = "results"
+#: ``ast.parse`` from two threads at once can fail in CPython 3.11 ("AST constructor
+#: recursion depth mismatch"): the seed check's threads hash their chapters one at a time
+_PARSE = threading.Lock()
 
 
 def training_chapters(root: Path) -> list[str]:
@@ -56,7 +60,11 @@ def measuring_hash(root: Path, chapter: str) -> str:
     """The hash of what measures: the chapter's code cells and the modules of the paper
     rooms and the common layer it imports; the build room, which renders, and the modules
     that only draw (:func:`_draws`) are left out."""
-    root = Path(root)
+    with _PARSE:
+        return _measuring_hash(Path(root), chapter)
+
+
+def _measuring_hash(root: Path, chapter: str) -> str:
     source = root / "notebooks" / f"{chapter}.py"
     index = xc.ModuleIndex(root / "src")
     mods = sorted(
@@ -297,3 +305,13 @@ def at_scale(root: Path) -> dict[str, list[dict]]:
     for recs in out.values():
         recs.sort(key=lambda x: (order[x["record"]["kind"]], x["record"]["date"]))
     return out
+
+
+def record_run(root: Path, chapter: str, run: Path, seed: int, seconds: float) -> Path:
+    """Keep a finished ``book`` run of a chapter at master seed ``seed`` (its folder under
+    ``_build/runs/``) as that seed's record without running it again (for a seed check
+    whose process ended before it wrote the record)."""
+    claims = json.loads((Path(run) / "claims.json").read_text())
+    trained = [c for c in claims if c.get("trained") is not None]
+    params = {"profile": "book", "seed": seed}
+    return write(root, "seeds", chapter, f"seed-{seed}", trained, params, seconds)

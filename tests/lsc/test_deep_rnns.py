@@ -2,13 +2,20 @@
 tiny grid on a toy spike task that runs and is read back from the run cache."""
 
 import json
+import math
 from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
+from rnnbook.book import claims, ledger
 from rnnbook.lsc import deep_rnns, tasks
+from rnnbook.stats import wilson_interval
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BASE = dict(
     profile="smoke",
@@ -94,6 +101,30 @@ PERF = {
 }
 
 
+def test_pair_outcomes_by_hand():
+    """An untrained arm loses to a trained one, whatever the scores; two untrained arms, equal
+    scores and the same network tie, and ties are counted by reason."""
+    a = [0.6, 0.3, 0.2, 0.5, np.nan, 0.5, 0.34]
+    b = [0.5, 0.6, 0.1, 0.5, 0.6, 0.4, 0.30]
+    same = [False] * 5 + [True, False]
+    got = deep_rnns.pair_outcomes(a, b, 0.35, same)
+    assert got.tolist() == [1, -1, 0, 0, -1, 0, 0]
+    assert deep_rnns.tie_reasons(a, b, 0.35, same) == {
+        "same network": 1,
+        "neither arm trained": 2,
+        "equal scores": 1,
+    }
+    assert deep_rnns.pooled(got) == [1, 3]
+    # per seed (columns): seed 0 wins 1 of 1 deep and 0 of 1 shallow; seed 1 has no untied
+    # deep trial (no gap); seed 2 wins 1 of 2 deep and 1 of 1 shallow
+    deep = np.array([[1, 0, 1], [0, 0, -1]])
+    shallow = np.array([[-1, 1, 1], [0, 0, 0]])
+    assert deep_rnns.seed_gaps(deep, shallow) == [1.0, -0.5]
+    assert deep_rnns.stopped_at_once({"converged": True, "steps": 1})
+    assert not deep_rnns.stopped_at_once({"converged": True, "steps": 2})
+    assert not deep_rnns.stopped_at_once(None)
+
+
 def test_rates_by_hand():
     g = deep_rnns.Grid(**{**BASE, "seeds": 3})
     runs = deep_rnns.Runs(
@@ -101,11 +132,12 @@ def test_rates_by_hand():
     )
     assert g.checkpoints() == [0, 1, 2] and g.member_seed(2) == 2
     v = runs.comparisons()
-    # every seed agrees: the intervals collapse onto the rates
-    assert v["half_one_mean"] == [1.0, 0.0] and v["half_one_lo"] == [1.0, 0.0]
-    assert v["half_none_mean"] == [0.0, 1.0] and v["half_none_gap_lo"] == 1.0
-    assert v["alif_mean"] == [0.0, 1.0] and v["alif_gap"] == 1.0
-    assert v["half_one_text"].startswith("depth 1: 100% [100%, 100%]")
+    # depth 1: rho_t = 1 (0.3) did not train: it loses to rho_t = 0.5 (0.4), counted
+    assert v["half_one_counts"] == [[3, 3], [0, 3]]
+    assert v["half_none_counts"] == [[0, 3], [3, 3]]
+    assert v["half_none_gap_seeds"] == [1.0] * 3 and v["alif_gap_seeds"] == [1.0] * 3
+    assert v["half_one_ties"] == [0, 0] and v["alif_counts"] == [[0, 3], [3, 3]]
+    assert v["half_one_pooled_text"].startswith("depth 1: 3/3 = 100% [")
     assert (v["conv_diff"], v["n_conv_diff"], v["conv_alif"], v["n_conv_alif"]) == (
         6,
         12,
@@ -114,40 +146,115 @@ def test_rates_by_hand():
     )
     # arms above the bar 0.35: relu all but (1, 1.0); alif all
     assert v["trained_diff"] == 5 / 6 and v["trained_alif"] == 1.0
+    assert v["none_trained_diff"] == 1.0 and v["none_trained_alif"] == 1.0
     assert v["pre_diff_ok"] == pytest.approx(2 / 3)  # mean_dev 0, 0.06, 0.12
     assert v["n_seeds"] == 3 and "seeds" not in v and v["width_gru"] == 2
     assert runs.table().count("\n") == 5 and "| 3/6 |" in runs.table()
-    assert "| 2 | 0% [0%, 0%] | 100% [100%, 100%] |" in runs.rates_table()
+    table = runs.rates_table()
+    assert "| 2 | 0/3 = 0% [0%, 56%] | 3/3 = 100% [44%, 100%] |" in table
+    assert "+100% [+100%, +100%] (3 seeds)" in table
+
+
+def test_ties_leave_the_statistic():
+    """A pre-training that stopped at its first check left the network it started from: its
+    trials against no pre-training tie, and against rho_t = 1 where that stopped too."""
+    g = deep_rnns.Grid(**{**BASE, "seeds": 3, "kinds": ["relu_rnn"]})
+    res = made_up(g, PERF)
+    for c in (0.5, 1.0):
+        res[("sl-mnist", "relu_rnn", 2, c, 0)]["pretrain"].update(
+            converged=True, steps=1
+        )
+    res[("sl-mnist", "relu_rnn", 2, 0.5, 1)]["pretrain"].update(converged=True, steps=1)
+    runs = deep_rnns.Runs(g, {"sl-mnist": "classify"}, res, {"sl-mnist": 0.35})
+    v = runs.comparisons()
+    assert v["half_none_counts"][1] == [1, 1] and v["half_one_counts"][1] == [0, 2]
+    assert runs.ties("half>none", 2)["same network"] == 2
+    assert (
+        "depth 2: 1/1 = 100% [21%, 100%] (2 tied: 2 same network)"
+        in (v["half_none_pooled_text"])
+    )
+    # both arms below the bar at depth 1 (bar 0.45): neither trained, a tie
+    runs = deep_rnns.Runs(g, {"sl-mnist": "classify"}, res, {"sl-mnist": 0.45})
+    assert runs.ties("half>one", 1)["neither arm trained"] == 3
+    assert runs.comparisons()["half_one_counts"][0] == [0, 0]
 
 
 def test_intervals_over_seeds():
-    """Seeds that disagree give a bootstrap interval of the per-seed rates, inside [0, 1]; the
-    claims' pooled counts are over the trials whose two arms trained."""
+    """Along training each share is the pooled share of the untied trials at that checkpoint
+    with its Wilson interval (the claims' own statistic); a checkpoint with no untied trial
+    has none."""
     g = deep_rnns.Grid(**{**BASE, "seeds": 3, "kinds": ["relu_rnn"]})
     res = made_up(g, PERF)
     res[("sl-mnist", "relu_rnn", 1, 0.5, 2)]["best_test_at"] = [(0, 0.1), (2, 0.4)]
     runs = deep_rnns.Runs(g, {"sl-mnist": "classify"}, res, {"sl-mnist": 0.0})
-    m, lo, hi = runs.intervals()[("half>one", 1)]
+    m, lo, hi = runs.trend()[("half>one", 1)]
     assert np.allclose(m, [2 / 3, 2 / 3, 1.0])  # checkpoint 1 carries step 0 forward
-    assert 0 <= lo[0] < m[0] < hi[0] <= 1 and np.isclose(lo[2], 1.0)
-    assert hi[0] == 1.0 and lo[0] == 0.0  # resampling three seeds, one of which lost
+    w = wilson_interval(2, 3)
+    assert (lo[0], hi[0]) == (w.lo, w.hi) and lo[2] == wilson_interval(3, 3).lo
     v = runs.comparisons()
-    assert v["half_one_counts"][0] == [
-        3,
-        3,
-    ]  # depth 1, final scores: three wins in three trials
+    assert v["half_one_counts"][0] == [3, 3]  # final scores: three wins in three trials
     assert "3/3 = 100%" in v["half_one_pooled_text"]
 
 
-def test_no_alif_gives_nan_rates():
+def test_table_and_boxes_quote_the_same_numbers():
+    """The claims decide, with their declared rules, on the very numbers the chapter's table
+    shows (issue: the table and the box of one effect gave 52% and 68%)."""
+    g = deep_rnns.Grid(**{**BASE, "seeds": 4, "kinds": ["relu_rnn", "alif_plus"]})
+    res = made_up(g, PERF, spread=0.01)
+    res[("sl-mnist", "relu_rnn", 2, 0.5, 3)]["best_test_at"] = [(0, 0.1), (2, 0.2)]
+    declared = claims.load(ROOT / "notebooks/lsc/deep_rnns.claims.yaml")
+    for bar in (
+        0.35,
+        0.9,
+    ):  # at 0.9 no arm trained: every trial ties, nothing to decide
+        runs = deep_rnns.Runs(g, {"sl-mnist": "classify"}, res, {"sl-mnist": bar})
+        quoted(runs, declared)
+
+
+def quoted(runs, declared):
+    values, summary = runs.comparisons(), runs.summary()
+    table = runs.rates_table(summary)
+    assert deep_rnns.LEVEL == claims.LEVEL
+    for cid in deep_rnns.CLAIMS:
+        d = declared[cid]
+        for e in d.effects:
+            gap = "gap" in deep_rnns.QUOTES[(cid, e["name"].replace("{key}", "0"))]
+            kind = deep_rnns.GAP_INTERVAL if gap else deep_rnns.RATE_INTERVAL
+            assert e["interval"] == kind
+            if gap:
+                assert tuple(claims.evaluate(e["range"], {})) == deep_rnns.GAP_RANGE
+        dec = claims.decide(d, values, "smoke")
+        claim = SimpleNamespace(id=cid, effects=dec.effects)
+        runs.check_quotes(claim, summary)
+        recorded = json.loads(json.dumps(ledger._jsonable(dec.effects)))
+        runs.check_quotes(SimpleNamespace(id=cid, effects=recorded), summary)
+        for x in dec.effects:
+            if not math.isfinite(x["estimate"]):
+                assert "no untied trial" in table or "no seed" in table
+                continue
+            est = x["estimate"]
+            assert f"{est:.0%} [" in table or f"{est:+.0%} [" in table
+        x = dec.effects[0]
+        with pytest.raises(ValueError, match="the box says"):
+            runs.check_quotes(
+                SimpleNamespace(id=cid, effects=[{**x, "lo": 0.123}]), summary
+            )
+
+
+def test_no_alif_gives_no_alif_trials():
     g = deep_rnns.Grid(**{**BASE, "kinds": ["gru"]})
     perf = {("gru", d, c): 0.5 for d in (1, 2) for c in deep_rnns.CONDITIONS}
     runs = deep_rnns.Runs(
         g, {"sl-mnist": "classify"}, made_up(g, perf), {"sl-mnist": 0}
     )
     v = runs.comparisons()
-    assert v["n_alif_pairs"] == 0 and np.isnan(v["alif_mean"][-1])
+    assert v["n_alif_pairs"] == 0 and v["alif_counts"] == [[0, 0], [0, 0]]
+    assert (
+        v["alif_gap_seeds"] == []
+        and np.isnan(runs.trend()[("one>none-alif", 2)][0]).all()
+    )
     assert np.isnan(v["trained_alif"]) and np.isnan(v["pre_alif_ok"])
+    assert "no untied trial" in runs.rates_table()
 
 
 def test_unigram_perplexity_by_hand():

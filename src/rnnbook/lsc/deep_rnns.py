@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from rnnbook import plotting
-from rnnbook.stats import bootstrap_mean
+from rnnbook.stats import Interval, effect_interval
 
 from . import ensemble, experiments, tasks
 from .models import DIFFERENTIABLE, RNN_LABELS, make_rnn
@@ -261,7 +261,99 @@ def unigram_perplexity(task: tasks.SeqTask) -> float:
     return float(np.exp(-logp[y_te].mean()))
 
 
-RATES = ("half>one", "half>none", "one>none-alif")
+#: Fig. 3's comparisons: name -> (first arm, second arm, over the ALIF networks?). A trial is one
+#: (task, network, seed) at one depth, won by the first arm, by the second, or tied
+#: (:func:`pair_outcomes`).
+COMPARISONS = {
+    "half>one": (0.5, 1.0, False),
+    "half>none": (0.5, "none", False),
+    "one>none-alif": (1.0, "none", True),
+}
+RATES = tuple(COMPARISONS)
+#: the intervals the Fig. 3 claims declare (``deep_rnns.claims.yaml``): the share of the pooled
+#: untied trials (Wilson) and the per-seed depth gap (bootstrap: Student t below ten seeds, cut
+#: to [-1, 1]), at the level of the claims' "reproduced" (``rnnbook.book.claims.LEVEL``). The
+#: chapter's table and figures compute theirs with the same function from the same trials.
+RATE_INTERVAL, GAP_INTERVAL, GAP_RANGE, LEVEL = "wilson", "bootstrap", (-1.0, 1.0), 0.95
+#: the entry of :meth:`Runs.summary` each claim's effect decides on:
+#: (claim, effect name) -> (comparison, index into the depths, or "gap")
+QUOTES = {
+    ("lsc.fig3.half-beats-one", "depth index 0"): ("half>one", 0),
+    ("lsc.fig3.half-beats-one", "depth index -1"): ("half>one", -1),
+    ("lsc.fig3.half-beats-none-deeper", "deepest rate"): ("half>none", -1),
+    ("lsc.fig3.half-beats-none-deeper", "deepest minus shallowest"): (
+        "half>none",
+        "gap",
+    ),
+    ("lsc.fig3.alif-deeper", "ALIF deepest minus shallowest"): ("one>none-alif", "gap"),
+}
+CLAIMS = tuple(dict.fromkeys(c for c, _ in QUOTES))
+
+
+def _trained(x: np.ndarray, bar) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(x) & (x >= bar)
+
+
+def pair_outcomes(a, b, bar, identical=False) -> np.ndarray:
+    """Paired trials of two arms from their figures of merit ``a`` and ``b`` (higher is
+    better; arrays that broadcast together) and the task's trained bar: +1 where the first arm
+    wins, -1 where the second does, 0 for a tie. An arm that did not train (its score below
+    the bar, or not finite) loses to an arm that trained, whatever their scores; two arms that
+    both did not train tie, as do equal scores and ``identical`` networks (a pre-training that
+    stopped at its first check returns the network it started from). Ties leave the
+    statistic (:func:`pooled`, :func:`seed_gaps`)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    a_ok, b_ok = _trained(a, bar), _trained(b, bar)
+    with np.errstate(invalid="ignore"):
+        both = np.sign(np.where(a_ok & b_ok, a - b, 0.0)).astype(int)
+    out = np.where(a_ok & ~b_ok, 1, np.where(b_ok & ~a_ok, -1, both))
+    return np.where(np.asarray(identical, bool), 0, out)
+
+
+def tie_reasons(a, b, bar, identical=False) -> dict[str, int]:
+    """The ties of :func:`pair_outcomes`, counted by reason (each once, in this order)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    same = np.broadcast_to(np.asarray(identical, bool), np.broadcast(a, b).shape)
+    a_ok, b_ok = _trained(a, bar), _trained(b, bar)
+    return {
+        "same network": int(same.sum()),
+        "neither arm trained": int((~same & ~a_ok & ~b_ok).sum()),
+        "equal scores": int((~same & a_ok & b_ok & (a == b)).sum()),
+    }
+
+
+def pooled(outcomes: np.ndarray) -> list[int]:
+    """``[wins, trials]`` of the first arm over the untied trials of ``outcomes``."""
+    o = np.asarray(outcomes)
+    return [int((o > 0).sum()), int((o != 0).sum())]
+
+
+def seed_gaps(deep: np.ndarray, shallow: np.ndarray) -> list[float]:
+    """Per seed, the share of its untied trials won at the deepest depth minus the share at the
+    shallowest (``deep``, ``shallow``: outcomes of shape (pairs, seeds)); a seed with no untied
+    trial at one of the depths gives no gap."""
+
+    def share(o):
+        o = np.asarray(o).reshape(-1, np.shape(o)[-1])
+        won, n = (o > 0).sum(0), (o != 0).sum(0)
+        return np.where(n > 0, won / np.maximum(n, 1), np.nan)
+
+    return [float(v) for v in share(deep) - share(shallow) if np.isfinite(v)]
+
+
+def interval(kind: str, data, bounds=None) -> Interval:
+    """The 95% interval of a Fig. 3 statistic, computed as the claims' engine computes it
+    (:func:`rnnbook.stats.effect_interval`); NaN where there is nothing to compare."""
+    try:
+        return effect_interval(kind, data, LEVEL, 0.0, bounds)
+    except ValueError:
+        return Interval(np.nan, np.nan, np.nan, 0, LEVEL)
+
+
+def stopped_at_once(pre: dict | None) -> bool:
+    """A pre-training that met its criteria at its first check: the network is unchanged."""
+    return bool(pre and pre.get("converged") and pre.get("steps", 2) <= 1)
 
 
 @dataclass
@@ -340,90 +432,108 @@ class Runs:
             (t, k) for t in g.tasks for k in g.kinds if (k in DIFFERENTIABLE) != alif
         ]
 
-    def rates(self) -> dict:
-        """Per rate and depth, an array (seeds, checkpoints): for each seed, the fraction of
-        (task, network) pairs where rho_t = 0.5 beats rho_t = 1 (``half>one``) and no
-        pre-training (``half>none``), over the differentiable networks, and where rho_t = 1
-        beats no pre-training over ALIF (``one>none-alif``). NaN where there is no pair."""
-        g, out = self.grid, {}
-        shape = (g.seeds, len(g.checkpoints()))
-        for d in g.depths:
-            for name, a, b, alif in (
-                ("half>one", 0.5, 1.0, False),
-                ("half>none", 0.5, "none", False),
-                ("one>none-alif", 1.0, "none", True),
-            ):
-                pairs = self._pairs(alif)
-                wins = [
-                    self.scores_at(*x, d, a) > self.scores_at(*x, d, b) for x in pairs
-                ]
-                out[(name, d)] = np.mean(wins, 0) if wins else np.full(shape, np.nan)
-        return out
+    def unchanged(self, t: str, k: str, d: int, c) -> np.ndarray:
+        """(seeds,): whether arm ``c`` trains the network it was built as (no pre-training, or
+        a pre-training that stopped at its first check)."""
+        return np.array(
+            [
+                c == "none"
+                or stopped_at_once(self.results[(t, k, d, c, s)]["pretrain"])
+                for s in range(self.grid.seeds)
+            ],
+            bool,
+        )
 
-    def _both_trained(self, t: str, k: str, d: int, a, b) -> bool:
-        """Both compared arms passed their task's bar (mean final score over seeds)."""
-        return min(self.perf(t, k, d, a), self.perf(t, k, d, b)) >= self.bars[t]
+    def arms(self, name: str, d: int) -> tuple[np.ndarray, ...]:
+        """Comparison ``name`` at depth ``d`` over its (task, network) pairs: the two arms'
+        scores (pairs, seeds, checkpoints), the bars (pairs, 1, 1) and whether the two
+        networks are the same network (pairs, seeds, 1)."""
+        a, b, alif = COMPARISONS[name]
+        pairs, g = self._pairs(alif), self.grid
+        if not pairs:
+            empty = np.zeros((0, g.seeds, len(g.checkpoints())))
+            return empty, empty, np.zeros((0, 1, 1)), np.zeros((0, g.seeds, 1), bool)
+        first = np.array([self.scores_at(*x, d, a) for x in pairs])
+        second = np.array([self.scores_at(*x, d, b) for x in pairs])
+        bars = np.array([self.bars[t] for t, _ in pairs], float)[:, None, None]
+        same = np.array(
+            [self.unchanged(*x, d, a) & self.unchanged(*x, d, b) for x in pairs]
+        )[:, :, None]
+        return first, second, bars, same
 
-    def pooled(self) -> dict:
-        """What the Fig. 3 rules decide on, over the pairs whose two compared arms trained.
-        Per rate and depth ``[wins, trials]`` over the (task, network, seed) trials (final
-        scores); per rate the per-seed deepest-minus-shallowest difference of the win fractions,
-        over the pairs trained at both depths (``gap``: a list over seeds, empty if none)."""
-        g, out = self.grid, {}
-        d0, d1 = g.depths[0], g.depths[-1]
-        for name, a, b, alif in (
-            ("half>one", 0.5, 1.0, False),
-            ("half>none", 0.5, "none", False),
-            ("one>none-alif", 1.0, "none", True),
-        ):
+    def outcomes(self) -> dict:
+        """Per comparison and depth, the outcomes (pairs, seeds, checkpoints) of its trials
+        (:func:`pair_outcomes`), had training stopped at each checkpoint."""
+        return {
+            (name, d): pair_outcomes(*self.arms(name, d))
+            for name in RATES
+            for d in self.grid.depths
+        }
 
-            def wins(x, d, a=a, b=b):
-                return self.scores_at(*x, d, a)[:, -1] > self.scores_at(*x, d, b)[:, -1]
+    def ties(self, name: str, d: int) -> dict[str, int]:
+        """The tied trials of comparison ``name`` at depth ``d`` (final scores), by reason."""
+        first, second, bars, same = self.arms(name, d)
+        return tie_reasons(first[..., -1], second[..., -1], bars[..., 0], same[..., 0])
 
-            for d in g.depths:
-                pairs = [
-                    x for x in self._pairs(alif) if self._both_trained(*x, d, a, b)
-                ]
-                w = [wins(x, d) for x in pairs]
-                out[(name, d)] = [int(np.sum(w)), int(np.size(w))]
-            both = [
-                x
-                for x in self._pairs(alif)
-                if self._both_trained(*x, d0, a, b) and self._both_trained(*x, d1, a, b)
-            ]
-            if both and d1 != d0:
-                deep = np.mean([wins(x, d1) for x in both], 0)
-                shallow = np.mean([wins(x, d0) for x in both], 0)
-                out[(name, "gap")] = [float(v) for v in deep - shallow]
-            else:
-                out[(name, "gap")] = []
-        return out
-
-    def intervals(self) -> dict:
-        """Per rate and depth, and per rate the deepest-minus-shallowest gap: (mean, lo, hi)
-        arrays over checkpoints, the 95% percentile bootstrap interval over seeds (a rate's
-        interval stays inside [0, 1], a gap's inside [-1, 1])."""
-        g, r, out = self.grid, self.rates(), {}
+    def summary(self, checkpoint: int = -1, outcomes: dict | None = None) -> dict:
+        """What the Fig. 3 claims decide on, and the chapter's table and figures show, had
+        training stopped at ``checkpoint``: per comparison and depth ``(wins, trials)`` over
+        the untied (task, network, seed) trials with its interval, and per comparison
+        ``("gap")`` the per-seed deepest-minus-shallowest shares with theirs (:func:`pooled`,
+        :func:`seed_gaps`, :func:`interval`): values ``(data, Interval)``."""
+        o = self.outcomes() if outcomes is None else outcomes
+        d0, d1, out = self.grid.depths[0], self.grid.depths[-1], {}
         for name in RATES:
-            for d in g.depths:
-                out[(name, d)] = _bootstrap_columns(r[(name, d)])
-            gap = r[(name, g.depths[-1])] - r[(name, g.depths[0])]
-            out[(name, "gap")] = _bootstrap_columns(gap)
+            for d in self.grid.depths:
+                counts = pooled(o[(name, d)][..., checkpoint])
+                out[(name, d)] = (counts, interval(RATE_INTERVAL, counts))
+            gaps = (
+                seed_gaps(
+                    o[(name, d1)][..., checkpoint], o[(name, d0)][..., checkpoint]
+                )
+                if d1 != d0
+                else []
+            )
+            out[(name, "gap")] = (gaps, interval(GAP_INTERVAL, gaps, GAP_RANGE))
         return out
 
-    def rates_table(self) -> str:
-        iv = self.intervals()
+    def trend(self) -> dict:
+        """Each entry of :meth:`summary` along training: (mean, lo, hi) arrays over
+        :meth:`Grid.checkpoints`."""
+        o, cps = self.outcomes(), self.grid.checkpoints()
+        rows = [self.summary(j, o) for j in range(len(cps))]
+        return {
+            key: tuple(
+                np.array([r[key][1].as_list()[i] for r in rows]) for i in range(3)
+            )
+            for key in rows[-1]
+        }
+
+    def rates_table(self, summary: dict | None = None) -> str:
+        """Table 2: the shares and gaps of :meth:`summary` (final scores), as the claims
+        decide on them."""
+        s, g = self.summary() if summary is None else summary, self.grid
 
         def cell(key):
-            m, lo, hi = (float(a[-1]) for a in iv[key])
-            return f"{m:.0%} [{lo:.0%}, {hi:.0%}]"
+            (data, iv), ties = s[key], ""
+            if key[1] == "gap":
+                if not iv.n:
+                    return "no seed"
+                return f"{iv.mean:+.0%} [{iv.lo:+.0%}, {iv.hi:+.0%}] ({iv.n} seeds)"
+            n_tied = sum(self.ties(*key).values())
+            ties = f"; {n_tied} tied" if n_tied else ""
+            if not data[1]:
+                return f"no untied trial{ties}"
+            return (
+                f"{data[0]}/{data[1]} = {iv.mean:.0%} [{iv.lo:.0%}, {iv.hi:.0%}]{ties}"
+            )
 
         rows = [
             f"| {d} | " + " | ".join(cell((n, d)) for n in RATES) + " |"
-            for d in self.grid.depths
+            for d in g.depths
         ]
         rows.append(
-            "| deepest - shallowest | "
+            "| deepest - shallowest (per seed) | "
             + " | ".join(cell((n, "gap")) for n in RATES)
             + " |"
         )
@@ -432,14 +542,29 @@ class Runs:
             "| ALIF: $\\rho_t=1$ beats none |\n|---|---|---|---|\n" + "\n".join(rows)
         )
 
-    def trained(self, alif: bool) -> float:
-        """The fraction of arms (task, network, depth, condition) whose mean final score over
-        seeds passes the task's bar (:func:`trained_bar`)."""
+    def check_quotes(self, claim, summary: dict | None = None) -> None:
+        """Raise if a recorded Fig. 3 claim (its ``id`` and decided ``effects``) quotes other
+        numbers than :meth:`summary`, which the chapter's table and figures show."""
+        s, depths = self.summary() if summary is None else summary, self.grid.depths
+        for e in claim.effects or []:
+            name, at = QUOTES[(claim.id, e["name"])]
+            iv = s[(name, at if at == "gap" else depths[at])][1]
+            # a record writes a number that is not finite as text ("nan", "inf")
+            box = tuple(float(e[k]) for k in ("estimate", "lo", "hi", "n"))
+            if not np.allclose(box, (iv.mean, iv.lo, iv.hi, iv.n), equal_nan=True):
+                raise ValueError(
+                    f"{claim.id} ({e['name']}): the box says {box}, the table {iv}"
+                )
+
+    def trained(self, alif: bool, cond=None) -> float:
+        """The fraction of arms (task, network, depth, condition; only ``cond`` if given)
+        whose mean final score over seeds passes the task's bar (:func:`trained_bar`)."""
         ok = [
             self.perf(t, k, d, c) >= self.bars[t]
             for t, k in self._pairs(alif)
             for d in self.grid.depths
             for c in conditions(k)
+            if cond is None or c == cond
         ]
         return float(np.mean(ok)) if ok else float("nan")
 
@@ -451,11 +576,12 @@ class Runs:
         ]
 
     def comparisons(self, tol: float = 0.1) -> dict:
-        """What the three claims of Fig. 3 measure, with the grid's scale: the rates' intervals
-        over seeds at the end of training, the pooled counts and per-seed gaps the rules decide
-        on (:meth:`pooled`), the trained fractions, and the fraction of pre-trainings whose
-        mean radius ended within ``tol`` of the target."""
-        g, iv = self.grid, self.intervals()
+        """What the three claims of Fig. 3 measure, with the grid's scale: per comparison the
+        pooled ``[wins, trials]`` per depth and the per-seed gaps the rules decide on
+        (:meth:`summary`), the ties by reason, what the experiment's gate reads (the fraction
+        of pre-trainings whose mean radius ended within ``tol`` of the target, the fraction of
+        no-pre-training arms that trained) and the trained fraction of all arms."""
+        g, s = self.grid, self.summary()
         n_pairs, n_alif_pairs = len(self._pairs(False)), len(self._pairs(True))
         out = {k: v for k, v in asdict(g).items() if k != "seeds"}
         out.update(n_seeds=g.seeds, patience=g.patience, tol=tol)
@@ -468,66 +594,37 @@ class Runs:
             out[f"n_conv_{tag}"] = len(reps)
             out[f"pre_{tag}_ok"] = float(np.mean(near)) if near else float("nan")
             out[f"trained_{tag}"] = self.trained(alif)
-        pooled = self.pooled()
+            out[f"none_trained_{tag}"] = self.trained(alif, "none")
         for short, name in (
             ("half_one", "half>one"),
             ("half_none", "half>none"),
             ("alif", "one>none-alif"),
         ):
-            out[f"{short}_counts"] = [pooled[(name, d)] for d in g.depths]
-            out[f"{short}_gap_seeds"] = pooled[(name, "gap")]
-            out[f"{short}_pooled_text"] = _pooled_text(
-                g.depths, out[f"{short}_counts"], out[f"{short}_gap_seeds"]
-            )
-            for d in g.depths:
-                m, lo, hi = (float(a[-1]) for a in iv[(name, d)])
-                for key, v in (("mean", m), ("lo", lo), ("hi", hi)):
-                    out.setdefault(f"{short}_{key}", []).append(v)
-            m, lo, hi = (float(a[-1]) for a in iv[(name, "gap")])
-            out.update(
-                {f"{short}_gap": m, f"{short}_gap_lo": lo, f"{short}_gap_hi": hi}
-            )
-            out[f"{short}_text"] = (
-                "; ".join(
-                    f"depth {d}: {m:.0%} [{lo:.0%}, {hi:.0%}]"
-                    for d, m, lo, hi in zip(
-                        g.depths,
-                        out[f"{short}_mean"],
-                        out[f"{short}_lo"],
-                        out[f"{short}_hi"],
-                    )
-                )
-                + f"; gap {out[f'{short}_gap']:+.0%} [{lo:+.0%}, {hi:+.0%}]"
-            )
+            ties = [self.ties(name, d) for d in g.depths]
+            out[f"{short}_counts"] = [s[(name, d)][0] for d in g.depths]
+            out[f"{short}_gap_seeds"] = s[(name, "gap")][0]
+            out[f"{short}_ties"] = [sum(t.values()) for t in ties]
+            out[f"{short}_pooled_text"] = _pooled_text(g.depths, s, name, ties)
         return out
 
 
-def _bootstrap_columns(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean and 95% bootstrap interval over seeds (rows) of each column of ``x``; NaN where a
-    column has no value."""
-    cols = []
-    for c in np.asarray(x, float).T:
-        if np.isnan(c).any():
-            cols.append((np.nan, np.nan, np.nan))
-        else:
-            iv = bootstrap_mean(c)
-            cols.append((iv.mean, iv.lo, iv.hi))
-    m, lo, hi = (np.array(v) for v in zip(*cols))
-    return m, lo, hi
-
-
-def _pooled_text(depths, counts, gap) -> str:
-    """The pooled rates with their Wilson 95% intervals and the per-seed gap, as text."""
-    from rnnbook.stats import bootstrap_mean, wilson_interval
-
+def _pooled_text(depths, summary: dict, name: str, ties: list[dict]) -> str:
+    """The pooled shares with their Wilson 95% intervals and the ties left out, per depth, and
+    the per-seed gap with its interval, as text (the numbers of :meth:`Runs.summary`)."""
     parts = []
-    for d, (k, n) in zip(depths, counts):
-        if n:
-            w = wilson_interval(k, n)
-            parts.append(f"depth {d}: {k}/{n} = {w.mean:.0%} [{w.lo:.0%}, {w.hi:.0%}]")
-        else:
-            parts.append(f"depth {d}: no pair with both arms trained")
-    if gap:
-        b = bootstrap_mean(gap)
-        parts.append(f"gap (per seed) {b.mean:+.0%} [{b.lo:+.0%}, {b.hi:+.0%}]")
+    for d, t in zip(depths, ties):
+        (k, n), w = summary[(name, d)]
+        why = ", ".join(f"{v} {reason}" for reason, v in t.items() if v)
+        tied = f" ({sum(t.values())} tied: {why})" if why else ""
+        shown = (
+            f"{k}/{n} = {w.mean:.0%} [{w.lo:.0%}, {w.hi:.0%}]"
+            if n
+            else "no untied trial"
+        )
+        parts.append(f"depth {d}: {shown}{tied}")
+    gaps, b = summary[(name, "gap")]
+    if gaps:
+        parts.append(
+            f"gap (per seed, {b.n} seeds) {b.mean:+.0%} [{b.lo:+.0%}, {b.hi:+.0%}]"
+        )
     return "; ".join(parts)

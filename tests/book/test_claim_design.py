@@ -1,0 +1,113 @@
+"""The training rules keep the design of book/verdicts.md (issue: verdicts that their own data
+support): a gate that never reads what it guards, lines that a paper that is exactly right can
+cross, and seeds declared from a power analysis that this test recomputes."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from rnnbook.book import claims
+from rnnbook.stats import POWER
+
+ROOT = Path(__file__).resolve().parents[2]
+DECLARED = claims.all_declared(ROOT)
+TRAINING = {k: d for k, d in DECLARED.items() if d.trained is not None}
+IDS = sorted(TRAINING)
+
+
+def _names(expr: str, d: claims.Declaration) -> set[str]:
+    """The measured names an expression reads (not constants, functions or bound names)."""
+    tree = ast.parse(str(expr), mode="eval")
+    bound = {
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return {
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name)
+        and n.id not in bound
+        and n.id not in claims.FUNCTIONS
+        and n.id not in d.constants
+        and n.id not in ("key", "profile")
+    }
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_no_gate_reads_the_statistic_it_guards(cid):
+    """The experiment's gate and every setting rule read none of the measurements an effect
+    decides on; so perturbing the decided statistic cannot change a gate."""
+    d = TRAINING[cid]
+    decided = set().union(*(_names(e["effect"], d) for e in d.effects))
+    assert not _names(d.trained, d) & decided, (d.trained, decided)
+    for e in d.effects:
+        if "setting" in e:
+            assert not _names(e["setting"], d) & decided, (e["setting"], decided)
+
+
+def _smallest(d, e):
+    names = {**d.constants, "profile": "book"}
+    return (
+        float(claims.evaluate(e["smallest"], names)),
+        float(claims.evaluate(e["no_effect"], names)),
+    )
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_the_line_lies_short_of_the_papers_effect(cid):
+    """Each smallest effect lies strictly between no effect and the paper's own effect (never
+    at the paper's point estimate); a claim of no effect has the paper inside its band."""
+    d = TRAINING[cid]
+    for e in d.effects:
+        assert "paper" in e, f"{cid}: effect {e['name']!r} declares no 'paper' effect"
+        paper = float(e["paper"])
+        small, null = _smallest(d, e)
+        if e["direction"] == "above":
+            assert null < small < paper, (e["name"], null, small, paper)
+        elif e["direction"] == "below":
+            assert paper < small < null or paper < small == null, (
+                e["name"],
+                small,
+                paper,
+            )
+        else:
+            assert abs(paper - null) < abs(small), (e["name"], small, paper)
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_declared_seeds_reproduce_a_paper_that_is_right(cid):
+    """At the seeds the claim declares (its record's size), a true effect exactly the paper's
+    is reproduced with probability at least 80% (recomputed from the declared spreads)."""
+    d = TRAINING[cid]
+    assert d.power, f"{cid}: declares no 'power' (seeds from a power analysis)"
+    got = claims.claim_power(d, d.power["seeds"])
+    assert got >= POWER, f"{cid}: power {got:.2f} at {d.power['seeds']} seeds"
+
+
+def test_verdicts_page_states_the_engines_design():
+    """The table "The design at a glance" of book/verdicts.md says what the engine does."""
+    from rnnbook.stats import BOOTSTRAP_MIN_SEEDS
+
+    text = (ROOT / "book" / "verdicts.md").read_text()
+    table = text.split("## The design at a glance")[1].split("\n## ")[0]
+    rows = {
+        r.split("|")[1].strip(): r.split("|")[2].strip()
+        for r in table.splitlines()
+        if r.startswith("| ") and "---" not in r
+    }
+    assert f"at level {claims.LEVEL:.0%}" in rows["an effect reproduced"]
+    union = f"1 − {claims.ALPHA:g}/k"
+    for row in (
+        "an effect short of the paper, or against it",
+        "the claim not reproduced",
+    ):
+        assert union in rows[row], row
+    assert union in rows["the claim partly reproduced"]
+    assert f"each at {claims.LEVEL:.0%}" in rows["the claim reproduced"]
+    assert f"probability {POWER:.0%}" in rows["the declared seeds"]
+    assert f"from {BOOTSTRAP_MIN_SEEDS} seeds on" in rows["a bootstrap interval"]
+    assert "never a compared arm, never the statistic" in rows["the gate"]

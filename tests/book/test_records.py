@@ -131,3 +131,21 @@ def test_only_drawing_modules_leave_the_measuring_hash():
     assert records._draws("rnnbook.mean_field.figures")
     assert not records._draws("rnnbook.lsc.deep_rnns")
     assert not records._draws("rnnbook.stats")
+
+
+def test_a_finished_run_is_kept_with_only_its_own_chapters_claims(tmp_path):
+    root = _root(tmp_path)
+    run, other = tmp_path / "run", tmp_path / "other"
+    for folder, claim in ((run, CLAIMS[1]), (other, CLAIMS[0])):
+        (folder / "claims").mkdir(parents=True)
+        c = {**claim, "chapter": "notebooks/lsc/x", "trained": {"passed": True}}
+        (folder / "claims" / f"{c['id']}.json").write_text(json.dumps(c))
+    stray = {**CLAIMS[0], "id": "lsc.c", "chapter": "notebooks/lsc/y", "trained": {}}
+    (other / "claims" / "lsc.c.json").write_text(json.dumps(stray))
+    folder = records.record_run(root, "lsc/x", run, 7, 3.0, extra=[other])
+    got = json.loads((folder / "claims.json").read_text())
+    assert sorted(c["id"] for c in got) == ["lsc.a", "lsc.b"]
+    assert records.seed_verdicts(root)[7] == {
+        "lsc.a": "not-reproduced",
+        "lsc.b": "reproduced",
+    }

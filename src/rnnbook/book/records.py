@@ -22,7 +22,6 @@ import json
 import platform
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +162,18 @@ def seed_verdicts(root: Path) -> dict[int, dict[str, str]]:
     return out
 
 
+def _seed_run(item) -> Path:
+    """One chapter at one master seed, in a process of its own: running a chapter sets the
+    process's environment (its claims folder among it), so two at once in one process
+    would write each other's claims."""
+    root, chapter, seed = item
+    from .pipeline import run_chapter
+
+    t0 = time.time()
+    nb = run_chapter(Path(root), chapter, {"seed": seed}, log=print)
+    return record_run(root, chapter, nb.parent, seed, time.time() - t0)
+
+
 def run_seeds(
     root: Path,
     seeds: list[int],
@@ -172,29 +183,20 @@ def run_seeds(
 ) -> list[Path]:
     """Run every training chapter (``only``: those named) at the ``book`` profile at each
     master seed in ``seeds`` and record it (kind ``seeds``); ``jobs`` chapters at a time,
-    the longest first."""
-    from .pipeline import run_chapter
+    each in its own process, the longest first."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
     from .scale_box import committed_seconds
 
     root = Path(root).resolve()
     chapters = [c for c in training_chapters(root) if not only or c in only]
     secs = committed_seconds().get("book", {})
     chapters.sort(key=lambda c: -secs.get(f"notebooks/{c}", 0))
-    work = [(s, ch) for ch in chapters for s in seeds]
-
-    def one(item):
-        seed, chapter = item
-        t0 = time.time()
-        params = {"profile": "book", "seed": seed}
-        nb = run_chapter(root, chapter, {"seed": seed}, log=log)
-        claims = json.loads((nb.parent / "claims.json").read_text())
-        trained = [c for c in claims if c.get("trained") is not None]
-        return write(
-            root, "seeds", chapter, f"seed-{seed}", trained, params, time.time() - t0
-        )
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, work))
+    work = [(str(root), ch, s) for ch in chapters for s in seeds]
+    ctx = mp.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as pool:
+        return list(pool.map(_seed_run, work))
 
 
 def record_ledger(root: Path, ledger: Path, seed: int = 0) -> list[Path]:
@@ -307,11 +309,24 @@ def at_scale(root: Path) -> dict[str, list[dict]]:
     return out
 
 
-def record_run(root: Path, chapter: str, run: Path, seed: int, seconds: float) -> Path:
+def record_run(
+    root: Path, chapter: str, run: Path, seed: int, seconds: float, extra=()
+) -> Path:
     """Keep a finished ``book`` run of a chapter at master seed ``seed`` (its folder under
-    ``_build/runs/``) as that seed's record without running it again (for a seed check
-    whose process ended before it wrote the record)."""
-    claims = json.loads((Path(run) / "claims.json").read_text())
-    trained = [c for c in claims if c.get("trained") is not None]
+    ``_build/runs/``) as that seed's record without running it again; ``extra``: other run
+    folders whose claims folders may hold some of this chapter's claims (each claim names
+    its chapter)."""
+    from . import ledger
+
+    found: dict[str, dict] = {}
+    for folder in (Path(run), *map(Path, extra)):
+        if (folder / "claims").is_dir():
+            for c in ledger.collect(folder / "claims"):
+                found.setdefault(c["id"], c)
+    mine = [
+        c
+        for c in found.values()
+        if c.get("chapter") == f"notebooks/{chapter}" and c.get("trained") is not None
+    ]
     params = {"profile": "book", "seed": seed}
-    return write(root, "seeds", chapter, f"seed-{seed}", trained, params, seconds)
+    return write(root, "seeds", chapter, f"seed-{seed}", mine, params, seconds)

@@ -81,8 +81,7 @@ from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positi
 from rnnbook.lsc import experiments, ffn_mnist, training_figures
 
 A, LRS = list(ffn_mnist.ACTS), ffn_mnist.PAPER_LRS
-LR2 = [1e-3, 3.16e-4]
-UP = [1e-2, 3.16e-3]  # ReLU: 4 learning rates around its best (1e-3: the top of LR2)
+LR2, UP = [1e-3, 3.16e-4], [1e-2, 3.16e-3]  # ReLU adds UP: 4 rates around its best
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
     "seeds": Repeats(3, 4, 4, "random seeds per configuration", gpu=32),

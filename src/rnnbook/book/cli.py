@@ -116,11 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--root", type=Path, default=Path("."))
     args = ap.parse_args(argv)
     if args.cmd == "record":
-        from . import records
+        from . import recording
         from .claims import ClaimError
 
         try:
-            path = records.run_record(
+            path = recording.run_record(
                 args.root, args.target, args.scale, device=args.device
             )
         except (ClaimError, BuildError, ParameterError) as e:
@@ -131,13 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "power":
         return _power(args)
     if args.cmd == "seeds":
-        from . import records
+        from . import recording, records
 
         if args.from_ledger:
             for path in records.record_ledger(args.root, args.from_ledger):
                 print(f"recorded {path}")
         if args.seed:
-            for path in records.run_seeds(
+            for path in recording.run_seeds(
                 args.root, args.seed, args.jobs, only=args.only
             ):
                 print(f"recorded {path}")

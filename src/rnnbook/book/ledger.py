@@ -22,6 +22,7 @@ from rnnbook.cache import build_dir
 
 from . import claims as _claims
 from .claims import PAPERS, VERDICTS, ClaimError
+from . import reading as _reading
 from .reading import code_words, finding, gate_words, prose_md, rule_prose
 
 FIELDS = (
@@ -862,3 +863,9 @@ def verdict_within(measured: float, expected: float, rel_tol: float) -> str:
         if abs(measured - expected) <= rel_tol * abs(expected)
         else "not-reproduced"
     )
+
+
+# the text helpers that rnnbook.book.reading uses (it cannot import this module back)
+_reading.LEDGER.update(
+    value_text=value_text, md_escape=md_escape, _top_parts=_top_parts
+)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
-from .reading import finding, prose_html
+from .reading import finding, prose_html, reason
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -129,40 +129,6 @@ def _h(x: Any) -> str:
     return value_html(x)
 
 
-_ABBREVIATIONS = (
-    "eq",
-    "eqs",
-    "fig",
-    "figs",
-    "sec",
-    "thm",
-    "app",
-    "tab",
-    "e.g",
-    "i.e",
-    "cf",
-)
-_ABBREVIATIONS += ("vs", "al", "approx", "resp", "no", "ref")
-
-
-def reason(note: str, width: int = 220) -> str:
-    """The note's first sentence, for a one-line reason (cut at a word, never in a number or
-    after an abbreviation such as "Eq.")."""
-    note = " ".join((note or "").split())
-    first = note
-    for m in re.finditer(r"[.;](?=\s|$)", note):
-        word = re.findall(r"[\w.]+$", note[: m.start()])
-        if m.group() == "." and word and word[0].lower().rstrip(".") in _ABBREVIATIONS:
-            continue
-        if m.group() == "." and word and re.fullmatch(r"\d+|[A-Z]", word[0]):
-            continue  # "Eq. 12. next", initials
-        first = note[: m.start() + 1]
-        break
-    if len(first) > width:
-        first = first[: first.rfind(" ", 0, width)].rstrip(",;:") + " …"
-    return first.rstrip(";,:").strip()
-
-
 def why_text(c: dict) -> str:
     """Why a claim got its verdict, in one sentence: for a claim that does not fully
     hold, what failed or why it is undecided (:func:`rnnbook.book.reading.finding`,
@@ -245,7 +211,8 @@ def claims_table(
         statement = html_math(c["statement"])
         linked = f'<a href="{href}">{statement}</a>' if href else statement
         ident = f'<code class="claim-id">{html.escape(c["id"])}</code>'
-        measured = _h(c.get("measured")) + (
+        raw = c.get("measured")
+        measured = (prose_html(raw, from_doc) if isinstance(raw, str) else _h(raw)) + (
             f" ({c['seeds']} seeds)" if c.get("seeds") else ""
         )
         why = why_text(c)

@@ -17,6 +17,11 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
+#: the ledger's text helpers (value_text, md_escape, _top_parts), which rnnbook.book.ledger
+#: registers when it is imported: the ledger writes its boxes with this module's words, and
+#: this module reads values the ledger's way, without an import each way
+LEDGER: dict[str, Any] = {}
+
 # --- pages named in text --------------------------------------------------------------
 
 #: a page of the book named in text, ``book/verdicts.md`` (the ``.md`` optional)
@@ -221,8 +226,7 @@ def prose_parts(text: Any) -> list[tuple[str, bool]]:
     """A text written for reading as (text, is math) pieces: its ``$...$`` spans stay
     math; elsewhere Python values become words (:func:`plain_values`) and ASCII formulas
     TeX (:func:`ascii_parts`)."""
-    from .ledger import value_text
-
+    value_text = LEDGER["value_text"]
     text = text if isinstance(text, str) else value_text(text)
     out, last = [], 0
     for m in _MATH.finditer(text):
@@ -236,8 +240,7 @@ def prose_parts(text: Any) -> list[tuple[str, bool]]:
 def prose_md(text: Any, from_doc: str | None = None, root=None) -> str:
     """A text for a Markdown claim box: :func:`prose_parts`, the text escaped, math as
     ``$...$``, a named page linked (relative to ``from_doc``)."""
-    from .ledger import md_escape
-
+    md_escape = LEDGER["md_escape"]
     out = []
     for t, is_math in prose_parts(text):
         if is_math:
@@ -382,8 +385,7 @@ def _join(items: list[str], most: int = 3) -> str:
 def _first_part(text: Any, width: int = 170) -> str:
     """The first part of a measured text (to its first top-level "; " or ". "), cut at
     a word."""
-    from .ledger import _top_parts, value_text
-
+    _top_parts, value_text = LEDGER["_top_parts"], LEDGER["value_text"]
     s = value_text(text) if text is not None else ""
     s = s.partition("Decided: ")[0].strip().rstrip(".")
     parts = _top_parts(s) or [""]
@@ -484,10 +486,42 @@ def _why_not(note: str) -> str:
     return _sentence(note)
 
 
-def _sentence(text: str) -> str:
-    from .pages import reason
+_ABBREVIATIONS = (
+    "eq",
+    "eqs",
+    "fig",
+    "figs",
+    "sec",
+    "thm",
+    "app",
+    "tab",
+    "e.g",
+    "i.e",
+    "cf",
+)
+_ABBREVIATIONS += ("vs", "al", "approx", "resp", "no", "ref")
 
+
+def _sentence(text: str) -> str:
     return reason(text).rstrip(".") + "."
+
+
+def reason(note: str, width: int = 220) -> str:
+    """The note's first sentence, for a one-line reason (cut at a word, never in a number or
+    after an abbreviation such as "Eq.")."""
+    note = " ".join((note or "").split())
+    first = note
+    for m in re.finditer(r"[.;](?=\s|$)", note):
+        word = re.findall(r"[\w.]+$", note[: m.start()])
+        if m.group() == "." and word and word[0].lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        if m.group() == "." and word and re.fullmatch(r"\d+|[A-Z]", word[0]):
+            continue  # "Eq. 12. next", initials
+        first = note[: m.start() + 1]
+        break
+    if len(first) > width:
+        first = first[: first.rfind(" ", 0, width)].rstrip(",;:") + " …"
+    return first.rstrip(";,:").strip()
 
 
 # --- a rule's expression in words ----------------------------------------------------------

@@ -21,7 +21,6 @@ import datetime as _dt
 import json
 import platform
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,25 @@ RESULTS = "results"
 #: ``ast.parse`` from two threads at once can fail in CPython 3.11 ("AST constructor
 #: recursion depth mismatch"): the seed check's threads hash their chapters one at a time
 _PARSE = threading.Lock()
+
+
+def _commit(root: Path) -> str:
+    """The checkout's commit, marked where tracked files differ from it."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        try:
+            out = subprocess.run(
+                ["git", *args], cwd=root, capture_output=True, text=True
+            )
+        except OSError:
+            return ""
+        return out.stdout.strip()
+
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + (
+        " (with uncommitted changes)" if dirty else ""
+    )
 
 
 def training_chapters(root: Path) -> list[str]:
@@ -100,8 +118,6 @@ def write(
 
     import torch
 
-    from .pages import _git_commit
-
     root = Path(root)
     folder = root / RESULTS / kind / chapter / name
     tmp = folder.with_name(f".{name}.tmp")
@@ -111,7 +127,7 @@ def write(
         "kind": kind,
         "chapter": chapter,
         "name": name,
-        "commit": _git_commit(root),
+        "commit": _commit(root),
         "measuring_hash": measuring_hash(root, chapter),
         "device": device,
         "torch": torch.__version__,
@@ -160,43 +176,6 @@ def seed_verdicts(root: Path) -> dict[int, dict[str, str]]:
         seed = int(r["master_seed"])
         out.setdefault(seed, {}).update({c["id"]: c["verdict"] for c in r["claims"]})
     return out
-
-
-def _seed_run(item) -> Path:
-    """One chapter at one master seed, in a process of its own: running a chapter sets the
-    process's environment (its claims folder among it), so two at once in one process
-    would write each other's claims."""
-    root, chapter, seed = item
-    from .pipeline import run_chapter
-
-    t0 = time.time()
-    nb = run_chapter(Path(root), chapter, {"seed": seed}, log=print)
-    return record_run(root, chapter, nb.parent, seed, time.time() - t0)
-
-
-def run_seeds(
-    root: Path,
-    seeds: list[int],
-    jobs: int = 2,
-    log=print,
-    only: list[str] | None = None,
-) -> list[Path]:
-    """Run every training chapter (``only``: those named) at the ``book`` profile at each
-    master seed in ``seeds`` and record it (kind ``seeds``); ``jobs`` chapters at a time,
-    each in its own process, the longest first."""
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    from .scale_box import committed_seconds
-
-    root = Path(root).resolve()
-    chapters = [c for c in training_chapters(root) if not only or c in only]
-    secs = committed_seconds().get("book", {})
-    chapters.sort(key=lambda c: -secs.get(f"notebooks/{c}", 0))
-    work = [(str(root), ch, s) for ch in chapters for s in seeds]
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as pool:
-        return list(pool.map(_seed_run, work))
 
 
 def record_ledger(root: Path, ledger: Path, seed: int = 0) -> list[Path]:
@@ -253,46 +232,6 @@ def slices(root: Path, chapter: str) -> dict[str, dict]:
     return out
 
 
-def run_record(
-    root: Path,
-    target: str,
-    scale: str,
-    log=print,
-    device: str | None = None,
-    sizes: dict | None = None,
-) -> Path:
-    """Run one declared slice (``CHAPTER:SLICE``) at its record scale and commit-ready write
-    it under ``results/<scale>/<chapter>/<slice>/``. ``sizes`` overrides the declared sizes
-    (the tests' smoke-size record); such a record is written under ``results-smoke/``."""
-    from .pipeline import run_chapter
-
-    root = Path(root).resolve()
-    chapter, _, name = target.partition(":")
-    declared = slices(root, chapter)
-    if name not in declared:
-        raise _claims.ClaimError(
-            f"record: {chapter} declares no slice {name!r}; declared: "
-            f"{', '.join(declared) or 'none'}"
-        )
-    s = declared[name]
-    if s["scale"] != scale:
-        raise _claims.ClaimError(
-            f"record: slice {name!r} is declared at scale {s['scale']!r}, not {scale!r}"
-        )
-    params = {"profile": "book", **s["parameters"], "seed": s["seed"], **(sizes or {})}
-    if device:
-        params["device"] = device
-    t0 = time.time()
-    overrides = {k: v for k, v in params.items() if k != "profile"}
-    nb = run_chapter(root, chapter, overrides, log=log)
-    claims = json.loads((nb.parent / "claims.json").read_text())
-    mine = [c for c in claims if c["id"] in s["claims"]]
-    kind = scale if not sizes else f"{scale}-smoke"
-    return write(
-        root, kind, chapter, name, mine, params, time.time() - t0, device or ""
-    )
-
-
 def at_scale(root: Path) -> dict[str, list[dict]]:
     """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest scale first
     (``gpu`` before ``cpu``), each ``{verdict, effects, seeds, stale, provenance}``."""
@@ -316,13 +255,11 @@ def record_run(
     ``_build/runs/``) as that seed's record without running it again; ``extra``: other run
     folders whose claims folders may hold some of this chapter's claims (each claim names
     its chapter)."""
-    from . import ledger
-
     found: dict[str, dict] = {}
     for folder in (Path(run), *map(Path, extra)):
-        if (folder / "claims").is_dir():
-            for c in ledger.collect(folder / "claims"):
-                found.setdefault(c["id"], c)
+        for path in sorted((folder / "claims").glob("*.json")):
+            c = json.loads(path.read_text())
+            found.setdefault(c["id"], c)
     mine = [
         c
         for c in found.values()

@@ -460,8 +460,12 @@ def _block_r2(
     out = np.empty((nb, n_models, len(preps) * seeds))
     for j in range(nb):
         st = gt.stack_stats([p.blocks[j][0] for p in preps] * seeds)
-        sst = torch.tensor([p.blocks[j][1] for p in preps] * seeds, dtype=torch.float64)
-        out[j] = (1.0 - gt.mse(final_L, st) * st.M / sst).numpy()
+        sst = torch.tensor(
+            [p.blocks[j][1] for p in preps] * seeds,
+            dtype=torch.float64,
+            device=final_L.device,
+        )
+        out[j] = (1.0 - gt.mse(final_L, st) * st.M / sst).cpu().numpy()
     out = out.reshape(nb, n_models, seeds, folds, n_reg)
     return out.transpose(2, 4, 3, 0, 1)  # (seeds, regimes, folds, blocks, models)
 

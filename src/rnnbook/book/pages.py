@@ -125,8 +125,13 @@ def in_paper_order(claims: list[dict]) -> list[dict]:
 
 def _h(x: Any) -> str:
     """A value as escaped HTML text written for reading (dicts as ``key: value``, numbers
-    rounded; :func:`rnnbook.book.ledger.value_html`), never cut."""
-    return value_html(x)
+    rounded; :func:`rnnbook.book.ledger.value_html`), never cut; its ``$...$`` spans as
+    the inline math MathJax typesets."""
+    return re.sub(
+        r"\$([^$<>]+)\$",
+        r'<span class="math notranslate nohighlight">\\(\1\\)</span>',
+        value_html(x),
+    )
 
 
 def why_text(c: dict) -> str:
@@ -211,8 +216,7 @@ def claims_table(
         statement = html_math(c["statement"])
         linked = f'<a href="{href}">{statement}</a>' if href else statement
         ident = f'<code class="claim-id">{html.escape(c["id"])}</code>'
-        raw = c.get("measured")
-        measured = (prose_html(raw, from_doc) if isinstance(raw, str) else _h(raw)) + (
+        measured = _h(c.get("measured")) + (
             f" ({c['seeds']} seeds)" if c.get("seeds") else ""
         )
         why = why_text(c)

@@ -58,10 +58,16 @@ def run_record(
     log=print,
     device: str | None = None,
     sizes: dict | None = None,
+    results: Path | None = None,
 ) -> Path:
-    """Run one declared slice (``CHAPTER:SLICE``) at its record scale and commit-ready write
-    it under ``results/<scale>/<chapter>/<slice>/``. ``sizes`` overrides the declared sizes
-    (the tests' smoke-size record); such a record is written under ``results-smoke/``."""
+    """Run one declared slice (``CHAPTER:SLICE``) at its record scale and write it,
+    ready to commit, under ``results/<scale>/<chapter>/<slice>/``.
+
+    ``sizes`` replaces the declared sizes (the tests' smoke-size record: ``{"profile":
+    "smoke"}`` runs the slice's path end to end at smoke sizes, with the slice's own master
+    seed); such a record is of kind ``<scale>-smoke`` and goes under ``results`` (a folder
+    of the caller's, e.g. the tests' temporary one), never among the committed records."""
+    from .chapter import recorded_device
     from .pipeline import run_chapter
 
     root = Path(root).resolve()
@@ -77,15 +83,28 @@ def run_record(
         raise _claims.ClaimError(
             f"record: slice {name!r} is declared at scale {s['scale']!r}, not {scale!r}"
         )
-    params = {"profile": "book", **s["parameters"], "seed": s["seed"], **(sizes or {})}
+    if sizes is not None and results is None:
+        raise ValueError(
+            "record: a record at other sizes needs its own 'results' folder"
+        )
+    params = {"profile": "book", **(s["parameters"] if sizes is None else sizes)}
+    params["seed"] = s["seed"]
     if device:
         params["device"] = device
     t0 = time.time()
-    overrides = {k: v for k, v in params.items() if k != "profile"}
-    nb = run_chapter(root, chapter, overrides, log=log)
+    nb = run_chapter(root, chapter, params, log=log)
     claims = json.loads((nb.parent / "claims.json").read_text())
     mine = [c for c in claims if c["id"] in s["claims"]]
-    kind = scale if not sizes else f"{scale}-smoke"
+    kind = scale if sizes is None else f"{scale}-smoke"
+    ran_on = recorded_device(nb) or {}
     return write(
-        root, kind, chapter, name, mine, params, time.time() - t0, device or ""
+        root,
+        kind,
+        chapter,
+        name,
+        mine,
+        params,
+        time.time() - t0,
+        ran_on.get("name") or device or "cpu",
+        results=results,
     )

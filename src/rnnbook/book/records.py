@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
 import threading
 from pathlib import Path
@@ -111,15 +112,17 @@ def write(
     params: dict[str, Any],
     seconds: float,
     device: str = "cpu",
+    results: Path | None = None,
 ) -> Path:
     """Write one record (its claims and provenance) under ``results/<kind>/<chapter>/<name>``
-    atomically (a folder renamed into place: a killed run leaves no half record)."""
+    (``results``: another folder than the checkout's ``results/``) atomically (a folder
+    renamed into place: a killed run leaves no half record)."""
     import shutil
 
     import torch
 
     root = Path(root)
-    folder = root / RESULTS / kind / chapter / name
+    folder = Path(results or root / RESULTS) / kind / chapter / name
     tmp = folder.with_name(f".{name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -133,6 +136,7 @@ def write(
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "machine": platform.machine(),
+        "cores": os.cpu_count(),
         "date": _dt.date.today().isoformat(),
         "wall_seconds": round(seconds, 1),
         "master_seed": params.get("seed"),

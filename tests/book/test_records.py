@@ -100,12 +100,14 @@ def test_a_claims_box_shows_its_records_and_a_stale_one_is_marked(tmp_path):
     text = (out / "book" / "page.html").read_text()
     assert "cpu record of" in text and "seeds 16" in text and "stale" not in text
     assert "results/cpu/lsc/x/fig/provenance.json" in text
+    assert '<svg class="scale-chart"' in text and "cpu record" in text  # book -> record
     assert (out / "results" / "cpu" / "lsc" / "x" / "fig" / "provenance.json").exists()
     # the measuring code changes: the record is still shown, marked stale
     (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER + "y = 1\n")
     proc, out = build(tmp_path, "# Page\n\n" + BOX + "\n", conf)
     text = (out / "book" / "page.html").read_text()
     assert "stale: its code changed" in text
+    assert '<svg class="scale-chart"' not in text  # a stale record is not drawn
     assert records.at_scale(root)["lsc.a"][0]["record"]["stale"]
 
 

@@ -483,8 +483,54 @@ def add_records_to_boxes(app, doctree) -> None:
             text = (
                 '<div class="claim-records"><p><strong>At scale</strong>: the claim\'s '
             )
-            text += f"records (decided on their own data)</p><ul>{items}</ul></div>"
+            text += f"records (decided on their own data)</p><ul>{items}</ul>"
+            text += scale_charts(load_claims(app).get(m.group(1)), recs) + "</div>"
             box += nodes.raw("", text, format="html")
+
+
+def _row(label: str, claim: dict, e: dict):
+    from .scale_chart import Row
+
+    seeds = claim.get("seeds")
+    label += f" ({seeds} seeds)" if isinstance(seeds, int) else ""
+    return Row(label, e["estimate"], e["lo"], e["hi"], str(e.get("decision")))
+
+
+def scale_charts(book: dict | None, recs: list[dict]) -> str:
+    """Per effect of the claim's records, its interval at ``book`` and in each record,
+    smallest scale first (:mod:`.scale_chart`); stale records are left out."""
+    from .scale_chart import svg
+
+    current = [r for r in reversed(recs) if not r["record"].get("stale")]
+    names = [e["name"] for r in current for e in r.get("effects") or []]
+    out = []
+    for name in dict.fromkeys(names):
+        runs = [("book", book)] + [
+            (r["record"]["kind"] + " record", r) for r in current
+        ]
+        rows, marks = [], {}
+        for label, c in runs:
+            e = next(
+                (e for e in (c or {}).get("effects") or [] if e["name"] == name), None
+            )
+            if e is not None:
+                rows.append(_row(label, c, e))
+                marks = {k: e.get(k) for k in ("null", "smallest", "paper")}
+        chart = svg(
+            f"{name}: from book to the records",
+            rows,
+            marks.get("null"),
+            marks.get("smallest"),
+            marks.get("paper"),
+        )
+        if chart:
+            out.append(
+                f'<figure class="scale-chart">{chart}<figcaption>'
+                f"{reading.prose_html(str(name))}: its 95% interval (bar) and estimate "
+                "(dot) at each scale, coloured by the effect's decision; no effect (solid),"
+                " the claim's line (dashed), the paper (dotted)</figcaption></figure>"
+            )
+    return "".join(out)
 
 
 def _seed_records(app) -> dict[int, dict[str, str]]:

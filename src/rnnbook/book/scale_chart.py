@@ -1,0 +1,99 @@
+"""From ``book`` to the records: one effect's interval at each scale, drawn as a small inline
+SVG in the claim's box (CONVENTIONS.md, *Records*), so that the trend from the build's run to
+the runs sized to decide it can be seen beside its verdicts.
+
+Each row is one run (the ``book`` ledger, then each record, smallest scale first): its 95%
+interval as a bar and its estimate as a dot, coloured by the effect's decision; vertical
+marks give no effect (solid), the claim's line (dashed) and the paper's effect (dotted).
+The SVG scales with the page (a ``viewBox``) and draws its text in ``currentColor``, so it
+reads in the light and the dark theme alike.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+#: colours of the decisions, mid-tones that read on a light and a dark page
+COLOURS = {
+    "reproduced": "#2e9d5b",
+    "not-reproduced": "#d9534f",
+    "inconclusive": "#c28f1b",
+}
+WIDTH, LABEL, ROW, TOP = 560, 190, 22, 30
+
+
+@dataclass(frozen=True)
+class Row:
+    """One run of one effect: its label (scale and sizes), estimate, interval, decision."""
+
+    label: str
+    estimate: float
+    lo: float
+    hi: float
+    decision: str
+
+
+def _finite(*xs: float | None) -> list[float]:
+    return [float(x) for x in xs if isinstance(x, (int, float)) and math.isfinite(x)]
+
+
+def svg(
+    title: str,
+    rows: list[Row],
+    null: float | None = None,
+    line: float | None = None,
+    paper: float | None = None,
+) -> str:
+    """The chart of one effect over ``rows``; an empty string when no row has a finite
+    interval (nothing to draw)."""
+    rows = [r for r in rows if len(_finite(r.estimate, r.lo, r.hi)) == 3]
+    if not rows:
+        return ""
+    xs = _finite(null, line, paper, *(v for r in rows for v in (r.lo, r.hi)))
+    lo, hi = min(xs), max(xs)
+    pad = (hi - lo) * 0.08 or 0.5
+    lo, hi = lo - pad, hi + pad
+    plot = WIDTH - LABEL - 10
+
+    def x(v: float) -> float:
+        return LABEL + (v - lo) / (hi - lo) * plot
+
+    height = TOP + ROW * len(rows) + 8
+    out = [
+        f'<svg class="scale-chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'aria-label="{html.escape(title)}" style="width:100%;max-width:{WIDTH}px">',
+        f"<title>{html.escape(title)}</title>",
+    ]
+    marks = (("no effect", null, ""), ("line", line, "4 3"), ("paper", paper, "1 3"))
+    for i, (name, v, dash) in enumerate(marks):
+        if not _finite(v):
+            continue
+        xv = x(float(v))
+        out.append(
+            f'<line x1="{xv:.1f}" x2="{xv:.1f}" y1="{TOP - 6}" y2="{height - 4}" '
+            f'stroke="currentColor" stroke-opacity="0.6" stroke-dasharray="{dash}"/>'
+        )
+        out.append(
+            f'<text x="{xv:.1f}" y="{10 + 10 * (i % 2)}" font-size="10" '
+            f'text-anchor="middle" fill="currentColor">{name} {float(v):.3g}</text>'
+        )
+    for i, r in enumerate(rows):
+        y = TOP + ROW * i + ROW / 2
+        colour = COLOURS.get(r.decision, "currentColor")
+        out.append(
+            f'<text x="{LABEL - 8}" y="{y + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="currentColor">{html.escape(r.label)}</text>'
+        )
+        out.append(
+            f'<line x1="{x(r.lo):.1f}" x2="{x(r.hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="{colour}" stroke-width="4" stroke-linecap="round"/>'
+        )
+        out.append(
+            f'<circle cx="{x(r.estimate):.1f}" cy="{y:.1f}" r="4.5" fill="{colour}">'
+            f"<title>{html.escape(r.label)}: {r.estimate:.3g} [{r.lo:.3g}, {r.hi:.3g}],"
+            f" {html.escape(r.decision)}</title></circle>"
+        )
+    out.append("</svg>")
+    return "".join(out)

@@ -76,3 +76,14 @@ def test_a_smoke_size_record_runs_the_slice_end_to_end(tmp_path):
     assert prov["measuring_hash"] == records.measuring_hash(ROOT, "mean_field/training")
     assert prov["device"] == "CPU" and prov["wall_seconds"] > 0
     assert not (ROOT / records.RESULTS / "cpu-smoke").exists()
+
+
+def test_a_box_shows_each_slice_declared_for_its_claim_before_it_runs():
+    from rnnbook.book import ledger_sphinx
+
+    (s,) = records.declared(ROOT)["mean-field.fig2.gating-wider"]
+    assert (s["chapter"], s["name"], s["seed"]) == ("mean_field/training", "fig2", 101)
+    text = ledger_sphinx.declared_html(s)
+    assert "declared, not yet run" in text and "master seed 101" in text
+    assert "n_seeds 12" in text and "[" not in text  # sizes for reading, no lists
+    assert "power analysis" in text  # the why, in words

@@ -433,16 +433,23 @@ def _at_scale(app) -> dict[str, list[dict]]:
     return cached
 
 
+def sizes_text(params: dict) -> str:
+    """A record's parameters for reading: ``name value`` pairs, a list as its items."""
+
+    def value(v) -> str:
+        return " and ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+
+    return "; ".join(f"{k} {value(v)}" for k, v in params.items())
+
+
 def record_html(rec: dict, docname: str) -> str:
     """One record of a claim, in words: scale, sizes, device, date, verdict, effects, and a
     link to its provenance (marked stale, and not counted, when its code changed)."""
     prov = rec["record"]
     up = "../" * docname.count("/")
     href = html.escape(f"{up}{prov['path']}/provenance.json")
-    sizes = ", ".join(
-        f"{k} {v}"
-        for k, v in prov.get("parameters", {}).items()
-        if k not in ("profile", "device")
+    sizes = sizes_text(
+        {k: v for k, v in prov.get("parameters", {}).items() if k != "device"}
     )
     effects = "; ".join(
         f"{reading.prose_html(str(e['name']))}: {e['estimate']:.3g} "
@@ -466,10 +473,32 @@ def record_html(rec: dict, docname: str) -> str:
     )
 
 
+def _declared(app) -> dict[str, list[dict]]:
+    cached = getattr(app, "_rnnbook_declared", None)
+    if cached is None:
+        from . import records
+
+        cached = app._rnnbook_declared = records.declared(book_root(app))
+    return cached
+
+
+def declared_html(s: dict) -> str:
+    """A record slice declared before it runs (its sizes and the power analysis behind
+    them), for a box whose claim has no record of that slice yet."""
+    sizes = sizes_text(s.get("parameters", {}))
+    return (
+        f"<li>declared, not yet run: the {html.escape(s['scale'])} record "
+        f"<code>{html.escape(s['chapter'])}:{html.escape(s['name'])}</code> (master seed "
+        f"{s['seed']}; {html.escape(sizes)}; about {s.get('minutes', '?')} min on 2 "
+        f"cores). {reading.prose_html(str(s.get('why', '')))}</li>"
+    )
+
+
 def add_records_to_boxes(app, doctree) -> None:
-    """Each claim box shows, below the ``book`` verdict, every record of its claim."""
-    by_claim = _at_scale(app)
-    if not by_claim:
+    """Each claim box shows, below the ``book`` verdict, every record of its claim, and
+    the record slices declared for it that have not run yet."""
+    by_claim, planned = _at_scale(app), _declared(app)
+    if not by_claim and not planned:
         return
     docname = app.env.docname
     for box in doctree.findall(nodes.admonition):
@@ -478,6 +507,20 @@ def add_records_to_boxes(app, doctree) -> None:
         raw = "".join(n.astext() for n in box.findall(nodes.raw))
         m = _ANCHOR.search(raw)
         recs = by_claim.get(m.group(1), []) if m else []
+        done = {(r["record"]["chapter"], r["record"]["name"]) for r in recs}
+        todo = [
+            s
+            for s in (planned.get(m.group(1), []) if m else [])
+            if (s["chapter"], s["name"]) not in done
+        ]
+        if todo:
+            items = "".join(declared_html(s) for s in todo)
+            box += nodes.raw(
+                "",
+                '<div class="claim-records"><p><strong>Records declared</strong>: '
+                f"sized by the power analysis before they run</p><ul>{items}</ul></div>",
+                format="html",
+            )
         if recs:
             items = "".join(record_html(r, docname) for r in recs)
             text = (

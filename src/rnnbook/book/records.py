@@ -236,6 +236,17 @@ def slices(root: Path, chapter: str) -> dict[str, dict]:
     return out
 
 
+def declared(root: Path) -> dict[str, list[dict]]:
+    """Per claim id, the record slices that declare it (:func:`slices`), each with its
+    ``chapter`` and ``name``: what the box shows as pre-registered before a record runs."""
+    out: dict[str, list[dict]] = {}
+    for chapter in training_chapters(root):
+        for name, s in slices(root, chapter).items():
+            for cid in s["claims"]:
+                out.setdefault(cid, []).append({**s, "chapter": chapter, "name": name})
+    return out
+
+
 def at_scale(root: Path) -> dict[str, list[dict]]:
     """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest scale first
     (``gpu`` before ``cpu``), each ``{verdict, effects, seeds, stale, provenance}``."""

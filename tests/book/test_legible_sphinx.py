@@ -35,3 +35,52 @@ def test_search_index_gets_the_plain_section_titles(tmp_path):
     )
     plain_search_titles(SimpleNamespace(outdir=str(tmp_path), env=env), None)
     assert '"Deriving ρⱼ from"' in (tmp_path / "searchindex.js").read_text()
+
+
+def test_ascii_math_of_measured_values_becomes_tex():
+    from rnnbook.book.legible_sphinx import ascii_tex
+
+    def math(text):
+        return [p for p, is_math in ascii_tex(text) if is_math]
+
+    assert math("rho_t = 0.5: 0.06, rho_t = 1: 3.4") == [r"\rho_{t}", r"\rho_{t}"]
+    assert math("error / ||X^+ y||") == [r"\lVert X^{+} y \rVert"]
+    assert math("sqrt(nu_W) = 0.5") == [r"\sqrt{\nu_{W}}"]
+    assert math("test R^2; draws of lambda*; Sigma_12 = 1") == [
+        "R^{2}",
+        r"\lambda^*",
+        r"\Sigma_{12}",
+    ]
+    # words, claim ids, parameter names and paths are left as they are
+    for text in ("lsc.table1.rho1-worst", "alif_plus relu_rnn", "the alphabet", "a/b"):
+        assert math(text) == [], text
+    assert "".join(p for p, _ in ascii_tex("mean over seeds")) == "mean over seeds"
+
+
+def test_a_claim_box_gets_its_ascii_math_typeset_and_its_code_kept():
+    from types import SimpleNamespace
+
+    from rnnbook.book.legible_sphinx import typeset_box_math
+
+    para = nodes.paragraph("", "", nodes.Text("rho_t = 1: 3.4 and "))
+    para += nodes.literal("", "nu_W")
+    box = nodes.admonition("", para, classes=["claim-box"])
+    outside = nodes.paragraph("", "", nodes.Text("rho_t elsewhere"))
+    doc = nodes.document(None, None)
+    doc += [box, outside]
+    typeset_box_math(SimpleNamespace(), doc)
+    (m,) = list(box.findall(nodes.math))
+    assert m.astext() == r"\rho_{t}"
+    assert next(iter(box.findall(nodes.literal))).astext() == "nu_W"  # code stays code
+    assert not list(outside.findall(nodes.math))  # only claim boxes
+
+
+def test_a_generated_table_gets_its_ascii_math_typeset_outside_code_and_math():
+    from rnnbook.book.legible_sphinx import ascii_math_html
+
+    out = ascii_math_html(
+        '<td>rho_t = 1 <code>lsc.a.rho_t</code> <span class="math">\\(\\rho_t\\)</span>'
+        " &lt;= sigma_w^2</td>"
+    )
+    assert out.count(r"\(\rho_{t}\)") == 1 and r"\(\sigma_{w}^{2}\)" in out
+    assert "<code>lsc.a.rho_t</code>" in out and r"\(\rho_t\)" in out  # left alone

@@ -1,6 +1,6 @@
 """The smoke book as a reader sees it: claim boxes, the scorecard and the findings tables show
-measured values written for reading (no Python dicts, no long floats) and statements typeset
-as math; no executed chapter shows a warning."""
+measured values written for reading (no Python dicts, no long floats, no ASCII math) and
+statements typeset as math; no executed chapter shows a warning."""
 
 import json
 import re
@@ -10,6 +10,12 @@ from pathlib import Path
 from tests.book.test_browser import pages
 
 MATH = '<span class="math notranslate nohighlight">'
+#: ASCII math a reader should see typeset: a Greek letter spelt out (alone or with a
+#: subscript), a norm bar pair, a square root, a power
+ASCII = re.compile(
+    r"(?<![\w.\-/])(?:rho|sigma|lambda|chi|tau|nu|mu|kappa|Sigma|alpha|beta|eta|phi)"
+    r"(?:_\w+)?(?!\w)|\|\||sqrt\(|(?<!\w)[A-Za-z]\^[\w+]"
+)
 
 
 class Claims(HTMLParser):
@@ -23,6 +29,8 @@ class Claims(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.parts, self.values, self.depth, self.open = [], [], 0, []
+        self.prose = []  # a box's text outside math and code
+        self.skip = None  # the depth of the math or code element being read
 
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
@@ -31,10 +39,13 @@ class Claims(HTMLParser):
         if not self.depth and ("claim-box" in classes or "claims-table" in classes):
             self.depth = 1
             self.open = [[1, "part", []]]
+            self.open_prose = []
             return
         if not self.depth:
             return
         self.depth += 1
+        if self.skip is None and (tag in ("code", "pre") or "math" in classes):
+            self.skip = self.depth
         if tag == "li" or (tag == "td" and set(classes) & set(self.CELLS)):
             self.open.append([self.depth, "item", []])
 
@@ -46,19 +57,31 @@ class Claims(HTMLParser):
             text = "".join(text)
             if kind == "part":
                 self.parts.append(text)
+                self.prose.append("".join(self.open_prose))
             elif text.lstrip().startswith(("paper", "measured")) or tag == "td":
                 self.values.append(text)
+        if self.skip == self.depth:
+            self.skip = None
         self.depth -= 1
 
     def handle_data(self, data):
         for entry in self.open:
             entry[2].append(data)
+        if self.depth and self.skip is None:
+            self.open_prose.append(data)
 
 
 def claim_texts(path) -> tuple[list[str], list[str]]:
     parser = Claims()
     parser.feed(path.read_text(errors="replace"))
     return parser.parts, parser.values
+
+
+def claim_prose(path) -> list[str]:
+    """The text of each claim box and claims table outside its math and code."""
+    parser = Claims()
+    parser.feed(path.read_text(errors="replace"))
+    return parser.prose
 
 
 def test_boxes_and_tables_show_values_for_reading_and_statements_as_math(smoke_book):
@@ -78,6 +101,12 @@ def test_boxes_and_tables_show_values_for_reading_and_statements_as_math(smoke_b
             where = f"{path.relative_to(html)}: {text[:80]!r}"
             if (m := re.search(r"\$[^$\s][^$]*\$", text)) is not None:
                 problems.append(f"raw TeX {m[0]!r}: {where}")
+        for text in claim_prose(path):
+            if (m := ASCII.search(text)) is not None:
+                around = text[max(0, m.start() - 40) : m.end() + 40]
+                problems.append(
+                    f"ASCII math {m[0]!r}: {path.relative_to(html)}: {around!r}"
+                )
     assert seen > 50 and values > 100 and not problems, "\n".join(problems[:10])
     claims = json.loads((smoke_book / "claims.json").read_text())
     with_math = [c for c in claims if "$" in c["statement"]]

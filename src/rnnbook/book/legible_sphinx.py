@@ -5,12 +5,16 @@
   (``$\\rho_t=\\tfrac12$`` reads "ρₜ = 1/2"): :func:`tex_plain`.
 * A figure of a chapter gets as alt text what its caption says it shows (the paragraph
   "**Figure N.** ..." that follows it) instead of its file name.
+* In a claim box, the ASCII math that measured values carry from the chapter's code
+  (``rho_t = 0.5``, ``||X^+ y||``, ``sqrt(nu_W)``, ``R^2``) is typeset as math:
+  :func:`ascii_tex` and :func:`typeset_box_math`.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -212,9 +216,140 @@ def figure_alt(app, doctree) -> None:
         image["alt"] = text
 
 
+_GREEK_NAMES = "|".join(
+    sorted((k for k, v in GREEK.items() if v.isalpha() and k.isalpha()), key=len)[::-1]
+)
+#: a Greek letter spelt out, with an optional subscript, star or power: ``rho_t``,
+#: ``nu_W^2``, ``lambda*``, ``chi_{2k}`` (not inside a word, an id or a path)
+_GREEK_RE = (
+    rf"(?<![\w\\./])(?:{_GREEK_NAMES})"
+    r"(?:_(?:\{[^{}]*\}|[A-Za-z0-9]+))?(?:\*|\^(?:\{[^{}]*\}|[0-9]+|[A-Za-z+*]))?"
+    r"(?![A-Za-z0-9])"
+)
+#: a letter with a power, a superscript sign or a braced subscript: ``R^2``, ``X^+``,
+#: ``A^T``, ``x_{t,l}``
+_POWER_RE = (
+    r"(?<![\w\\])[A-Za-z](?:_\{[^{}]*\}(?:\^(?:[0-9]+|[A-Za-z+*]))?"
+    r"|(?:_[A-Za-z0-9]+)?\^(?:\{[^{}]*\}|[0-9]+|[A-Za-z+*]))(?![A-Za-z0-9])"
+)
+_ATOM_RE = rf"{_GREEK_RE}|{_POWER_RE}"
+#: TeX written without its dollars (``-\mathbb{E}[\sigma'(u_1)]``), up to a space or ``,;``
+_TEX_RE = r"(?<!\S)-?\\[A-Za-z]+[^\s$,;]*"
+#: an absolute value of one atom, with an optional power: ``|lambda_k|^2``
+_ABS_RE = rf"(?<!\|)\|(?:{_ATOM_RE})\|(?!\|)(?:\^(?:\{{[^{{}}]*\}}|[0-9]+))?"
+ASCII_MATH = re.compile(
+    rf"{_TEX_RE}|\|\|(?:[^|]{{1,30}})\|\||{_ABS_RE}|sqrt\((?:[^()]{{1,20}})\)|{_ATOM_RE}"
+)
+
+
+def _atom_tex(text: str) -> str:
+    """One ASCII atom as TeX: ``rho_t`` -> ``\\rho_{t}``, ``lambda*`` -> ``\\lambda^*``."""
+
+    def letter(m: re.Match) -> str:
+        return "\\" + m[0] if m[0] in GREEK else m[0]
+
+    tex = re.sub(r"[A-Za-z]+", letter, text, count=1)
+    tex = re.sub(r"_([A-Za-z0-9]+)", r"_{\1}", tex)
+    tex = re.sub(r"\^([0-9]+|[A-Za-z+*])", r"^{\1}", tex)
+    return re.sub(r"(?<=[A-Za-z}])\*$", "^*", tex)
+
+
+def _tex(text: str) -> str:
+    if "\\" in text:
+        return text
+    if text.startswith("||"):
+        inner = re.sub(_ATOM_RE, lambda m: _atom_tex(m[0]), text[2:-2])
+        return rf"\lVert {inner} \rVert"
+    if text.startswith("|"):
+        inner, _, power = text[1:].partition("|")
+        return rf"\lvert {_atom_tex(inner)} \rvert" + _atom_tex("x" + power)[1:]
+    if text.startswith("sqrt("):
+        inner = text[5:-1]
+        return rf"\sqrt{{{_tex(inner) if ASCII_MATH.fullmatch(inner) else inner}}}"
+    return _atom_tex(text)
+
+
+def ascii_tex(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into pieces ``(piece, is_math)``: the ASCII math in it (:data:`ASCII_MATH`)
+    as TeX, the rest as it was."""
+    out, last = [], 0
+    for m in ASCII_MATH.finditer(text):
+        if m.start() > last:
+            out.append((text[last : m.start()], False))
+        out.append((_tex(m[0]), True))
+        last = m.end()
+    if last < len(text):
+        out.append((text[last:], False))
+    return out
+
+
+_TAG = re.compile(r"<(/?)([a-zA-Z]+)([^>]*)>")
+
+
+def ascii_math_html(fragment: str) -> str:
+    """An HTML fragment (a generated table) with the ASCII math of its text typeset as the
+    inline math MathJax reads (as :func:`ascii_tex`); text inside ``code``, ``pre`` and
+    math spans is left as it is."""
+    out, last, inside = [], 0, []  # inside: the open elements that are code or math
+
+    def text(t: str) -> str:
+        if inside:
+            return t
+        return "".join(
+            '<span class="math notranslate nohighlight">\\('
+            + html_escape(piece)
+            + "\\)</span>"
+            if is_math
+            else piece
+            for piece, is_math in ascii_tex(t)
+        )
+
+    for m in _TAG.finditer(fragment):
+        out.append(text(fragment[last : m.start()]))
+        out.append(m[0])
+        last = m.end()
+        closing, tag, attrs = m[1], m[2].lower(), m[3]
+        if closing and inside and inside[-1][0] == tag:
+            inside[-1][1] -= 1
+            if not inside[-1][1]:
+                inside.pop()
+        elif not closing and not attrs.rstrip().endswith("/"):
+            if inside and inside[-1][0] == tag:
+                inside[-1][1] += 1
+            elif tag in ("code", "pre") or (tag == "span" and "math" in attrs):
+                inside.append([tag, 1])
+    out.append(text(fragment[last:]))
+    return "".join(out)
+
+
+_SKIP = (nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, nodes.raw)
+
+
+def typeset_box_math(app, doctree) -> None:
+    """The ASCII math of every claim box's text, typeset as inline math."""
+    for box in doctree.findall(nodes.admonition):
+        if "claim-box" not in box.get("classes", []):
+            continue
+        texts = [
+            t
+            for t in box.findall(nodes.Text)
+            if not any(isinstance(p, _SKIP) for p in _parents(t))
+        ]
+        for t in texts:
+            pieces = ascii_tex(str(t))
+            if not any(is_math for _, is_math in pieces):
+                continue
+            new = [
+                nodes.math(piece, piece) if is_math else nodes.Text(piece)
+                for piece, is_math in pieces
+            ]
+            t.parent.replace(t, new)
+
+
 def setup(app) -> dict[str, Any]:
     app.connect("doctree-read", plain_titles, priority=900)
     app.connect("doctree-read", figure_alt, priority=900)
+    app.connect("doctree-read", typeset_box_math, priority=900)
     app.connect("env-merge-info", _merge)
     app.connect("build-finished", plain_search_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
+from .legible_sphinx import ascii_math_html
 from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
 from .reading import finding, prose_html, reason
 
@@ -250,7 +251,8 @@ def claims_table(
             )
             + "</tr>"
         )
-    return "\n".join(out + ["</tbody>", "</table>"])
+    # the ASCII math that measured values carry from the code, typeset
+    return ascii_math_html("\n".join(out + ["</tbody>", "</table>"]))
 
 
 # where a long word of a verdict may break in a column header (U+00AD, a soft hyphen)

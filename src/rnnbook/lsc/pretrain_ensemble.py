@@ -69,7 +69,7 @@ from .pretrain import (
     targets_for,
 )
 
-#: the settings of :class:`LSCConfig` that all members must share (they shape the batched step)
+#: the settings of :class:`~rnnbook.lsc.pretrain.LSCConfig` that all members must share (they shape the batched step)
 SHARED = ("lr", "weight_decay", "n_times", "nonsquare", "include_input")
 
 CRITERIA = (
@@ -220,7 +220,7 @@ def _states(model: StackedRNN, x: Tensor):
 def sample_times(
     B: int, T: int, n_times: int | None, generator: torch.Generator, device
 ) -> tuple[Tensor, Tensor]:
-    """The sampled points (b, t) of a batch, drawn as :meth:`StackedRNN.lsc_jacobians` draws them
+    """The sampled points (b, t) of a batch, drawn as :meth:`~rnnbook.lsc.pretrain.StackedRNN.lsc_jacobians` draws them
     (``n_times`` steps per sequence on the CPU ``generator``; all of them, and no draw, if None)."""
     if n_times is None or n_times >= T:
         bi, ti = torch.meshgrid(
@@ -458,7 +458,7 @@ def pretrain_ensemble(
     """Pre-train ``models`` (one architecture) towards the LSC together, each as
     :func:`rnnbook.lsc.pretrain.pretrain` would with its config and seed (see the module's
     docstring). ``callback(member, step, info)`` is called for every active member at every
-    step. The networks are updated in place; returns one :class:`LSCReport` per member."""
+    step. The networks are updated in place; returns one :class:`~rnnbook.lsc.pretrain.LSCReport` per member."""
     models = list(models)
     _check_models(models)
     n = len(models)

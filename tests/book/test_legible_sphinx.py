@@ -84,3 +84,14 @@ def test_a_generated_table_gets_its_ascii_math_typeset_outside_code_and_math():
     )
     assert out.count(r"\(\rho_{t}\)") == 1 and r"\(\sigma_{w}^{2}\)" in out
     assert "<code>lsc.a.rho_t</code>" in out and r"\(\rho_t\)" in out  # left alone
+
+
+def test_a_tables_escaped_text_is_read_as_text_and_written_back_escaped():
+    from rnnbook.book.legible_sphinx import ascii_math_html
+
+    out = ascii_math_html(
+        r"<td>Eq. (9) -\mathbb{E}[\sigma&#x27;(u_1)\sigma&#x27;(u_2)], a &lt; b</td>"
+    )
+    # the prime is part of the TeX (not a cut at the entity's ';'), the rest stays escaped
+    assert r"\(-\mathbb{E}[\sigma&#x27;(u_1)\sigma&#x27;(u_2)]\)" in out
+    assert out.endswith(", a &lt; b</td>")

@@ -109,6 +109,12 @@ def test_ascii_math_becomes_tex():
     # $...$ spans stay math, words stay words
     assert R.prose_parts("a $x_1$ b") == [("a ", False), ("x_1", True), (" b", False)]
     assert R.prose_parts("the mean over seeds") == [("the mean over seeds", False)]
+    # an absolute value right after a word is one formula, bars and all
+    assert R.prose_parts("radius max|lambda| here") == [
+        ("radius max", False),
+        (r"\lvert \lambda \rvert", True),
+        (" here", False),
+    ]
 
 
 def test_raw_tex_in_text_becomes_math():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from html import escape as html_escape
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 
@@ -293,15 +294,15 @@ def ascii_math_html(fragment: str) -> str:
     out, last, inside = [], 0, []  # inside: the open elements that are code or math
 
     def text(t: str) -> str:
-        if inside:
+        if inside or not ASCII_MATH.search(html_unescape(t)):
             return t
-        return "".join(
+        return "".join(  # read as text (``&#x27;`` is a prime), written back escaped
             '<span class="math notranslate nohighlight">\\('
             + html_escape(piece)
             + "\\)</span>"
             if is_math
-            else piece
-            for piece, is_math in ascii_tex(t)
+            else html_escape(piece, quote=False)
+            for piece, is_math in ascii_tex(html_unescape(t))
         )
 
     for m in _TAG.finditer(fragment):

@@ -145,7 +145,7 @@ _ATOM = (
 )
 _OPERAND = r"(?:" + _ATOM + r"|[A-Za-z]\b|" + _NUM + r")"
 _FORMULA = re.compile(
-    r"(?<![\w\\$])(?:"
+    r"(?:(?<![\w\\$])|(?=\|))(?:"  # an absolute value may follow a word: max|lambda|
     + _OPERAND
     + r"(?:(?:\s?[*/+]\s?|\s[-~=<>]\s|\s[<>]=\s|\s?\*\*\s?)"
     + _OPERAND

@@ -37,3 +37,11 @@ def test_each_run_is_a_bar_over_its_interval_in_its_decisions_colour():
 def test_nothing_is_drawn_without_a_finite_interval():
     assert svg("gain", [Row("book", float("nan"), 0.0, 1.0, "inconclusive")]) == ""
     assert svg("gain", []) == ""
+
+
+def test_the_charts_title_writes_its_ascii_math_as_plain_unicode():
+    from rnnbook.book.scale_chart import Row, svg
+
+    out = svg("rho_t = 1 grows", [Row("book", 0.1, -0.1, 0.3, "inconclusive")], 0, 0.3)
+    assert "<title>ρₜ = 1 grows</title>" in out and 'aria-label="ρₜ = 1 grows"' in out
+    assert "rho_t" not in out

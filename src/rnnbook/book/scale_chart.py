@@ -39,6 +39,14 @@ def _finite(*xs: float | None) -> list[float]:
     return [float(x) for x in xs if isinstance(x, (int, float)) and math.isfinite(x)]
 
 
+def plain_math(text: str) -> str:
+    """A label's ASCII math as plain Unicode (SVG text cannot hold typeset math):
+    ``rho_t = 0.5`` -> ``ρₜ = 0.5``."""
+    from .legible_sphinx import ascii_tex, tex_plain
+
+    return "".join(tex_plain(t) if m else t for t, m in ascii_tex(text))
+
+
 def svg(
     title: str,
     rows: list[Row],
@@ -51,6 +59,7 @@ def svg(
     rows = [r for r in rows if len(_finite(r.estimate, r.lo, r.hi)) == 3]
     if not rows:
         return ""
+    title = plain_math(title)
     xs = _finite(null, line, paper, *(v for r in rows for v in (r.lo, r.hi)))
     lo, hi = min(xs), max(xs)
     pad = (hi - lo) * 0.08 or 0.5

@@ -295,3 +295,27 @@ def test_a_bad_effects_rule_is_refused(tmp_path, bad, match):
 def test_history_needs_date_old_rule_and_why(tmp_path):
     with pytest.raises(claims.ClaimError, match="history"):
         _write(tmp_path, RULE, [{"date": "2026-11-26", "why": "no size"}])
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_a_record_decides_again_from_its_kept_data(cid):
+    """What a recorded claim keeps per effect (its statistic, key and data) decides it again
+    to the same verdict and intervals under the same rule (CONVENTIONS.md, *Records*); a
+    changed statistic or gate cannot be decided from it."""
+    import dataclasses
+
+    d = TRAINING[cid]
+    for scenario in ("paper", "short", "reversed"):
+        dec = _decide(d, scenario)
+        claim = {"verdict": dec.verdict, "effects": dec.effects, "trained": dec.trained}
+        again = claims.redecide(d, {**claim, "profile": "book", "measured": "m"})
+        assert again.verdict == dec.verdict, scenario
+        for x, y in zip(again.effects, dec.effects, strict=True):
+            assert (x["name"], x["decision"]) == (y["name"], y["decision"])
+            assert [x["lo"], x["hi"]] == pytest.approx([y["lo"], y["hi"]])
+    e0 = {**d.effects[0], "effect": f"({d.effects[0]['effect']}) + 0"}
+    assert (
+        claims.redecide(dataclasses.replace(d, effects=(e0, *d.effects[1:])), claim)
+        is None
+    )
+    assert claims.redecide(dataclasses.replace(d, trained="True"), claim) is None

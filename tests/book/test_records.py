@@ -151,3 +151,65 @@ def test_a_finished_run_is_kept_with_only_its_own_chapters_claims(tmp_path):
         "lsc.a": "not-reproduced",
         "lsc.b": "reproduced",
     }
+
+
+RULE = """paper: lsc
+claims:
+  - id: lsc.a
+    source: Fig. 1
+    statement: The gap is small.
+    tolerance: one effect, below its line
+    constants: {tol: TOL}
+    rule:
+      effects:
+        - name: gap
+          effect: gap_seeds
+          direction: below
+          smallest: tol
+          no_effect: tol
+          paper: 0.03
+          spread: 0.02
+    trained: {rule: ok, value: ok}
+"""
+
+
+def test_a_changed_rule_decides_a_record_again_from_its_kept_data(tmp_path):
+    """A record keeps its rule's fingerprint and each effect's per-seed data: a line moved
+    after it ran decides it again without a re-run (the verdict it ran under kept); a
+    record that kept no data is marked and not counted; the box says which."""
+    from rnnbook.book import claims, pages
+
+    root = _root(tmp_path)
+    path = root / "notebooks" / "lsc" / "x.claims.yaml"
+    path.write_text(RULE.replace("TOL", "0.10"))
+    d = claims.load(path, "notebooks/lsc/x")["lsc.a"]
+    gaps = [0.05, 0.06, 0.07, 0.055]  # mean 0.059, 95% t interval [0.045, 0.072]
+    dec = claims.decide(d, {"gap_seeds": gaps, "ok": True}, "book")
+    claim = {**CLAIMS[0], "verdict": dec.verdict, "trained": dec.trained}
+    claim |= {"effects": dec.effects, "measured": dec.measured}
+    folder = records.write(root, "cpu", "lsc/x", "fig", [claim], {"seed": 7}, 9.0)
+    (kept,) = json.loads((folder / "claims.json").read_text())
+    assert kept["rule"] == claims.fingerprint(d) and kept["effects"][0]["data"] == gaps
+    (got,) = records.at_scale(root)["lsc.a"]
+    assert got["verdict"] == "reproduced" and "redecided" not in got
+    # the line moves below the data after the run: decided again, now not reproduced
+    path.write_text(RULE.replace("TOL", "0.04"))
+    (got,) = records.at_scale(root)["lsc.a"]
+    assert (
+        got["verdict"] == "not-reproduced"
+        and got["redecided"]["verdict"] == "reproduced"
+    )
+    assert got["effects"][0]["smallest"] == 0.04 and "< 0.04" in got["measured"]
+    assert "decided again under the rule declared now" in ledger_sphinx.record_html(
+        got, "book/page"
+    )
+    assert pages.attach_records([CLAIMS[0]], root)[0]["at_scale"]["verdict"] == (
+        "not-reproduced"
+    )
+    # a record that kept no data cannot be decided again: shown, not counted
+    kept["effects"][0].pop("data")
+    (folder / "claims.json").write_text(json.dumps([kept]))
+    (got,) = records.at_scale(root)["lsc.a"]
+    assert got["rule_changed"] and got["verdict"] == "reproduced"
+    assert "not counted" in ledger_sphinx.record_html(got, "book/page")
+    assert "at_scale" not in pages.attach_records([CLAIMS[0]], root)[0]

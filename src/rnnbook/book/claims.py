@@ -73,6 +73,7 @@ with a gate is a training claim and must say how many ``seeds`` stand behind it.
 from __future__ import annotations
 
 import ast
+import json
 import math
 import os
 import string
@@ -712,8 +713,8 @@ def _decide_effects(
             in_setting = "setting" not in e or bool(
                 evaluate(e["setting"], nk, f"{where} ({name}, setting)")
             )
-            data = plain(evaluate(e["effect"], nk, f"{where} ({name})"))
-        rows.append((e, key, nk, name, data, bool(in_setting)))
+            data = evaluate(e["effect"], nk, f"{where} ({name})")
+        rows.append((e, key, nk, name, plain(data), bool(in_setting)))
     k = max(1, sum(1 for r in rows if r[5]))
     level_k = 1 - ALPHA / k
     effects = []
@@ -766,6 +767,10 @@ def _decide_effects(
                 "decision": decision,
                 "strong": atk == "reproduced",
                 "contrary": contrary,
+                # what a changed rule needs to decide again without a re-run (redecide)
+                "statistic": e.get("effect"),
+                "key": plain(key),
+                "data": data,
             }
         )
     decided = [x for x in effects if x["in_setting"]]
@@ -782,6 +787,48 @@ def _decide_effects(
     lines = "; ".join(_effect_line(x) for x in effects)
     measured = f"{measured}. Decided: {lines}" if measured else f"Decided: {lines}"
     return Decision(verdict, measured, note, trained, effects)
+
+
+def fingerprint(d: Declaration) -> str:
+    """The decision rule of a claim (effects, lines, gate, constants) as a short hash: a
+    record keeps it, so that a rule changed after the record ran is seen."""
+    import hashlib
+
+    raw = [list(d.effects), dict(d.constants), d.trained, d.combine, d.not_attempted]
+    raw += [list(d.rule)]
+    text = json.dumps(raw, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def redecide(d: Declaration, claim: Mapping[str, Any]) -> Decision | None:
+    """Decide a recorded claim again under ``d``'s rule from the per-effect data it kept
+    (CONVENTIONS.md, *Records*); ``None`` where it cannot: no data kept, a statistic the
+    record did not measure, or a gate other than the one it ran under."""
+    kept = [e for e in claim.get("effects") or [] if "data" in e]
+    gate = claim.get("trained") or {}
+    if not d.effects or not kept or gate.get("rule") != d.gate_text():
+        return None
+    found: dict[tuple[str, str], dict] = {}
+    for e in d.effects:
+        for r in kept:
+            if r.get("statistic") == e["effect"]:
+                if str(e["name"]).format(key=r.get("key")) == r["name"]:
+                    found[(str(e["name"]), json.dumps(r.get("key")))] = r
+    if any(not any(k[0] == str(e["name"]) for k in found) for e in d.effects):
+        return None
+
+    def keys(e):
+        return [json.loads(k[1]) for k in found if k[0] == str(e["name"])]
+
+    def measure(e, key):
+        r = found[(str(e["name"]), json.dumps(key))]
+        return r["data"], r["in_setting"]
+
+    names = {**d.constants, "profile": claim.get("profile")}
+    dec = _decide_effects(d, names, measure, keys, bool(gate.get("passed")))
+    trained = {**dec.trained, "value": gate.get("value")}
+    before = str(claim.get("measured") or "").split("Decided: ")[0]
+    return Decision(dec.verdict, before + dec.measured, "", trained, dec.effects)
 
 
 def effect_keys(d: Declaration, e: dict) -> int:

@@ -150,9 +150,8 @@ class SeedCheckDirective(SphinxDirective):
     """```{seed-check}```: the training claims' verdicts at each recorded master seed."""
 
     def run(self):
-        from . import records
 
-        by_seed = records.seed_verdicts(book_root(self.env.app))
+        by_seed = _seed_records(self.env.app)
         claims = load_claims(self.env.app)
         text = seed_check_html(by_seed, self.env.docname, claims)
         return [
@@ -334,11 +333,10 @@ class FindingsDirective(SphinxDirective):
             mine = [c for c in claims.values() if c.get("chapter") == what]
         if not mine:
             raise self.error(f"findings: the ledger records no claim of {what!r}")
-        from . import records
 
         try:
-            seeds = records.seed_verdicts(book_root(self.env.app))
-            scale = [r for r in records.load(book_root(self.env.app)) if not r["stale"]]
+            seeds = _seed_records(self.env.app)
+            scale = [r for r in _loaded(self.env.app) if not r["stale"]]
         except (OSError, ValueError, KeyError):
             seeds, scale = None, None
         text = findings_html(mine, what, self.env.docname, seeds, scale)
@@ -424,12 +422,22 @@ def contradictions(text: str, claims: dict[str, dict]) -> list[str]:
 _ANCHOR = re.compile(r'<span id="([^"]+)" class="claim-anchor">')
 
 
+def _loaded(app) -> list[dict]:
+    """Every committed record, read once per build (:func:`rnnbook.book.records.load`)."""
+    cached = getattr(app, "_rnnbook_records", None)
+    if cached is None:
+        from . import records
+
+        cached = app._rnnbook_records = records.load(book_root(app))
+    return cached
+
+
 def _at_scale(app) -> dict[str, list[dict]]:
     cached = getattr(app, "_rnnbook_at_scale", None)
     if cached is None:
         from . import records
 
-        cached = app._rnnbook_at_scale = records.at_scale(book_root(app))
+        cached = app._rnnbook_at_scale = records.at_scale(book_root(app), _loaded(app))
     return cached
 
 
@@ -463,6 +471,16 @@ def record_html(rec: dict, docname: str) -> str:
         if prov.get("stale")
         else ""
     )
+    if rec.get("rule_changed"):
+        stale += (
+            ' <strong class="record-stale">its rule changed since it ran and it kept no '
+            "data to decide again: shown, not counted until it is run again</strong>"
+        )
+    elif rec.get("redecided"):
+        stale += (
+            " (decided again under the rule declared now, from the per-seed data it kept; "
+            f"it ran under an earlier rule, which gave {rec['redecided']['verdict']})"
+        )
     return (
         f"<li>{html.escape(prov['kind'])} record of {html.escape(prov['date'])} on "
         f"{html.escape(prov.get('device') or 'cpu')} ({html.escape(sizes)}; "
@@ -544,7 +562,11 @@ def scale_charts(book: dict | None, recs: list[dict]) -> str:
     smallest scale first (:mod:`.scale_chart`); stale records are left out."""
     from .scale_chart import svg
 
-    current = [r for r in reversed(recs) if not r["record"].get("stale")]
+    current = [
+        r
+        for r in reversed(recs)
+        if not r["record"].get("stale") and not r.get("rule_changed")
+    ]
     names = [e["name"] for r in current for e in r.get("effects") or []]
     out = []
     for name in dict.fromkeys(names):
@@ -581,7 +603,9 @@ def _seed_records(app) -> dict[int, dict[str, str]]:
     if cached is None:
         from . import records
 
-        cached = app._rnnbook_seeds = records.seed_verdicts(book_root(app))
+        cached = app._rnnbook_seeds = records.seed_verdicts(
+            book_root(app), _loaded(app)
+        )
     return cached
 
 

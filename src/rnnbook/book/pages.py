@@ -165,7 +165,11 @@ def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
     by_claim = records.at_scale(root)
     out = []
     for c in claims:
-        current = [r for r in by_claim.get(c["id"], []) if not r["record"]["stale"]]
+        current = [
+            r
+            for r in by_claim.get(c["id"], [])
+            if not r["record"]["stale"] and not r.get("rule_changed")
+        ]
         if current:
             r = current[0]
             c = {

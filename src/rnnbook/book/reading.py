@@ -800,7 +800,7 @@ def _at_scale(claims: list[dict], scale_records: list[dict]) -> str:
         if r.get("stale") or r.get("kind") == "seeds":
             continue
         for rc in r.get("claims") or []:
-            if rc.get("id") in mine:
+            if rc.get("id") in mine and not rc.get("rule_changed"):
                 found = _clause({**mine[rc["id"]], **rc})
                 said.append(
                     f"{_short(mine[rc['id']])} at {r.get('kind')} scale "

@@ -95,12 +95,35 @@ def _measuring_hash(root: Path, chapter: str) -> str:
     return xc._sha(json.dumps(parts, sort_keys=True))
 
 
-def _summary(c: dict) -> dict:
+def _summary(c: dict, rules: dict[str, str]) -> dict:
     keep = ("id", "paper", "source", "verdict", "seeds", "profile", "measured")
     out = {k: c.get(k) for k in keep}
     out["trained"] = c.get("trained")
     out["effects"] = c.get("effects")
+    out["rule"] = rules.get(c.get("id"))
     return out
+
+
+def _rules(root: Path) -> dict[str, str]:
+    """Per declared claim, its rule's fingerprint (:func:`rnnbook.book.claims.fingerprint`)."""
+    return {
+        cid: _claims.fingerprint(d) for cid, d in _claims.all_declared(root).items()
+    }
+
+
+def current(c: dict, declared: dict) -> dict:
+    """A recorded claim under the rule declared now: as recorded where the rule is the one
+    it ran under; else decided again from the per-effect data it kept (``redecided``, with
+    the verdict it was recorded with), or, where it kept none, marked ``rule_changed``
+    (shown, not counted: it needs a re-run)."""
+    d = declared.get(c.get("id"))
+    if d is None or not c.get("rule") or c["rule"] == _claims.fingerprint(d):
+        return c
+    dec = _claims.redecide(d, c)
+    if dec is None:
+        return {**c, "rule_changed": True}
+    new = {"verdict": dec.verdict, "effects": dec.effects, "measured": dec.measured}
+    return {**c, **new, "trained": dec.trained, "redecided": {"verdict": c["verdict"]}}
 
 
 def write(
@@ -142,7 +165,8 @@ def write(
         "master_seed": params.get("seed"),
         "parameters": params,
     }
-    claims = [_summary(c) for c in records]
+    rules = _rules(root)
+    claims = [_summary(c, rules) for c in records]
     (tmp / "claims.json").write_text(json.dumps(claims, indent=1) + "\n")
     (tmp / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
     shutil.rmtree(folder, ignore_errors=True)
@@ -152,33 +176,43 @@ def write(
 
 def load(root: Path, kind: str | None = None) -> list[dict]:
     """Every committed record (``kind``: only that kind), each as its provenance with its
-    ``claims`` and whether it is ``stale``."""
+    ``claims`` (under the rule declared now: :func:`current`) and whether it is ``stale``."""
     base = Path(root) / RESULTS
-    out = []
+    out, declared, hashes = [], None, {}
     for prov_path in sorted(base.glob("*/*/*/*/provenance.json")):
         prov = json.loads(prov_path.read_text())
         if kind is not None and prov.get("kind") != kind:
             continue
-        prov["claims"] = json.loads((prov_path.parent / "claims.json").read_text())
-        try:
-            now = measuring_hash(root, prov["chapter"])
-        except OSError:  # the chapter is gone
-            now = None
+        if declared is None:
+            declared = _claims.all_declared(root)
+        kept = json.loads((prov_path.parent / "claims.json").read_text())
+        prov["claims"] = [current(c, declared) for c in kept]
+        chapter = prov["chapter"]
+        if chapter not in hashes:  # once per chapter: many records share one
+            try:
+                hashes[chapter] = measuring_hash(root, chapter)
+            except OSError:  # the chapter is gone
+                hashes[chapter] = None
+        now = hashes[chapter]
         prov["stale"] = now != prov.get("measuring_hash")
         prov["path"] = str(prov_path.parent.relative_to(root))
         out.append(prov)
     return out
 
 
-def seed_verdicts(root: Path) -> dict[int, dict[str, str]]:
+def seed_verdicts(
+    root: Path, loaded: list[dict] | None = None
+) -> dict[int, dict[str, str]]:
     """Per master seed, the verdict of each training claim in the ``seeds`` records that
-    are not stale (seed 0: the book ledger kept beside them)."""
+    are not stale (seed 0: the book ledger kept beside them); ``loaded``: :func:`load`'s
+    answer, where the caller has it."""
     out: dict[int, dict[str, str]] = {}
-    for r in load(root, "seeds"):
-        if r["stale"] or r.get("master_seed") is None:
+    for r in load(root) if loaded is None else loaded:
+        if r.get("kind") != "seeds" or r["stale"] or r.get("master_seed") is None:
             continue
         seed = int(r["master_seed"])
-        out.setdefault(seed, {}).update({c["id"]: c["verdict"] for c in r["claims"]})
+        kept = [c for c in r["claims"] if not c.get("rule_changed")]
+        out.setdefault(seed, {}).update({c["id"]: c["verdict"] for c in kept})
     return out
 
 
@@ -247,11 +281,11 @@ def declared(root: Path) -> dict[str, list[dict]]:
     return out
 
 
-def at_scale(root: Path) -> dict[str, list[dict]]:
+def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dict]]:
     """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest scale first
     (``gpu`` before ``cpu``), each ``{verdict, effects, seeds, stale, provenance}``."""
     out: dict[str, list[dict]] = {}
-    for r in load(root):
+    for r in load(root) if loaded is None else loaded:
         if r.get("kind") not in SCALES:
             continue
         prov = {k: v for k, v in r.items() if k != "claims"}

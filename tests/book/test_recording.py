@@ -76,6 +76,12 @@ def test_a_smoke_size_record_runs_the_slice_end_to_end(tmp_path):
     assert prov["measuring_hash"] == records.measuring_hash(ROOT, "mean_field/training")
     assert prov["device"] == "CPU" and prov["wall_seconds"] > 0
     assert not (ROOT / records.RESULTS / "cpu-smoke").exists()
+    # the figure the slice names, drawn by this run, kept beside it
+    (fig,) = json.loads((folder / "figures.json").read_text())
+    assert fig["number"] == 1 and (folder / fig["file"]).read_bytes().startswith(b"<")
+    # each effect keeps its data and the record its rule: a changed rule decides it again
+    assert all("data" in e for c in claims for e in c["effects"])
+    assert all(c["rule"] for c in claims)
 
 
 def test_a_box_shows_each_slice_declared_for_its_claim_before_it_runs():

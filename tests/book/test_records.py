@@ -213,3 +213,54 @@ def test_a_changed_rule_decides_a_record_again_from_its_kept_data(tmp_path):
     assert got["rule_changed"] and got["verdict"] == "reproduced"
     assert "not counted" in ledger_sphinx.record_html(got, "book/page")
     assert "at_scale" not in pages.attach_records([CLAIMS[0]], root)[0]
+
+
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
+
+
+def test_a_record_keeps_the_figures_that_carry_its_claims(tmp_path):
+    """The figures a slice names are taken from its executed chapter (the image drawn
+    right before each caption), kept beside the record and linked from its box."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    out = nbformat.v4.new_output("display_data", data={"image/svg+xml": SVG.decode()})
+    first = nbformat.v4.new_code_cell("fig_a()", outputs=[out])
+    second = nbformat.v4.new_code_cell("fig_b()", outputs=[out])
+    nb.cells = [
+        first,
+        nbformat.v4.new_markdown_cell("**Figure 1.** The gap of $x^2$ against steps."),
+        nbformat.v4.new_markdown_cell("Some text between."),
+        second,
+        nbformat.v4.new_markdown_cell("**Figure 2.** Another one."),
+    ]
+    path = tmp_path / "x.ipynb"
+    path.write_text(nbformat.writes(nb))
+    (fig,) = records.figures_of(path, [2])
+    assert (fig["number"], fig["suffix"], fig["data"]) == (2, "svg", SVG)
+    try:
+        records.figures_of(path, [3])
+        raise AssertionError("a missing figure must be an error")
+    except ValueError as err:
+        assert "[3]" in str(err)
+    root = tmp_path
+    (root / "notebooks" / "lsc").mkdir(parents=True)
+    (root / "notebooks" / "lsc" / "x.py").write_text(CHAPTER)
+    claim = {**CLAIMS[0], "verdict": "reproduced", "trained": {"passed": True}}
+    figs = records.figures_of(path, [1])
+    records.write(root, "cpu", "lsc/x", "fig", [claim], {"seed": 9}, 60.0, figures=figs)
+    (got,) = records.load(root)
+    assert got["figures"] == [
+        {
+            "number": 1,
+            "caption": "The gap of $x^2$ against steps.",
+            "file": "figure-1.svg",
+        }
+    ]
+    conf = f'rnnbook_root = "{root}"\nmyst_enable_extensions = ["colon_fence"]\n'
+    proc, html = build(tmp_path, "# Page\n\n" + BOX, conf)
+    assert proc.returncode == 0, proc.stderr
+    text = (html / "book" / "page.html").read_text()
+    link = '<a class="record-figure" href="../results/cpu/lsc/x/fig/figure-1.svg">'
+    assert link + "Figure 1 of the chapter, drawn by this record's run</a>" in text
+    assert (html / "results" / "cpu" / "lsc" / "x" / "fig" / "figure-1.svg").exists()

@@ -487,7 +487,19 @@ def record_html(rec: dict, docname: str) -> str:
         f"{prov.get('wall_seconds', 0) / 60:.0f} min): "
         f"{pages.badge_html(rec['verdict'])}{stale}"
         + (f"; {effects}" if effects else "")
-        + f' (<a href="{href}">provenance</a>)</li>'
+        + f' (<a href="{href}">provenance</a>)'
+        + "".join(figure_html(f, prov, up) for f in prov.get("figures") or [])
+        + "</li>"
+    )
+
+
+def figure_html(f: dict, prov: dict, up: str) -> str:
+    """A link to one figure of a record, drawn by the record's own run (SVG, opened whole:
+    a box keeps its height)."""
+    src = html.escape(f"{up}{prov['path']}/{f['file']}")
+    return (
+        f'; <a class="record-figure" href="{src}">Figure {int(f["number"])} of the '
+        f"chapter, drawn by this record's run</a>"
     )
 
 

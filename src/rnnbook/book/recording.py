@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from . import claims as _claims
-from .records import SCALES, record_run, slices, training_chapters, write
+from .records import SCALES, figures_of, record_run, slices, training_chapters, write
 
 __all__ = ["run_record", "run_seeds", "SCALES"]
 
@@ -97,6 +97,7 @@ def run_record(
     mine = [c for c in claims if c["id"] in s["claims"]]
     kind = scale if sizes is None else f"{scale}-smoke"
     ran_on = recorded_device(nb) or {}
+    figures = figures_of(nb, s.get("figures") or [])
     return write(
         root,
         kind,
@@ -107,4 +108,5 @@ def run_record(
         time.time() - t0,
         ran_on.get("name") or device or "cpu",
         results=results,
+        figures=figures,
     )

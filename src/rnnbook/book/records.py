@@ -21,6 +21,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -126,6 +127,44 @@ def current(c: dict, declared: dict) -> dict:
     return {**c, **new, "trained": dec.trained, "redecided": {"verdict": c["verdict"]}}
 
 
+_CAPTION = re.compile(r"^\*\*Figure (\d+)\.\*\*\s*(.*)", re.S)
+_IMAGES = {"image/svg+xml": "svg", "image/png": "png"}
+
+
+def figures_of(notebook: Path, numbers) -> list[dict]:
+    """The figures ``numbers`` of an executed chapter, as its captions number them: each
+    ``{number, caption, suffix, data}``: the last image drawn by the code cells right before
+    its caption (a caption follows its figure's cell); a number the chapter lacks is an
+    error."""
+    import base64
+
+    cells = json.loads(Path(notebook).read_text())["cells"]
+    found, drawn = {}, []
+    for cell in cells:
+        text = "".join(cell.get("source") or [])
+        if cell["cell_type"] == "code":
+            for out in cell.get("outputs") or []:
+                data = out.get("data") or {}
+                kind = next((k for k in _IMAGES if k in data), None)
+                if kind is not None:
+                    raw = data[kind]
+                    raw = "".join(raw) if isinstance(raw, list) else raw
+                    drawn.append((_IMAGES[kind], raw))
+            continue
+        m = _CAPTION.match(text.strip())
+        if m and int(m[1]) in numbers and drawn:
+            suffix, raw = drawn[-1]
+            blob = raw.encode() if suffix == "svg" else base64.b64decode(raw)
+            found[int(m[1])] = {"number": int(m[1]), "caption": " ".join(m[2].split())}
+            found[int(m[1])] |= {"suffix": suffix, "data": blob}
+        if text.strip():
+            drawn = []
+    missing = sorted(set(numbers) - set(found))
+    if missing:
+        raise ValueError(f"{notebook}: no figure right before the caption of {missing}")
+    return [found[n] for n in numbers]
+
+
 def write(
     root: Path,
     kind: str,
@@ -136,10 +175,12 @@ def write(
     seconds: float,
     device: str = "cpu",
     results: Path | None = None,
+    figures: list[dict] = (),
 ) -> Path:
-    """Write one record (its claims and provenance) under ``results/<kind>/<chapter>/<name>``
-    (``results``: another folder than the checkout's ``results/``) atomically (a folder
-    renamed into place: a killed run leaves no half record)."""
+    """Write one record (its claims, provenance and the chapter's ``figures`` that carry
+    them, :func:`figures_of`) under ``results/<kind>/<chapter>/<name>`` (``results``:
+    another folder than the checkout's ``results/``) atomically (a folder renamed into
+    place: a killed run leaves no half record)."""
     import shutil
 
     import torch
@@ -169,9 +210,23 @@ def write(
     claims = [_summary(c, rules) for c in records]
     (tmp / "claims.json").write_text(json.dumps(claims, indent=1) + "\n")
     (tmp / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
+    if figures:
+        keep_figures(tmp, figures)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
     return folder
+
+
+def keep_figures(folder: Path, figures: list[dict]) -> None:
+    """The figures that carry a record's claims (:func:`figures_of`) into its folder, with
+    ``figures.json`` (number, caption, file); also for a record that ran before its slice
+    named them, from the executed notebook of that same run."""
+    index = []
+    for f in figures:
+        name = f"figure-{f['number']}.{f['suffix']}"
+        (Path(folder) / name).write_bytes(f["data"])
+        index.append({"number": f["number"], "caption": f["caption"], "file": name})
+    (Path(folder) / "figures.json").write_text(json.dumps(index, indent=1) + "\n")
 
 
 def load(root: Path, kind: str | None = None) -> list[dict]:
@@ -195,6 +250,8 @@ def load(root: Path, kind: str | None = None) -> list[dict]:
                 hashes[chapter] = None
         now = hashes[chapter]
         prov["stale"] = now != prov.get("measuring_hash")
+        figs = prov_path.parent / "figures.json"
+        prov["figures"] = json.loads(figs.read_text()) if figs.exists() else []
         prov["path"] = str(prov_path.parent.relative_to(root))
         out.append(prov)
     return out
@@ -235,7 +292,7 @@ def record_ledger(root: Path, ledger: Path, seed: int = 0) -> list[Path]:
 
 
 SCALES = ("cpu", "gpu")
-_SLICE_KEYS = {"claims", "parameters", "scale", "seed", "why", "minutes"}
+_SLICE_KEYS = {"claims", "parameters", "scale", "seed", "why", "minutes", "figures"}
 
 
 def slices(root: Path, chapter: str) -> dict[str, dict]:

@@ -195,3 +195,21 @@ def test_bottom_line_names_what_records_at_scale_decide():
     text = R.bottom_line([record()], None, [rec])
     assert "Fig. 3 at gpu scale (cuda): reproduced, gap is 0.59 [0.56, 0.75]" in text
     assert "gpu scale" not in R.bottom_line([record()], None, [{**rec, "stale": True}])
+
+
+def test_a_records_parameters_read_as_words_not_code_names():
+    text = R.parameters_text(
+        {
+            "profile": "book",
+            "seeds": 26,
+            "kinds": ["sigma_rnn", "alif_plus", "alif_pm"],
+            "n_student": 4000,
+            "lru_T": 8,
+            "seed": 402,
+        }
+    )
+    assert text == (
+        "seeds 26; networks σ RNN and ALIF+ and ALIF±; student width 4000; "
+        "LRU sequence length 8; master seed 402; other sizes as at the book profile"
+    )
+    assert "_" not in R.parameters_text({"steps_fig3": 6, "lm_hidden_lstm": 32})

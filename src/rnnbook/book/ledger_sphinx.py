@@ -441,22 +441,13 @@ def _at_scale(app) -> dict[str, list[dict]]:
     return cached
 
 
-def sizes_text(params: dict) -> str:
-    """A record's parameters for reading: ``name value`` pairs, a list as its items."""
-
-    def value(v) -> str:
-        return " and ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
-
-    return "; ".join(f"{k} {value(v)}" for k, v in params.items())
-
-
 def record_html(rec: dict, docname: str) -> str:
     """One record of a claim, in words: scale, sizes, device, date, verdict, effects, and a
     link to its provenance (marked stale, and not counted, when its code changed)."""
     prov = rec["record"]
     up = "../" * docname.count("/")
     href = html.escape(f"{up}{prov['path']}/provenance.json")
-    sizes = sizes_text(
+    sizes = reading.parameters_text(
         {k: v for k, v in prov.get("parameters", {}).items() if k != "device"}
     )
     effects = "; ".join(
@@ -515,7 +506,7 @@ def _declared(app) -> dict[str, list[dict]]:
 def declared_html(s: dict) -> str:
     """A record slice declared before it runs (its sizes and the power analysis behind
     them), for a box whose claim has no record of that slice yet."""
-    sizes = sizes_text(s.get("parameters", {}))
+    sizes = reading.parameters_text(s.get("parameters", {}))
     return (
         f"<li>declared, not yet run: the {html.escape(s['scale'])} record "
         f"<code>{html.escape(s['chapter'])}:{html.escape(s['name'])}</code> (master seed "

@@ -559,6 +559,57 @@ _CMP = {
 _ORD = {0: "the first", 1: "the second", -1: "the last", -2: "the last but one"}
 
 
+_NAMES = {
+    "sigma": "σ",
+    "relu": "ReLU",
+    "rnn": "RNN",
+    "gru": "GRU",
+    "lstm": "LSTM",
+    "lru": "LRU",
+    "alif": "ALIF",
+    "plus": "+",
+    "pm": "±",
+    "ptb": "PTB",
+    "shd": "SHD",
+    "slmnist": "sl-MNIST",
+    "T": "sequence length",
+    "Ts": "sequence lengths",
+    "lm": "language model",
+    "fig2": "(Fig. 2)",
+    "fig3": "(Fig. 3)",
+}
+_PARAMETERS = {
+    "seed": "master seed",
+    "seeds": "seeds",
+    "n_seeds": "seeds",
+    "n_student": "student width",
+    "kinds": "networks",
+    "acts": "activations",
+}
+
+
+def parameters_text(params: dict) -> str:
+    """A run's parameters for reading: ``n_student 4000`` reads ``student width 4000``,
+    ``kinds ['sigma_rnn', 'gru']`` reads ``networks σ RNN and GRU``."""
+
+    def words(x: Any) -> str:
+        if isinstance(x, (list, tuple)):
+            return " and ".join(map(words, x))
+        if not isinstance(x, str):
+            return str(x)
+        out = " ".join(_NAMES.get(w, _WORDS.get(w, w)) for w in x.split("_") if w)
+        return re.sub(r" ([+±])", r"\1", out)
+
+    parts = [
+        f"{_PARAMETERS.get(k) or words(k)} {words(v)}"
+        for k, v in params.items()
+        if k != "profile"
+    ]
+    if "profile" in params:
+        parts.append(f"other sizes as at the {words(params['profile'])} profile")
+    return "; ".join(parts)
+
+
 def humanize(name: str) -> str:
     """A code name in words: ``ref_acc`` reads ``reference accuracy``."""
     words = [w for w in re.split(r"_+", name) if w]

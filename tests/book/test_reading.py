@@ -213,3 +213,11 @@ def test_a_records_parameters_read_as_words_not_code_names():
         "LRU sequence length 8; master seed 402; other sizes as at the book profile"
     )
     assert "_" not in R.parameters_text({"steps_fig3": 6, "lm_hidden_lstm": 32})
+
+
+def test_an_effect_keyed_by_position_is_named_in_words():
+    assert R.plain_values("depth index 0 and depth index -1") == (
+        "the shallowest depth and the deepest depth"
+    )
+    assert R.plain_values("width index 1") == "the second width"
+    assert "index" not in R.effect_finding(effect(name="depth index -1"))

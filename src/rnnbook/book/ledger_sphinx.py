@@ -585,7 +585,7 @@ def scale_charts(book: dict | None, recs: list[dict]) -> str:
                 rows.append(_row(label, c, e))
                 marks = {k: e.get(k) for k in ("null", "smallest", "paper")}
         chart = svg(
-            f"{name}: from book to the records",
+            f"{reading.plain_values(str(name))}: from book to the records",
             rows,
             marks.get("null"),
             marks.get("smallest"),

@@ -100,11 +100,23 @@ def _is_math_name(name: str) -> bool:
     return (head in GREEK or len(head) == 1) and "_" not in rest and len(rest) <= 3
 
 
+_INDEX = re.compile(r"\b([a-z]+) index (-?\d+)\b")
+_ENDS = {"depth": {0: "the shallowest depth", -1: "the deepest depth"}}
+
+
+def _index_words(m: re.Match) -> str:
+    noun, i = m[1], int(m[2])
+    return _ENDS.get(noun, {}).get(i) or (f"{_ORD[i]} {noun}" if i in _ORD else m[0])
+
+
 def plain_values(text: str) -> str:
     """A text's Python literals in words: a list of numbers ``[16, 64, 256]`` as ``16, 64
     and 256``, booleans as yes/no, ``nan`` as no value; an estimate and its interval
     (``0.59 [0.41, 0.75]``) stays."""
     text = re.sub(r"(?<=[\w)])\*\*(?=[\w(])", "^", text)
+    text = _INDEX.sub(
+        _index_words, text
+    )  # an effect keyed by position: "depth index -1"
     text = _NAN_IV.sub("no value (nothing to compare)", text)
     text = _LIST.sub(_list_words, text)
     text = re.sub(r"(?<![\w'])(True|False)(?![\w'])", lambda m: _BOOL[m[1]], text)
@@ -313,7 +325,7 @@ def interval(e: dict, adjusted: bool = False) -> str | None:
 
 
 def _name(e: dict) -> str:
-    return str(e.get("name", "the effect"))
+    return _INDEX.sub(_index_words, str(e.get("name", "the effect")))
 
 
 def _line(e: dict) -> float:

@@ -91,5 +91,6 @@ def test_a_box_shows_each_slice_declared_for_its_claim_before_it_runs():
     assert (s["chapter"], s["name"], s["seed"]) == ("mean_field/training", "fig2", 101)
     text = ledger_sphinx.declared_html(s)
     assert "declared, not yet run" in text and "master seed 101" in text
-    assert "n_seeds 12" in text and "[" not in text  # sizes for reading, no lists
+    assert "seeds 12" in text and "n_seeds" not in text  # sizes in words
+    assert "[" not in text  # no lists
     assert "power analysis" in text  # the why, in words

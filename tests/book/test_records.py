@@ -264,3 +264,18 @@ def test_a_record_keeps_the_figures_that_carry_its_claims(tmp_path):
     link = '<a class="record-figure" href="../results/cpu/lsc/x/fig/figure-1.svg">'
     assert link + "Figure 1 of the chapter, drawn by this record's run</a>" in text
     assert (html / "results" / "cpu" / "lsc" / "x" / "fig" / "figure-1.svg").exists()
+
+
+def test_a_records_line_names_its_main_sizes_and_folds_every_parameter():
+    prov = {"kind": "cpu", "date": "2026-11-29", "device": "CPU", "path": "results/x"}
+    many = {"profile": "book", "seeds": 35, "kinds": ["gru"], "depths": [2, 3]}
+    many |= {"width": 8, "T_ptb": 5, "n_test": 50, "seed": 302}
+    rec = {"record": {**prov, "parameters": many}, "verdict": "inconclusive"}
+    text = ledger_sphinx.record_html(rec, "notebooks/lsc/page")
+    line, _, folded = text.partition("<details")
+    assert "(seeds 35; networks GRU; depths 2 and 3; master seed 302;" in line
+    assert "width 8" not in line and "width 8" in folded and "n_test" not in text
+    few = {"profile": "book", "seeds": 8, "steps": 1000, "seed": 201}
+    rec["record"]["parameters"] = few
+    text = ledger_sphinx.record_html(rec, "notebooks/lsc/page")
+    assert "<details" not in text and "steps 1000; master seed 201; other sizes" in text

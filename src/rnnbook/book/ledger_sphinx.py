@@ -447,8 +447,18 @@ def record_html(rec: dict, docname: str) -> str:
     prov = rec["record"]
     up = "../" * docname.count("/")
     href = html.escape(f"{up}{prov['path']}/provenance.json")
-    sizes = reading.parameters_text(
-        {k: v for k, v in prov.get("parameters", {}).items() if k != "device"}
+    params = {k: v for k, v in prov.get("parameters", {}).items() if k != "device"}
+    full = reading.parameters_text(params)
+    # the sizes that tell the run (its first ones and its master seed) in the line; every
+    # parameter, for a slice that sets the chapter's other parts small, folded below it
+    short = {k: v for k, v in params.items() if k != "profile"}
+    short = {k: short[k] for k in [*list(short)[:3], "seed"] if k in short}
+    sizes = reading.parameters_text(short) if len(params) > 5 else full
+    more = (
+        '<details class="record-sizes"><summary>every parameter of its run</summary>'
+        f"{html.escape(full)}</details>"
+        if sizes != full
+        else ""
     )
     effects = "; ".join(
         f"{reading.prose_html(str(e['name']))}: {e['estimate']:.3g} "
@@ -480,6 +490,7 @@ def record_html(rec: dict, docname: str) -> str:
         + (f"; {effects}" if effects else "")
         + f' (<a href="{href}">provenance</a>)'
         + "".join(figure_html(f, prov, up) for f in prov.get("figures") or [])
+        + more
         + "</li>"
     )
 
@@ -565,15 +576,14 @@ def scale_charts(book: dict | None, recs: list[dict]) -> str:
     smallest scale first (:mod:`.scale_chart`); stale records are left out."""
     from .scale_chart import svg
 
-    current = [
-        r
-        for r in reversed(recs)
-        if not r["record"].get("stale") and not r.get("rule_changed")
-    ]
+    current = sorted(
+        (r for r in recs if not r["record"].get("stale") and not r.get("rule_changed")),
+        key=lambda r: (r["record"]["kind"] != "cpu", r.get("seeds") or 0),
+    )
     names = [e["name"] for r in current for e in r.get("effects") or []]
     out = []
     for name in dict.fromkeys(names):
-        runs = [("book", book)] + [
+        runs = [(str((book or {}).get("profile") or "book"), book)] + [
             (r["record"]["kind"] + " record", r) for r in current
         ]
         rows, marks = [], {}

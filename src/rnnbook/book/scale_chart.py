@@ -22,7 +22,9 @@ COLOURS = {
     "inconclusive": "#c28f1b",
 }
 #: a narrow chart (in the units of its text): on a 400 px phone its text keeps about 10 px
-WIDTH, LABEL, ROW, TOP = 420, 150, 24, 32
+WIDTH, LABEL, ROW = 420, 150, 24
+#: the height of a row of mark names, and the width of one of their characters (font 11)
+MARK_ROW, CHAR = 12, 6.2
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,38 @@ def plain_math(text: str) -> str:
     return "".join(tex_plain(t) if m else t for t, m in ascii_tex(text))
 
 
+def _mark_labels(marks: list, x) -> tuple[list[str], int]:
+    """The names of the vertical marks above the chart, each inside the chart and on the
+    first row where it overlaps no other (marks at one value share a name: ``no effect and
+    line 0``); the rows' total height."""
+    merged: dict[str, list[str]] = {}
+    for name, v, _ in marks:
+        merged.setdefault(f"{v:.3g}", []).append(name)
+    placed: list[list[tuple[float, float]]] = []
+    out = []
+    for value, names in merged.items():
+        text = f"{' and '.join(names)} {value}"
+        xv, w = x(float(value)), CHAR * len(text)
+        left = min(max(xv - w / 2, 2), WIDTH - 2 - w)
+        span = (left - 4, left + w + 4)
+        row = next(
+            (
+                i
+                for i, r in enumerate(placed)
+                if all(b < span[0] or a > span[1] for a, b in r)
+            ),
+            len(placed),
+        )
+        if row == len(placed):
+            placed.append([])
+        placed[row].append(span)
+        out.append(
+            f'<text x="{left:.1f}" y="{11 + MARK_ROW * row}" font-size="11" '
+            f'fill="currentColor">{html.escape(text)}</text>'
+        )
+    return out, MARK_ROW * max(len(placed), 1) + 10
+
+
 def svg(
     title: str,
     rows: list[Row],
@@ -70,27 +104,30 @@ def svg(
     def x(v: float) -> float:
         return LABEL + (v - lo) / (hi - lo) * plot
 
-    height = TOP + ROW * len(rows) + 8
+    marks = [
+        (name, float(v), dash)
+        for name, v, dash in (
+            ("no effect", null, ""),
+            ("line", line, "4 3"),
+            ("paper", paper, "1 3"),
+        )
+        if _finite(v)
+    ]
+    labels, top = _mark_labels(marks, x)
+    height = top + ROW * len(rows) + 8
     out = [
         f'<svg class="scale-chart" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-label="{html.escape(title)}" style="width:100%;max-width:{WIDTH}px">',
         f"<title>{html.escape(title)}</title>",
+        *labels,
     ]
-    marks = (("no effect", null, ""), ("line", line, "4 3"), ("paper", paper, "1 3"))
-    for i, (name, v, dash) in enumerate(marks):
-        if not _finite(v):
-            continue
-        xv = x(float(v))
+    for _, v, dash in marks:
         out.append(
-            f'<line x1="{xv:.1f}" x2="{xv:.1f}" y1="{TOP - 6}" y2="{height - 4}" '
+            f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{top - 6}" y2="{height - 4}" '
             f'stroke="currentColor" stroke-opacity="0.6" stroke-dasharray="{dash}"/>'
         )
-        out.append(
-            f'<text x="{xv:.1f}" y="{10 + 10 * (i % 2)}" font-size="11" '
-            f'text-anchor="middle" fill="currentColor">{name} {float(v):.3g}</text>'
-        )
     for i, r in enumerate(rows):
-        y = TOP + ROW * i + ROW / 2
+        y = top + ROW * i + ROW / 2
         colour = COLOURS.get(r.decision, "currentColor")
         out.append(
             f'<text x="{LABEL - 8}" y="{y + 4:.1f}" font-size="12" text-anchor="end" '

@@ -193,7 +193,7 @@ def test_bottom_line_names_what_records_at_scale_decide():
         ],
     }
     text = R.bottom_line([record()], None, [rec])
-    assert "Fig. 3 at gpu scale (cuda): reproduced, gap is 0.59 [0.56, 0.75]" in text
+    assert "Records at scale" in text and "reproduced: Fig. 3 (gpu)" in text
     assert "gpu scale" not in R.bottom_line([record()], None, [{**rec, "stale": True}])
 
 
@@ -221,3 +221,24 @@ def test_an_effect_keyed_by_position_is_named_in_words():
     )
     assert R.plain_values("width index 1") == "the second width"
     assert "index" not in R.effect_finding(effect(name="depth index -1"))
+
+
+def test_records_at_scale_name_each_claims_largest_record_by_verdict():
+    def rec(kind, seeds, verdict, cid="lsc.x"):
+        claim = {"id": cid, "verdict": verdict, "seeds": seeds}
+        return {"kind": kind, "stale": False, "claims": [claim]}
+
+    two = [record(), {**record(), "id": "lsc.y"}]
+    text = R.bottom_line(
+        two,
+        None,
+        [
+            rec("cpu", 12, "inconclusive"),
+            rec("cpu", 160, "not-reproduced"),
+            rec("cpu", 35, "inconclusive"),
+            rec("cpu", 8, "inconclusive", "lsc.y"),
+        ],
+    )
+    assert "not reproduced: Fig. 3 (x) (160 seeds, cpu)" in text
+    assert "still undecided: Fig. 3 (y) (8 seeds, cpu)" in text
+    assert "12 seeds" not in text and "35 seeds" not in text

@@ -854,25 +854,50 @@ def _failures(claims: list[dict], most: int = 4) -> str:
     return "; ".join(items)
 
 
+_VERDICT_WORDS = {
+    "reproduced": "reproduced",
+    "partly-reproduced": "partly reproduced",
+    "not-reproduced": "not reproduced",
+    "inconclusive": "still undecided",
+    "not-attempted": "not attempted",
+}
+
+
 def _at_scale(claims: list[dict], scale_records: list[dict]) -> str:
     """What the records at scale (``results/<scale>/``, not stale) decide of these claims,
-    each on its own data."""
+    each on its own data: per claim its largest record (a GPU's before the CPU's, then the
+    most seeds), the claims grouped by that record's verdict."""
     mine = {c["id"]: c for c in claims}
-    said = []
+    best: dict[str, tuple] = {}
     for r in scale_records:
         if r.get("stale") or r.get("kind") == "seeds":
             continue
         for rc in r.get("claims") or []:
             if rc.get("id") in mine and not rc.get("rule_changed"):
-                found = _clause({**mine[rc["id"]], **rc})
-                said.append(
-                    f"{_short(mine[rc['id']])} at {r.get('kind')} scale "
-                    f"({r.get('device') or 'cpu'}): {rc.get('verdict')}"
-                    + (f", {_cap(found, 90)}" if rc.get("effects") else "")
-                )
-    if not said:
+                size = (r.get("kind") == "gpu", rc.get("seeds") or 0)
+                if rc["id"] not in best or size > best[rc["id"]][0]:
+                    best[rc["id"]] = (size, r, rc)
+    if not best:
         return ""
-    return "Records at scale, each decided on its own data: " + "; ".join(said) + "."
+    sources = [_short(mine[i]) for i in best]
+    groups: dict[str, list[str]] = {}
+    for i, (_, r, rc) in best.items():
+        name = _short(mine[i])
+        if sources.count(name) > 1:  # two claims of one source: its name in words
+            name += " (" + i.rsplit(".", 1)[-1].replace("-", " ") + ")"
+        seeds = f"{rc['seeds']} seeds, " if rc.get("seeds") else ""
+        groups.setdefault(str(rc.get("verdict")), []).append(
+            f"{name} ({seeds}{r.get('kind')})"
+        )
+    said = [
+        f"{_VERDICT_WORDS.get(v, v)}: {', '.join(groups[v])}"
+        for v in _VERDICT_WORDS
+        if v in groups
+    ]
+    return (
+        "Records at scale (runs sized to decide, each decided on its own data; per "
+        "claim the largest): " + "; ".join(said) + "."
+    )
 
 
 def _clause(c: dict) -> str:

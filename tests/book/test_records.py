@@ -279,3 +279,13 @@ def test_a_records_line_names_its_main_sizes_and_folds_every_parameter():
     rec["record"]["parameters"] = few
     text = ledger_sphinx.record_html(rec, "notebooks/lsc/page")
     assert "<details" not in text and "steps 1000; master seed 201; other sizes" in text
+
+
+def test_a_record_whose_gate_failed_says_so_in_its_line():
+    prov = {"kind": "cpu", "date": "2026-11-29", "device": "CPU", "path": "results/x"}
+    gate = {"rule": "max_dev <= tol", "value": 0.121, "passed": False}
+    rec = {"record": {**prov, "parameters": {"seeds": 160}}, "verdict": "inconclusive"}
+    text = ledger_sphinx.record_html({**rec, "trained": gate}, "notebooks/lsc/page")
+    assert "its gate failed" in text and "0.121" in text
+    passed = {**gate, "passed": True, "value": 0.04}
+    assert "gate" not in ledger_sphinx.record_html({**rec, "trained": passed}, "a/b")

@@ -472,6 +472,12 @@ def record_html(rec: dict, docname: str) -> str:
         if prov.get("stale")
         else ""
     )
+    gate = rec.get("trained") or {}
+    if gate.get("passed") is False:
+        stale += (
+            " (its gate failed, so its effects decide nothing: "
+            f"{html.escape(reading.gate_words(gate))})"
+        )
     if rec.get("rule_changed"):
         stale += (
             ' <strong class="record-stale">its rule changed since it ran and it kept no '

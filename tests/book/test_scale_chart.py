@@ -45,3 +45,18 @@ def test_the_charts_title_writes_its_ascii_math_as_plain_unicode():
     out = svg("rho_t = 1 grows", [Row("book", 0.1, -0.1, 0.3, "inconclusive")], 0, 0.3)
     assert "<title>ρₜ = 1 grows</title>" in out and 'aria-label="ρₜ = 1 grows"' in out
     assert "rho_t" not in out
+
+
+def test_a_long_row_label_and_the_marks_stay_inside_the_chart():
+    import re
+
+    from rnnbook.book import scale_chart as S
+
+    rows = [S.Row("cpu record (160 seeds)", 0.27, 0.2, 0.34, "inconclusive")]
+    out = S.svg("growth", rows, 0.0, 0.301, 0.602)
+    (x,) = re.findall(r'<text x="([\d.]+)"[^>]*text-anchor="end"[^>]*>cpu record', out)
+    assert float(x) - S.LABEL_CHAR * len(rows[0].label) >= 0
+    for left, text in re.findall(
+        r'<text x="([\d.]+)" y="\d+" font-size="11"[^>]*>([^<]+)', out
+    ):
+        assert 0 <= float(left) and float(left) + S.CHAR * len(text) <= S.WIDTH

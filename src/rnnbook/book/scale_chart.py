@@ -23,6 +23,8 @@ COLOURS = {
 }
 #: a narrow chart (in the units of its text): on a 400 px phone its text keeps about 10 px
 WIDTH, LABEL, ROW = 420, 150, 24
+#: the width of a character of the rows' labels (font 12, a little over its mean)
+LABEL_CHAR = 7.0
 #: the height of a row of mark names, and the width of one of their characters (font 11)
 MARK_ROW, CHAR = 12, 6.2
 
@@ -99,10 +101,14 @@ def svg(
     lo, hi = min(xs), max(xs)
     pad = (hi - lo) * 0.08 or 0.5
     lo, hi = lo - pad, hi + pad
-    plot = WIDTH - LABEL - 10
+    # the label column as wide as the longest label needs (and never most of the chart)
+    label = min(
+        max(LABEL, LABEL_CHAR * max(len(r.label) for r in rows) + 12), WIDTH / 2
+    )
+    plot = WIDTH - label - 10
 
     def x(v: float) -> float:
-        return LABEL + (v - lo) / (hi - lo) * plot
+        return label + (v - lo) / (hi - lo) * plot
 
     marks = [
         (name, float(v), dash)
@@ -130,7 +136,7 @@ def svg(
         y = top + ROW * i + ROW / 2
         colour = COLOURS.get(r.decision, "currentColor")
         out.append(
-            f'<text x="{LABEL - 8}" y="{y + 4:.1f}" font-size="12" text-anchor="end" '
+            f'<text x="{label - 8}" y="{y + 4:.1f}" font-size="12" text-anchor="end" '
             f'fill="currentColor">{html.escape(r.label)}</text>'
         )
         out.append(

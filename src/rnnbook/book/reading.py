@@ -114,9 +114,8 @@ def plain_values(text: str) -> str:
     and 256``, booleans as yes/no, ``nan`` as no value; an estimate and its interval
     (``0.59 [0.41, 0.75]``) stays."""
     text = re.sub(r"(?<=[\w)])\*\*(?=[\w(])", "^", text)
-    text = _INDEX.sub(
-        _index_words, text
-    )  # an effect keyed by position: "depth index -1"
+    # an effect keyed by position: "depth index -1" reads "the deepest depth"
+    text = _INDEX.sub(_index_words, text)
     text = _NAN_IV.sub("no value (nothing to compare)", text)
     text = _LIST.sub(_list_words, text)
     text = re.sub(r"(?<![\w'])(True|False)(?![\w'])", lambda m: _BOOL[m[1]], text)
@@ -898,11 +897,3 @@ def _at_scale(claims: list[dict], scale_records: list[dict]) -> str:
         "Records at scale (runs sized to decide, each decided on its own data; per "
         "claim the largest): " + "; ".join(said) + "."
     )
-
-
-def _clause(c: dict) -> str:
-    """What failed or held in part, shortly (a claim's finding without its verdict
-    word)."""
-    f = finding(c)
-    f = re.sub(r"^(Fails|Partly|Partly holds|Holds|Undecided): ", "", f).rstrip(".")
-    return f

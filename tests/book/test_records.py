@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from rnnbook.book import execution_cache as xc
 from rnnbook.book import ledger_sphinx, records
 
 from .test_ledger_sphinx import CLAIMS, build
@@ -127,12 +128,32 @@ def test_the_scorecard_shows_the_verdict_at_scale_and_counts_no_stale_record(tmp
     assert "no claim has a current record" in pages.scorecard(rows)
 
 
-def test_only_drawing_modules_leave_the_measuring_hash():
-    assert records._draws("rnnbook.plotting")
-    assert records._draws("rnnbook.lsc.training_figures")
-    assert records._draws("rnnbook.mean_field.figures")
-    assert not records._draws("rnnbook.lsc.deep_rnns")
-    assert not records._draws("rnnbook.stats")
+def test_only_drawing_modules_leave_the_measuring_hash(tmp_path):
+    """A record stays current when a module that only draws changes, and goes stale when
+    a measuring one does; a record of version 1 (drawing modules hashed) goes stale on
+    either, as it was written."""
+    root = _root(tmp_path)
+    pkg = root / "src" / "rnnbook" / "lsc"
+    pkg.mkdir(parents=True)
+    for name in ("__init__", "runs", "training_figures"):
+        (pkg / f"{name}.py").write_text("X = 1\n")
+    (root / "notebooks" / "lsc" / "x.py").write_text(
+        CHAPTER + "from rnnbook.lsc import runs, training_figures\n"
+    )
+    _record(root, 4, "inconclusive")
+    old = _record(root, 5, "inconclusive") / "provenance.json"
+    prov = json.loads(old.read_text())
+    prov.update(
+        measuring_version=1, measuring_hash=records.measuring_hash(root, "lsc/x", 1)
+    )
+    old.write_text(json.dumps(prov))
+    assert [r["stale"] for r in records.load(root)] == [False, False]
+    (pkg / "training_figures.py").write_text("X = 2\n")  # a colour
+    assert [r["stale"] for r in records.load(root)] == [False, True]
+    (pkg / "runs.py").write_text("X = 2\n")  # what measures
+    assert [r["stale"] for r in records.load(root)] == [True, True]
+    assert xc.draws("rnnbook.plotting") and xc.draws("rnnbook.mean_field.figures")
+    assert not xc.draws("rnnbook.lsc.deep_rnns") and not xc.draws("rnnbook.stats")
 
 
 def test_a_finished_run_is_kept_with_only_its_own_chapters_claims(tmp_path):

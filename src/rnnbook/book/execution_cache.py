@@ -30,7 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..cache import write_atomic
+from ..cache import RESULT_CACHES, clear_result_caches, write_atomic
+from . import arithmetic
 
 DATA_MODULES = ("rnnbook.datasets",)
 
@@ -61,6 +62,14 @@ class ModuleIndex:
             if candidate.is_file():
                 return candidate
         return None
+
+    def modules(self) -> list[str]:
+        """Every module under ``src/`` (a package as its own name)."""
+        out = []
+        for p in sorted(self.src.rglob("*.py")):
+            parts = p.relative_to(self.src).with_suffix("").parts
+            out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        return out
 
     def is_package(self, module: str) -> bool:
         p = self.path(module)
@@ -137,6 +146,52 @@ def data_fingerprint() -> str:
     return _sha("\n".join(f"{p.name}:{p.stat().st_size}" for p in files))
 
 
+def draws(module: str) -> bool:
+    """A module that only draws (``rnnbook.plotting``, a room's ``figures`` or
+    ``*_figures`` module): a colour or a legend changes no measurement."""
+    last = module.rsplit(".", 1)[-1]
+    return (
+        module == "rnnbook.plotting" or last == "figures" or last.endswith("_figures")
+    )
+
+
+RESULT_ROOMS = ("rnnbook.lsc",)  # the rooms whose runs and task data are stored
+
+
+def result_caches_stamp(index: ModuleIndex) -> str:
+    """What the stored runs and task data (``RESULT_CACHES``) were made with: the sources
+    of every module of the rooms that store them and of what those import (drawing and
+    the build room left out), and the arithmetic. Their own keys hash only a few of those
+    modules: an edit elsewhere (the ensemble trainer) kept runs of the old code."""
+    roots = {
+        m for m in index.modules() if any(m.startswith(r + ".") for r in RESULT_ROOMS)
+    }
+    mods = sorted(
+        m
+        for m in index.closure(roots)
+        if index.path(m) and not m.startswith("rnnbook.book") and not draws(m)
+    )
+    parts = {m: _sha(index.path(m).read_bytes()) for m in mods}
+    return _sha(json.dumps({"modules": parts, "arithmetic": arithmetic.stamp()}))
+
+
+def guard_result_caches(build: Path, index: ModuleIndex, log=print) -> None:
+    """Remove the stored runs and task data below ``build`` when the code or arithmetic
+    they were made with (:func:`result_caches_stamp`, kept beside them) is not today's;
+    stored results of unknown making go too."""
+    path, now = Path(build) / "result-caches.stamp", result_caches_stamp(index)
+    try:
+        then = path.read_text().strip()
+    except OSError:
+        then = None
+    if then == now:
+        return
+    if then is not None or any((Path(build) / n).exists() for n in RESULT_CACHES):
+        log("  stored runs and task data were made with other code: removed")
+    clear_result_caches(Path(build))
+    write_atomic(path, now + "\n")
+
+
 @dataclass(frozen=True)
 class Key:
     """A chapter's cache key and the parts it is made of (kept to say why a chapter ran again)."""
@@ -181,6 +236,7 @@ def chapter_key(root: Path, chapter, params: dict[str, Any], index: ModuleIndex)
         "parameters": json.dumps(params, sort_keys=True, default=str),
         "requirements": _sha(req.read_bytes()) if req.exists() else "none",
         "data": data_fingerprint() if set(mods) & set(DATA_MODULES) else "none",
+        "arithmetic": arithmetic.stamp(),
     }
     return Key(_sha(json.dumps(parts, sort_keys=True)), parts)
 
@@ -196,9 +252,10 @@ def why_changed(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
         "parameters": "its parameters changed",
         "requirements": "requirements.txt changed",
         "data": "its data changed",
+        "arithmetic": "its arithmetic changed",
     }
     for part, label in labels.items():
-        if old.get(part) != new[part]:
+        if old.get(part) != new.get(part):
             reasons.append(label)
     om, nm = old.get("modules", {}), new["modules"]
     changed = sorted(m for m in nm if m in om and om[m] != nm[m])

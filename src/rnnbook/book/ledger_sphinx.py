@@ -497,7 +497,30 @@ def record_html(rec: dict, docname: str) -> str:
         + f' (<a href="{href}">provenance</a>)'
         + "".join(figure_html(f, prov, up) for f in prov.get("figures") or [])
         + more
+        + where_html(prov)
         + "</li>"
+    )
+
+
+def where_html(prov: dict) -> str:
+    """Where a record ran, folded: the processor and the arithmetic
+    (:mod:`~rnnbook.book.arithmetic`), or, for a record from before they were kept, that
+    another processor may give other numbers."""
+    if prov.get("arithmetic"):
+        text = (
+            f"on {prov.get('cpu') or 'an unnamed processor'}, with the book's fixed code "
+            f"paths ({prov['arithmetic']}): the same numbers on any x86-64 processor "
+            "with AVX2"
+        )
+    else:
+        text = (
+            "on a processor it did not name, with that processor's own code paths: on "
+            "another processor the same run rounds differently, and its trained networks, "
+            "its numbers and even its verdict may differ"
+        )
+    return (
+        '<details class="record-where"><summary>where it ran</summary>'
+        f"{html.escape(text)}</details>"
     )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from ..cache import clear_result_caches, write_atomic
+from . import arithmetic
 from . import execution_cache as xc
 from . import ledger
 from . import pages
@@ -164,6 +165,7 @@ def _kernel_env(
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "OMP_NUM_THREADS": str(threads),
         "MKL_NUM_THREADS": str(threads),
+        **arithmetic.env(),  # the same code paths on every machine
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "JUPYTER_PLATFORM_DIRS": "1",
     }
@@ -238,6 +240,7 @@ def execute_chapters(
     chs = chapters(root) if only is None else [find_chapter(root, n) for n in only]
     index, cache = xc.ModuleIndex(xc.local_src(root)), xc.Cache(build)
     cache.sweep()  # what a killed build left half written
+    xc.guard_result_caches(build, index, log)
     running_dir = build / "running"
     shutil.rmtree(running_dir, ignore_errors=True)
     bid = xc.build_id(root)
@@ -577,6 +580,7 @@ def _run_chapter(
 ) -> Path:
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
+    xc.guard_result_caches(root / "_build", xc.ModuleIndex(xc.local_src(root)), log)
     job = {
         "chapter": ch.name,
         "source": str(ch.source),

@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 
 from . import claims as _claims
-from .records import SCALES, figures_of, record_run, slices, training_chapters, write
+from .records import (
+    SCALES,
+    figures_of,
+    measuring_hash,
+    record_run,
+    slices,
+    training_chapters,
+    write,
+)
 
 __all__ = ["run_record", "run_seeds", "SCALES"]
 
@@ -21,9 +29,10 @@ def _seed_run(item) -> Path:
     root, chapter, seed = item
     from .pipeline import run_chapter
 
-    t0 = time.time()
+    t0, measured_with = time.time(), measuring_hash(Path(root), chapter)
     nb = run_chapter(Path(root), chapter, {"seed": seed}, log=print)
-    return record_run(root, chapter, nb.parent, seed, time.time() - t0)
+    secs = time.time() - t0
+    return record_run(root, chapter, nb.parent, seed, secs, measured_with=measured_with)
 
 
 def run_seeds(
@@ -91,7 +100,7 @@ def run_record(
     params["seed"] = s["seed"]
     if device:
         params["device"] = device
-    t0 = time.time()
+    t0, measured_with = time.time(), measuring_hash(root, chapter)
     nb = run_chapter(root, chapter, params, log=log)
     claims = json.loads((nb.parent / "claims.json").read_text())
     mine = [c for c in claims if c["id"] in s["claims"]]
@@ -109,4 +118,5 @@ def run_record(
         ran_on.get("name") or device or "cpu",
         results=results,
         figures=figures,
+        measured_with=measured_with,
     )

@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from . import arithmetic
 from . import claims as _claims
 from . import execution_cache as xc
 
@@ -66,28 +67,27 @@ def training_chapters(root: Path) -> list[str]:
     return out
 
 
-def _draws(module: str) -> bool:
-    """A module that only draws (``rnnbook.plotting``, a room's ``figures`` or
-    ``*_figures`` module): a colour or a legend changes no measurement."""
-    last = module.rsplit(".", 1)[-1]
-    return (
-        module == "rnnbook.plotting" or last == "figures" or last.endswith("_figures")
-    )
+# Version 1 hashed the modules that only draw as well (their leaving it, meant since
+# 2026-11-28, was not applied until version 2); a record says which version it holds.
+MEASURING_VERSION = 2
 
 
-def measuring_hash(root: Path, chapter: str) -> str:
+def measuring_hash(root: Path, chapter: str, version: int = MEASURING_VERSION) -> str:
     """The hash of what measures: the chapter's code cells and the modules of the paper
-    rooms and the common layer it imports; the build room, which renders, and the modules
-    that only draw (:func:`_draws`) are left out."""
+    rooms and the common layer it imports; the build room, which renders, and (from
+    ``version`` 2) the modules that only draw (:func:`~.execution_cache.draws`) are left
+    out."""
     with _PARSE:
-        return _measuring_hash(Path(root), chapter)
+        return _measuring_hash(Path(root), chapter, version)
 
 
-def _measuring_hash(root: Path, chapter: str) -> str:
+def _measuring_hash(root: Path, chapter: str, version: int) -> str:
     source = root / "notebooks" / f"{chapter}.py"
     index = xc.ModuleIndex(root / "src")
     mods = sorted(
-        m for m in xc.chapter_modules(source, index) if not m.startswith("rnnbook.book")
+        m
+        for m in xc.chapter_modules(source, index)
+        if not m.startswith("rnnbook.book") and (version < 2 or not xc.draws(m))
     )
     parts = {
         "code": xc._sha("\n# cell\n".join(xc.code_cells(source))),
@@ -176,9 +176,11 @@ def write(
     device: str = "cpu",
     results: Path | None = None,
     figures: list[dict] = (),
+    measured_with: str | None = None,
 ) -> Path:
     """Write one record (its claims, provenance and the chapter's ``figures`` that carry
-    them, :func:`figures_of`) under ``results/<kind>/<chapter>/<name>`` (``results``:
+    them, :func:`figures_of`; ``measured_with``: the measuring hash taken when the run
+    started, else taken now) under ``results/<kind>/<chapter>/<name>`` (``results``:
     another folder than the checkout's ``results/``) atomically (a folder renamed into
     place: a killed run leaves no half record)."""
     import shutil
@@ -195,8 +197,11 @@ def write(
         "chapter": chapter,
         "name": name,
         "commit": _commit(root),
-        "measuring_hash": measuring_hash(root, chapter),
+        "measuring_hash": measured_with or measuring_hash(root, chapter),
+        "measuring_version": MEASURING_VERSION,
         "device": device,
+        "cpu": arithmetic.cpu_model(),
+        "arithmetic": arithmetic.stamp(),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "machine": platform.machine(),
@@ -242,13 +247,13 @@ def load(root: Path, kind: str | None = None) -> list[dict]:
             declared = _claims.all_declared(root)
         kept = json.loads((prov_path.parent / "claims.json").read_text())
         prov["claims"] = [current(c, declared) for c in kept]
-        chapter = prov["chapter"]
-        if chapter not in hashes:  # once per chapter: many records share one
+        chapter, version = prov["chapter"], prov.get("measuring_version", 1)
+        if (chapter, version) not in hashes:  # once per chapter: many records share one
             try:
-                hashes[chapter] = measuring_hash(root, chapter)
+                hashes[chapter, version] = measuring_hash(root, chapter, version)
             except OSError:  # the chapter is gone
-                hashes[chapter] = None
-        now = hashes[chapter]
+                hashes[chapter, version] = None
+        now = hashes[chapter, version]
         prov["stale"] = now != prov.get("measuring_hash")
         figs = prov_path.parent / "figures.json"
         prov["figures"] = json.loads(figs.read_text()) if figs.exists() else []
@@ -355,7 +360,13 @@ def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dic
 
 
 def record_run(
-    root: Path, chapter: str, run: Path, seed: int, seconds: float, extra=()
+    root: Path,
+    chapter: str,
+    run: Path,
+    seed: int,
+    seconds: float,
+    extra=(),
+    measured_with: str | None = None,
 ) -> Path:
     """Keep a finished ``book`` run of a chapter at master seed ``seed`` (its folder under
     ``_build/runs/``) as that seed's record without running it again; ``extra``: other run
@@ -372,4 +383,7 @@ def record_run(
         if c.get("chapter") == f"notebooks/{chapter}" and c.get("trained") is not None
     ]
     params = {"profile": "book", "seed": seed}
-    return write(root, "seeds", chapter, f"seed-{seed}", mine, params, seconds)
+    name = f"seed-{seed}"
+    return write(
+        root, "seeds", chapter, name, mine, params, seconds, measured_with=measured_with
+    )

@@ -1,0 +1,54 @@
+"""The arithmetic a chapter runs under: the same CPU code paths on every machine.
+
+MKL (torch's matrix products), OpenBLAS (numpy's and scipy's) and the libraries' own
+vector kernels pick their instructions by the processor they find (AVX-512 on one machine,
+AVX2 on another), and each path rounds its sums in another order. Training turns such
+last-bit differences into other accuracies: the same chapter at the same master seed gave
+other numbers on two machines of this project, and ``lsc.fig3.alif-deeper`` another verdict.
+Each chapter's kernel therefore runs on fixed paths (:data:`PINNED`): MKL's conditional
+numerical reproducibility on its SSE2 branch, torch's AVX2 kernels, OpenBLAS's Haswell
+(AVX2) kernels and numpy without its AVX-512 loops, on one thread
+(:func:`rnnbook.book.pipeline.chapter_threads`): the numbers are then those of every x86-64
+machine with AVX2. A variable the environment already sets is kept (``MKL_CBWR=AUTO``
+gives MKL's fastest paths back), and :func:`stamp` says which ran: it is part of each
+chapter's cache key and of every record's provenance.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+PINNED = {
+    "MKL_CBWR": "COMPATIBLE",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+}
+
+
+def env() -> dict[str, str]:
+    """The variables a chapter's kernel gets: :data:`PINNED`, or what the environment
+    already sets for each."""
+    return {k: os.environ.get(k, v) for k, v in PINNED.items()}
+
+
+def stamp() -> str:
+    """The arithmetic in one line (``MKL_CBWR=COMPATIBLE, ..., threads 1``): the code
+    paths and the threads of a chapter (another thread count sums in another order)."""
+    threads = os.environ.get("RNNBOOK_THREADS", "1")
+    return (
+        ", ".join(f"{k}={v}" for k, v in sorted(env().items())) + f", threads {threads}"
+    )
+
+
+def cpu_model() -> str:
+    """The processor's name (``/proc/cpuinfo``), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

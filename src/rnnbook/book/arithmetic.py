@@ -6,12 +6,14 @@ AVX2 on another), and each path rounds its sums in another order. Training turns
 last-bit differences into other accuracies: the same chapter at the same master seed gave
 other numbers on two machines of this project, and ``lsc.fig3.alif-deeper`` another verdict.
 Each chapter's kernel therefore runs on fixed paths (:data:`PINNED`): MKL's conditional
-numerical reproducibility on its SSE2 branch, torch's AVX2 kernels, OpenBLAS's Haswell
+numerical reproducibility on its AVX2 branch, torch's AVX2 kernels, OpenBLAS's Haswell
 (AVX2) kernels and numpy without its AVX-512 loops, on one thread
-(:func:`rnnbook.book.pipeline.chapter_threads`): the numbers are then those of every x86-64
-machine with AVX2. A variable the environment already sets is kept (``MKL_CBWR=AUTO``
-gives MKL's fastest paths back), and :func:`stamp` says which ran: it is part of each
-chapter's cache key and of every record's provenance.
+(:func:`rnnbook.book.pipeline.chapter_threads`): the numbers are those of every Intel
+processor with AVX2 (MKL's SSE2 branch, ``COMPATIBLE``, would hold on AMD as well, at three
+to four times the time of a matrix product; on AMD, MKL takes its own path). A variable the
+environment already sets is kept (``MKL_CBWR=AUTO`` gives MKL's fastest paths back), and
+:func:`stamp` says which ran: it is part of each chapter's cache key and of every record's
+provenance.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import platform
 from pathlib import Path
 
 PINNED = {
-    "MKL_CBWR": "COMPATIBLE",
+    "MKL_CBWR": "AVX2",
     "ATEN_CPU_CAPABILITY": "avx2",
     "OPENBLAS_CORETYPE": "Haswell",
     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
@@ -35,7 +37,7 @@ def env() -> dict[str, str]:
 
 
 def stamp() -> str:
-    """The arithmetic in one line (``MKL_CBWR=COMPATIBLE, ..., threads 1``): the code
+    """The arithmetic in one line (``MKL_CBWR=AVX2, ..., threads 1``): the code
     paths and the threads of a chapter (another thread count sums in another order)."""
     threads = os.environ.get("RNNBOOK_THREADS", "1")
     return (

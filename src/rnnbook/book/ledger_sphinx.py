@@ -509,8 +509,8 @@ def where_html(prov: dict) -> str:
     if prov.get("arithmetic"):
         text = (
             f"on {prov.get('cpu') or 'an unnamed processor'}, with the book's fixed code "
-            f"paths ({prov['arithmetic']}): the same numbers on any x86-64 processor "
-            "with AVX2"
+            f"paths ({prov['arithmetic']}): the same numbers on any Intel processor with "
+            "AVX2"
         )
     else:
         text = (

@@ -133,10 +133,19 @@ def test_drawing_modules_are_named_as_such(module):
     assert xc.draws(module) and not xc.draws("rnnbook.lsc.ensemble")
 
 
-def test_a_box_says_where_each_record_ran():
+def test_a_box_says_where_each_record_ran_in_words():
     from rnnbook.book.ledger_sphinx import where_html
 
-    now = where_html({"cpu": "Xeon", "arithmetic": arithmetic.stamp()})
-    assert "on Xeon" in now and "MKL_CBWR=AVX2" in now and "Intel" in now
+    import html
+
+    now = html.unescape(
+        where_html({"cpu": "Xeon", "arithmetic": arithmetic.stamp(), "device": "cpu"})
+    )
+    assert "on Xeon" in now and "MKL's AVX2 branch" in now and "on 1 thread" in now
+    assert "MKL_CBWR" not in now and "GPU" not in now  # words, not variables
+    gpu = where_html({"arithmetic": arithmetic.stamp(), "device": "NVIDIA H200"})
+    assert "ran on NVIDIA H200" in gpu and "not fixed" in gpu
+    own = arithmetic.in_words(arithmetic.stamp().replace("AVX2,", "AUTO,", 1))
+    assert own.startswith("its own settings") and "MKL_CBWR=AUTO" in own
     before = where_html({})  # a record from before processors were kept
     assert "did not name" in before and "verdict may differ" in before

@@ -54,3 +54,17 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def in_words(kept: str) -> str:
+    """A stamp (:func:`stamp`) as a reader's phrase: the fixed paths named, or the
+    settings as they were where a run set its own."""
+    fixed = ", ".join(f"{k}={v}" for k, v in sorted(PINNED.items()))
+    if not kept.startswith(fixed + ", threads "):
+        return f"its own settings ({kept})"
+    threads = kept.rsplit(" ", 1)[-1]
+    return (
+        "the book's fixed code paths (MKL's AVX2 branch, torch's and OpenBLAS's AVX2 "
+        f"kernels, numpy without AVX-512) on {threads} thread"
+        + ("" if threads == "1" else "s")
+    )

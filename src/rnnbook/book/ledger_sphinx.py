@@ -35,7 +35,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from . import pages, reading
+from . import arithmetic, pages, reading
 from .claims import PAPERS
 from .ledger import text_parts, value_text
 
@@ -506,17 +506,23 @@ def where_html(prov: dict) -> str:
     """Where a record ran, folded: the processor and the arithmetic
     (:mod:`~rnnbook.book.arithmetic`), or, for a record from before they were kept, that
     another processor may give other numbers."""
+    gpu = (prov.get("device") or "cpu").lower() not in ("cpu", "")
     if prov.get("arithmetic"):
         text = (
-            f"on {prov.get('cpu') or 'an unnamed processor'}, with the book's fixed code "
-            f"paths ({prov['arithmetic']}): the same numbers on any Intel processor with "
-            "AVX2"
+            f"on {prov.get('cpu') or 'an unnamed processor'}, with "
+            f"{arithmetic.in_words(prov['arithmetic'])}: on any Intel processor with AVX2 "
+            "its CPU work gives the same numbers"
         )
+        if gpu:
+            text += (
+                f"; its GPU work ran on {prov['device']}, whose own kernels are not "
+                "fixed: another GPU may round differently"
+            )
     else:
         text = (
-            "on a processor it did not name, with that processor's own code paths: on "
-            "another processor the same run rounds differently, and its trained networks, "
-            "its numbers and even its verdict may differ"
+            "on a processor it did not name, with that processor's own code paths: "
+            "another processor may round differently, and then its trained networks, its "
+            "numbers and even its verdict may differ"
         )
     return (
         '<details class="record-where"><summary>where it ran</summary>'

@@ -8,9 +8,11 @@ other numbers on two machines of this project, and ``lsc.fig3.alif-deeper`` anot
 Each chapter's kernel therefore runs on fixed paths (:data:`PINNED`): MKL's conditional
 numerical reproducibility on its AVX2 branch, torch's AVX2 kernels, OpenBLAS's Haswell
 (AVX2) kernels and numpy without its AVX-512 loops, on one thread
-(:func:`rnnbook.book.pipeline.chapter_threads`): the numbers are those of every Intel
-processor with AVX2 (MKL's SSE2 branch, ``COMPATIBLE``, would hold on AMD as well, at three
-to four times the time of a matrix product; on AMD, MKL takes its own path). A variable the
+(:func:`rnnbook.book.pipeline.chapter_threads`): the numbers should be those of every
+Intel processor with AVX2, under MKL's documented conditions (a fixed thread count;
+aligned arrays are recommended); this was checked on one machine, run as one without
+AVX-512. MKL's SSE2 branch, ``COMPATIBLE``, would hold on AMD as well, at three to four
+times the time of a matrix product; on AMD, MKL takes its own path. A variable the
 environment already sets is kept (``MKL_CBWR=AUTO`` gives MKL's fastest paths back), and
 :func:`stamp` says which ran: it is part of each chapter's cache key and of every record's
 provenance.

@@ -511,7 +511,9 @@ def where_html(prov: dict) -> str:
         text = (
             f"on {prov.get('cpu') or 'an unnamed processor'}, with "
             f"{arithmetic.in_words(prov['arithmetic'])}: on any Intel processor with AVX2 "
-            "its CPU work gives the same numbers"
+            "and the same thread count its CPU work should give the same numbers, as MKL "
+            "documents; this was checked on one machine only, run as a processor "
+            "without AVX-512"
         )
         if gpu:
             text += (

@@ -163,8 +163,14 @@ def test_bottom_line_counts_and_leans_in_words():
         effects=[effect(decision="not-reproduced", estimate=0.3, lo=0.2, hi=0.4)],
     )
     text = R.bottom_line([record(), bad, record(id="lsc.z", verdict="reproduced")])
-    assert "checked 3 claims" in text and "1 hold (Fig. 3)" in text
-    assert "1 does not hold: Fig. 3, where gap falls short of the paper" in text
+    assert (
+        "checked 3 claims" in text
+        and "1 hold (rho = 0.5 beats rho = 1 (Fig. 3))" in text
+    )
+    assert (
+        "1 does not hold: rho = 0.5 beats rho = 1 (Fig. 3), where gap falls short of the "
+        "paper" in text
+    )
     assert "1 is undecided" in text and "leans towards the paper" in text
     assert "Scaled down" not in text and "MNIST" not in text
 
@@ -193,7 +199,8 @@ def test_bottom_line_names_what_records_at_scale_decide():
         ],
     }
     text = R.bottom_line([record()], None, [rec])
-    assert "Records at scale" in text and "reproduced: Fig. 3 (gpu)" in text
+    assert "Records at scale" in text
+    assert "reproduced: rho = 0.5 beats rho = 1 (Fig. 3; gpu)" in text
     assert "gpu scale" not in R.bottom_line([record()], None, [{**rec, "stale": True}])
 
 
@@ -228,7 +235,7 @@ def test_records_at_scale_name_each_claims_largest_record_by_verdict():
         claim = {"id": cid, "verdict": verdict, "seeds": seeds}
         return {"kind": kind, "stale": False, "claims": [claim]}
 
-    two = [record(), {**record(), "id": "lsc.y"}]
+    two = [record(), {**record(), "id": "lsc.y", "statement": "ALIF fails at 0.5"}]
     text = R.bottom_line(
         two,
         None,
@@ -239,6 +246,99 @@ def test_records_at_scale_name_each_claims_largest_record_by_verdict():
             rec("cpu", 8, "inconclusive", "lsc.y"),
         ],
     )
-    assert "not reproduced: Fig. 3 (x) (160 seeds, cpu)" in text
-    assert "still undecided: Fig. 3 (y) (8 seeds, cpu)" in text
+    assert "not reproduced: rho = 0.5 beats rho = 1 (Fig. 3; 160 seeds, cpu)" in text
+    assert "still undecided: ALIF fails at 0.5 (Fig. 3; 8 seeds, cpu)" in text
     assert "12 seeds" not in text and "35 seeds" not in text
+
+
+def test_seed_agreement_leaves_out_the_books_own_seed():
+    """Issue 52, item 1: seed 0 is the book's own run, kept as a record: it never counts
+    as a re-run that agrees with the book."""
+    claims = [record(), record(id="lsc.y", verdict="reproduced")]
+    seeds = {
+        0: {"lsc.x": "inconclusive", "lsc.y": "reproduced"},
+        4: {"lsc.x": "inconclusive", "lsc.y": "not-reproduced"},
+        5: {"lsc.x": "inconclusive", "lsc.y": "reproduced"},
+    }
+    text = R.bottom_line(claims, seeds)
+    assert (
+        "Re-run at master seeds 4 and 5, 3 of 4 training verdicts came out as in the "
+        "book's own run." in text
+    )
+    assert R.seed_agreement(claims, {0: seeds[0]}) == ""
+
+
+def test_bottom_line_cites_the_effect_that_fails_before_an_undecided_one():
+    """Issue 52, item 2: the mean-field Fig. 3 bottom line cited an undecided effect."""
+    und = effect(name="vanilla orthogonal", estimate=-0.096, lo=-0.27, hi=0.079)
+    und.update(direction="above", smallest=0.03, null=0.0)
+    bad = effect(
+        name="vanilla Gaussian",
+        estimate=-0.139,
+        lo=-0.184,
+        hi=-0.093,
+        direction="above",
+        smallest=0.03,
+        null=0.0,
+        decision="not-reproduced",
+        contrary=True,
+    )
+    c = record(verdict="not-reproduced", effects=[und, bad])
+    assert R.failing_effects(c)[0]["name"] == "vanilla Gaussian"
+    text = R.bottom_line([c])
+    assert "where vanilla Gaussian goes against the paper: -0.139" in text
+    assert "vanilla orthogonal" not in text
+
+
+def test_claims_are_named_by_what_they_claim_not_by_their_source_alone():
+    """Issue 52, item 13: two claims of one source in opposite lists."""
+    a = record(
+        id="lsc.a", statement="ALIF networks often fail at 0.5.", verdict="reproduced"
+    )
+    b = record(
+        id="lsc.b",
+        statement="More than 63% of the times $\\rho_t = 0.5$ beats $\\rho_t = 1$.",
+        verdict="not-reproduced",
+        effects=[effect(decision="not-reproduced", estimate=0.3, lo=0.2, hi=0.4)],
+    )
+    text = R.bottom_line([a, b])
+    assert "1 hold (ALIF networks often fail at 0.5 (Fig. 3))" in text
+    assert (
+        "More than 63% of the times $\\rho_t = 0.5$ beats $\\rho_t = 1$ (Fig. 3)"
+        in text
+    )
+
+
+def test_fails_against_an_equivalence_band_says_the_band_not_no_effect():
+    """Issue 52, item 10: an effect decided outside its equivalence band."""
+    e = effect(
+        name="minimalRNN / LSTM - 1",
+        estimate=-0.168,
+        lo=-0.198,
+        hi=-0.138,
+        direction="within",
+        smallest=0.1,
+        null=0.0,
+        decision="not-reproduced",
+        contrary=True,
+    )
+    f = R.effect_finding(e)
+    assert "outside the band of ±0.1 around no effect (0)" in f
+    assert "past no effect" not in f
+
+
+def test_an_estimate_at_no_effect_leans_neither_way():
+    """Issue 52, item 10: a share at 0 with no effect at 0 cannot lean against the paper."""
+    e = effect(
+        name="share of seeds with a higher best lr",
+        estimate=0.0,
+        lo=0.0,
+        hi=0.6,
+        smallest=0.5,
+        null=0.0,
+    )
+    assert R.lean(e).startswith("neither way")
+    f = R.effect_finding(e)
+    assert "against" not in f and "its estimate is at no effect" in f
+    text = R.bottom_line([record(effects=[e])])
+    assert "1 sits at no effect" in text and "against" not in text

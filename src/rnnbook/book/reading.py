@@ -341,6 +341,8 @@ def lean(e: dict) -> str:
     if not math.isfinite(est):
         return "no way (no data)"
     d = e.get("direction")
+    if est == null and d != "within":
+        return "neither way (its estimate is at no effect)"
     if d == "within":
         return "towards the paper" if abs(est - null) <= abs(line) else "away from it"
     sign = 1 if d == "above" else -1
@@ -365,6 +367,13 @@ def effect_finding(e: dict) -> str:
         return f"{name} has no data (nothing to compare at this scale)"
     where = {"above": "above", "below": "below"}.get(d, "within ±")
     dec = e.get("decision")
+    if d == "within" and dec == "reproduced":
+        return f"{name} is {iv}, within ±{line.lstrip('-')} of no effect ({null})"
+    if d == "within" and dec == "not-reproduced":
+        return (
+            f"{name} is {iv}: its interval lies outside the band of ±{line.lstrip('-')} "
+            f"around no effect ({null}) that counts as comparable"
+        )
     if dec == "reproduced":
         return f"{name} is {iv}, {where} its line of {line}"
     if dec == "not-reproduced" and e.get("contrary"):
@@ -378,9 +387,12 @@ def effect_finding(e: dict) -> str:
             lines.append(f"no effect ({null})")
     except (KeyError, TypeError, ValueError):
         pass
+    way = lean(e)
+    if way.startswith("neither way"):
+        return f"{name} straddles {' and '.join(lines)}: {iv}; its estimate is at no effect"
     return (
-        f"{name} straddles {' and '.join(lines)}: {iv}; it leans {lean(e)}"
-        if lean(e) != "no way (no data)"
+        f"{name} straddles {' and '.join(lines)}: {iv}; it leans {way}"
+        if way != "no way (no data)"
         else f"{name} straddles {' and '.join(lines)}: {iv}"
     )
 
@@ -728,16 +740,22 @@ def rule_prose(expr: str) -> str:
 # --- each paper's bottom line -------------------------------------------------------------
 
 
-def _short(c: dict) -> str:
-    """A claim named for a bottom line: its source."""
-    return str(c.get("source", c["id"]))
+def _short(c: dict, width: int = 80, also: str = "") -> str:
+    """A claim named for a bottom line by what it claims (issue 52): its statement's first
+    sentence (cut at a word, never inside math), then its source in brackets, with
+    ``also`` after the source."""
+    statement = " ".join(str(c.get("statement") or "").split())
+    source = str(c.get("source", c["id"])) + (f"; {also}" if also else "")
+    if not statement:
+        return source
+    first = re.split(r"(?<=[a-z)$])\. (?=[A-Z])", statement)[0].rstrip(".")
+    return f"{_cap(first, width)} ({source})"
 
 
 def _sources(claims: list[dict], most: int = 6) -> str:
-    names = list(dict.fromkeys(_short(c) for c in claims))
-    sep = "; " if any("," in n for n in names) else ", "
-    more = sep + "…" if len(names) > most else ""
-    return sep.join(names[:most]) + more
+    names = list(dict.fromkeys(_short(c, 60) for c in claims))
+    more = "; …" if len(names) > most else ""
+    return "; ".join(names[:most]) + more
 
 
 def _cap(text: str, width: int = 110) -> str:
@@ -798,7 +816,9 @@ def bottom_line(
                 if e.get("in_setting", True) and e.get("decision") == "inconclusive":
                     leans[lean(e)] = leans.get(lean(e), 0) + 1
         words = [
-            f"{v} {'leans' if v == 1 else 'lean'} {k}"
+            f"{v} {'sits' if v == 1 else 'sit'} at no effect"
+            if k.startswith("neither way")
+            else f"{v} {'leans' if v == 1 else 'lean'} {k}"
             for k, v in sorted(leans.items(), key=lambda kv: -kv[1])
             if not k.startswith("no way")
         ]
@@ -818,20 +838,56 @@ def bottom_line(
     at_scale = _at_scale(claims, scale_records or [])
     if at_scale:
         out.append(at_scale)
-    if seed_verdicts:
-        ids = {c["id"]: c["verdict"] for c in claims}
-        same = total = 0
-        for _, verdicts in sorted(seed_verdicts.items()):
-            for cid, v in verdicts.items():
-                if cid in ids:
-                    total += 1
-                    same += v == ids[cid]
-        if total:
-            out.append(
-                f"Re-run at other master seeds, {same} of {total} training verdicts "
-                "came out the same."
-            )
+    seeds = seed_agreement(claims, seed_verdicts)
+    if seeds:
+        out.append(seeds)
     return " ".join(out)
+
+
+#: the master seed of the book's own run: its seed record is the book ledger kept, not
+#: a re-run, so it never counts as agreeing with itself
+BOOK_SEED = 0
+
+
+def seed_agreement(
+    claims: Iterable[dict], seed_verdicts: dict | None, book_seed: int = BOOK_SEED
+) -> str:
+    """How many training verdicts came out the same at the other master seeds, each seed's
+    verdict against the book's; the book's own seed (``book_seed``) is left out."""
+    ids = {c["id"]: c["verdict"] for c in claims}
+    same = total = 0
+    used = []
+    for seed, verdicts in sorted((seed_verdicts or {}).items()):
+        if int(seed) == book_seed:
+            continue
+        mine = [cid for cid in verdicts if cid in ids]
+        if mine:
+            used.append(str(seed))
+        for cid in mine:
+            total += 1
+            same += verdicts[cid] == ids[cid]
+    if not total:
+        return ""
+    where = "master seed" + ("s " if len(used) > 1 else " ")
+    where += " and ".join([", ".join(used[:-1]), used[-1]] if len(used) > 1 else used)
+    return (
+        f"Re-run at {where}, {same} of {total} training verdicts came out as in the "
+        "book's own run."
+    )
+
+
+def failing_effects(c: dict) -> list[dict]:
+    """A claim's effects that are not reproduced, those that fail first (against the
+    paper before short of it), then the undecided ones."""
+    bad = [
+        e
+        for e in c.get("effects") or []
+        if e.get("in_setting", True) and e.get("decision") != "reproduced"
+    ]
+    return sorted(
+        bad,
+        key=lambda e: (e.get("decision") != "not-reproduced", not e.get("contrary")),
+    )
 
 
 def _failures(claims: list[dict], most: int = 4) -> str:
@@ -839,11 +895,7 @@ def _failures(claims: list[dict], most: int = 4) -> str:
     that failed and its numbers, any other claim by its source (its box says what)."""
     items, plain = [], []
     for c in claims:
-        bad = [
-            e
-            for e in c.get("effects") or []
-            if e.get("in_setting", True) and e.get("decision") != "reproduced"
-        ]
+        bad = failing_effects(c)
         if bad and len(items) < most:
             items.append(f"{_short(c)}, where {_cap(effect_finding(bad[0]), 100)}")
         else:
@@ -878,18 +930,14 @@ def _at_scale(claims: list[dict], scale_records: list[dict]) -> str:
                     best[rc["id"]] = (size, r, rc)
     if not best:
         return ""
-    sources = [_short(mine[i]) for i in best]
     groups: dict[str, list[str]] = {}
     for i, (_, r, rc) in best.items():
-        name = _short(mine[i])
-        if sources.count(name) > 1:  # two claims of one source: its name in words
-            name += " (" + i.rsplit(".", 1)[-1].replace("-", " ") + ")"
         seeds = f"{rc['seeds']} seeds, " if rc.get("seeds") else ""
         groups.setdefault(str(rc.get("verdict")), []).append(
-            f"{name} ({seeds}{r.get('kind')})"
+            _short(mine[i], 60, f"{seeds}{r.get('kind')}")
         )
     said = [
-        f"{_VERDICT_WORDS.get(v, v)}: {', '.join(groups[v])}"
+        f"{_VERDICT_WORDS.get(v, v)}: {'; '.join(groups[v])}"
         for v in _VERDICT_WORDS
         if v in groups
     ]

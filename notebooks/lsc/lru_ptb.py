@@ -135,11 +135,15 @@ ledger.check("lsc.fig4.half-beats-one", seeds=P.seeds, **table1)
 
 # %% tags=["hide-input"]
 def lines(cid, i=0):
-    """The lines that effect ``i`` of claim ``cid`` is decided against, from its declaration."""
+    """The lines effect ``i`` of claim ``cid`` is decided against, and the paper's."""
     d = ledger.declared[cid]
     e, names = d.effects[i], {**d.constants, "profile": P.profile}
     line, null = (float(evaluate(e[k], names)) for k in ("smallest", "no_effect"))
-    return {f"the claim's line ({line:g})": line, f"no effect ({null:g})": null}
+    out = {f"the claim's line ({line:g})": line, f"no effect ({null:g})": null}
+    if e.get("paper") is not None:  # the paper's own number, beside ours
+        paper = float(evaluate(e["paper"], names))
+        out[f"the paper ({paper:g})"] = paper
+    return out
 
 
 iv, steps = runs.intervals(), grid.checkpoints()

@@ -16,6 +16,8 @@ from .ffn_mnist import DATASETS, INITS
 from .lru_ptb import CONDS, LABEL
 from .models import RNN_LABELS
 
+PAPER_COLOR = "#8c2d04"  # the paper's numbers, marked on every figure that has one
+
 
 def pretraining_curves(runs: dict, kinds: list) -> Figure:
     """The mean radius during pre-training, per network, for rho_t = 0.5 and 1."""
@@ -72,18 +74,22 @@ def ffn_accuracy(runs) -> Figure:
     fig, axes = panels(len(g.acts), sharey=True)
     axes = np.atleast_1d(axes)
     for ax, a in zip(axes, g.acts):
+        lrs = g.lrs_of(a)  # ReLU's grid is wider: every rate its claims are about
         for i, init in enumerate(INITS):
-            m = [acc[(a, init, lr)].mean() for lr in g.lrs]
-            sd = [acc[(a, init, lr)].std() for lr in g.lrs]
+            m = [acc[(a, init, lr)].mean() for lr in lrs]
+            sd = [acc[(a, init, lr)].std() for lr in lrs]
             ax.errorbar(
-                g.lrs, m, yerr=sd, marker="o", capsize=3, color=COLORS[i], label=init
+                lrs, m, yerr=sd, marker="o", capsize=3, color=COLORS[i], label=init
             )
         ax.set(xscale="log", xlabel="learning rate", title=f"activation: {a}")
+        ax.set_xticks(lrs, [f"{lr:.2g}" for lr in lrs], minor=False)
+        ax.minorticks_off()
     axes[0].set_ylabel("test accuracy (fraction)")
     legend_below(fig)
+    seeds = f"{g.seeds} seed" + ("s" if g.seeds != 1 else "")
     fig.suptitle(
         f"{g.depth}-layer FFN of width {g.width} on {DATASETS[runs.dataset]}\n"
-        f"mean ± sd over {g.seeds} seed(s), after {runs.steps[-1]} steps"
+        f"mean ± sd over {seeds}, after {runs.steps[-1]} steps"
     )
     return fig
 
@@ -91,15 +97,17 @@ def ffn_accuracy(runs) -> Figure:
 def ffn_trend(runs_by_data: dict) -> Figure:
     """Each Fig. 2 statistic against the training budget, with its 95% interval over seeds, per
     data set (``runs_by_data``: {name: :class:`rnnbook.lsc.ffn_mnist.Runs`})."""
-    stats = (
-        ("best", "fraction of cells where\nGlorot+LSC beats both", 0.5),
-        ("gl", "Glorot+LSC - Glorot\n(test accuracy)", 0.0),
-        ("he_diff", "ReLU: best Glorot+LSC - best He\n(test accuracy)", 0.0),
+    stats = (  # the claims files' lines and the paper's effects (lsc/ffn_mnist)
+        ("best", "fraction of cells where\nGlorot+LSC beats both", 0.5, 0.75),
+        ("gl", "Glorot+LSC - Glorot\n(test accuracy)", 0.0, 0.02),
+        ("he_diff", "ReLU: best Glorot+LSC - best He\n(test accuracy)", 0.0, 0.0),
     )
     fig, axes = panels(3)
+    for ax, (_, _, _, paper) in zip(axes, stats):
+        ax.axhline(paper, color=PAPER_COLOR, ls=(0, (6, 2)), lw=1.8, label="the paper")
     for i, (name, runs) in enumerate(runs_by_data.items()):
         t = runs.trend()
-        for ax, (key, label, ref) in zip(axes, stats):
+        for ax, (key, label, ref, _) in zip(axes, stats):
             m, lo, hi = t[f"{key}_mean"], t[f"{key}_lo"], t[f"{key}_hi"]
             if np.all(np.isnan(m)):
                 continue
@@ -205,9 +213,50 @@ def lru_validation(runs) -> Figure:
                         label=f"{LABEL[c]}{' + clip' if cl else ''}",
                     )
         ax.set(yscale="log", xlabel="training step", title=f"LRU depth {d} (seed 0)")
+        paper_marks(ax, PAPER_TABLE1.get(d, {}))
     axes[0].set_ylabel("validation perplexity")
     legend_below(fig, ncol=2)
     return fig
+
+
+#: the paper's Table I, validation perplexity on PTB (mean over 4 seeds), per depth:
+#: condition -> (without clipping, with clipping)
+PAPER_TABLE1 = {
+    3: {
+        "default": (139.34, 139.35),
+        "rho=1": (229.67, 329.42),
+        "rho=0.5": (131.84, 132.06),
+        "rhobar=0.5": (126.57, 133.79),
+    },
+    6: {
+        "default": (125.29, 147.62),
+        "rho=1": (545.41, 596.69),
+        "rho=0.5": (132.12, 129.94),
+        "rhobar=0.5": (133.23, 132.74),
+    },
+}
+
+
+def paper_marks(ax, table: dict) -> None:
+    """The paper's Table I values of one depth as triangles at the right edge of ``ax``
+    (filled: without clipping, open: with), coloured as the curves."""
+    from matplotlib.transforms import blended_transform_factory
+
+    at = blended_transform_factory(ax.transAxes, ax.transData)
+    for i, c in enumerate(CONDS):
+        for k, v in enumerate(table.get(c, ())):
+            face = COLORS[i] if k == 0 else "none"
+            ax.plot(
+                [1.02],
+                [v],
+                "<",
+                ms=7,
+                color=COLORS[i],
+                mfc=face,
+                transform=at,
+                clip_on=False,
+                label="the paper's Table I (PTB)" if i == k == 0 else None,
+            )
 
 
 def effect_vs_steps(
@@ -224,8 +273,12 @@ def effect_vs_steps(
             steps, np.clip(lo, -1, 2), np.clip(hi, -1, 2), color=color, alpha=0.15
         )
     lines = {"decision threshold": ref} if isinstance(ref, (int, float)) else ref or {}
-    for (label, y), ls in zip(lines.items(), ("--", ":", "-.", (0, (1, 3)))):
-        ax.axhline(float(y), color="grey", ls=ls, lw=1, label=label)
+    styles = iter(("--", ":", "-.", (0, (1, 3)), (0, (3, 1, 1, 1))))
+    for label, y in lines.items():
+        if label.startswith("the paper"):  # the paper's number, beside the measurement
+            ax.axhline(float(y), color=PAPER_COLOR, ls=(0, (6, 2)), lw=1.8, label=label)
+        else:
+            ax.axhline(float(y), color="grey", ls=next(styles, "--"), lw=1, label=label)
     ax.set(xlabel="training steps", ylabel=ylabel, title=title)
     ax.legend()
     return fig

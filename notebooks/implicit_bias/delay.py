@@ -61,6 +61,7 @@ teacher_hidden = None
 n_student = None
 delays = None
 seeds = None
+seed_start = None
 lr = None
 steps = None
 seed = None
@@ -72,7 +73,7 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, ParameterError, Steps, at_least, in_open_unit
-from rnnbook.book.params import positive
+from rnnbook.book.params import positive, SeedStart
 
 from rnnbook.implicit_bias import delay_sweep, ensembles, figures
 
@@ -93,6 +94,7 @@ SPEC = {
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
     "steps": Steps(40, 500, 2000, "gradient steps"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
+    "seed_start": SeedStart(),
 }
 P, ledger = start("implicit_bias/delay", SPEC, globals())
 if P.delays[0] != 0 or P.delays != sorted(P.delays) or P.delays[-1] >= P.T:
@@ -120,6 +122,7 @@ sweep = delay_sweep.run_delay_sweep(
     lr=P.lr,
     steps=P.steps,
     seed=P.seed,
+    seed_start=P.seed_start,
     rnn_dtype=torch.float32,
     device=P.device,
 )

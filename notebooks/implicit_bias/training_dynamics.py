@@ -71,6 +71,7 @@ fig4_teacher_hidden = None
 fig4_widths = None
 fig4_seeds = None
 seed = None
+seed_start = None
 device = None
 
 # %% tags=["hide-input"]
@@ -79,6 +80,7 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, at_least, in_open_unit, positive, Steps
+from rnnbook.book.params import SeedStart
 from rnnbook.implicit_bias import ensembles, figures, kernel_regime
 
 FIG4_N = [10, 40], [10, 40, 200], [10, 40, 200]  # presets (smoke, book, paper)
@@ -99,9 +101,11 @@ SPEC = {
     "fig4_widths": Param(list, *FIG4_N, at_least(2), ">= 2, increasing", item=int),
     "fig4_seeds": Param(int, 3, 16, 20, at_least(3), ">= 3 (an interval)", gpu=20),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
+    "seed_start": SeedStart(),
 }
 P, ledger = start("implicit_bias/training_dynamics", SPEC, globals())
 setup = dict(T=P.T, n_train=P.n_train, n_test=P.n_test, snr_db=P.snr_db, seed=P.seed)
+setup |= dict(seed_start=P.seed_start)
 setup |= dict(nu_W=P.nu_W, nu_F=P.nu_F, nu_C=P.nu_C, lr=P.lr, steps=P.steps)
 
 # %% [markdown]

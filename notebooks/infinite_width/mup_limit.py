@@ -438,6 +438,7 @@ ledger.check(
     "infinite-width.thm22.law",
     **vars(P),
     **{f"slope_{k}": f.slope for k, f in law_fits.items()},
+    **{f"ci_{k}": [round(v, 3) for v in f.ci95] for k, f in law_fits.items()},
     **{f"err_{k}": f.means[-1] for k, f in law_fits.items()},
     ks_p=ks_p,
     ks_n=sw.v_pool.size,

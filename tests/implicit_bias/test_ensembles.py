@@ -13,8 +13,12 @@ def test_child_seeds_are_reproducible_and_disjoint_across_masters_and_streams():
     assert not set(a) & set(en.child_seeds(1, 5, "teacher"))
     assert not set(a) & set(en.child_seeds(0, 5, "student"))
     assert en.child_seeds(0, 3, "teacher") == a[:3]
+    # a shard's members (start 2): the seeds they have in one long run
+    assert en.child_seeds(0, 3, "teacher", 2) == a[2:]
     with pytest.raises(ValueError):
         en.child_seeds(-1, 2, "x")
+    with pytest.raises(ValueError, match="start"):
+        en.child_seeds(0, 2, "x", -1)
 
 
 def test_checkpoints_log_spaced_with_both_ends():

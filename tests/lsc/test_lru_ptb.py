@@ -152,3 +152,16 @@ def test_values_by_hand():
     }
     v = lru_ptb.DefaultRadius(rows).values()
     assert v == {"every": 1.5, "inner": pytest.approx(0.55), "time_gt_depth": False}
+
+
+def test_a_shard_runs_the_member_seeds_it_has_in_one_long_run():
+    from rnnbook.lsc import deep_rnns
+    from rnnbook.seeds import member_seed
+
+    g = lru_ptb.Grid(**{**BASE, "seed": 7, "seeds": 2, "seed_start": 4})
+    assert [g.member_seed(s) for s in range(2)] == [7004, 7005]
+    assert g.key(g.depths[0])["seeds"] == [7004, 7005]
+    assert lru_ptb.Grid(**{**BASE, "seed": 7}).member_seed(0) == 7000
+    big = lru_ptb.Grid(**{**BASE, "seed": 7, "seed_start": 1000})
+    assert big.member_seed(0) == member_seed(7, 1000) != 8000
+    assert deep_rnns.Grid.__dataclass_fields__["seed_start"].default == 0

@@ -165,6 +165,21 @@ def Device() -> Param:
     )
 
 
+def SeedStart() -> Param:
+    """The ``seed_start`` parameter of a training chapter: the index of its first member, so
+    that it runs members ``seed_start .. seed_start + seeds - 1``, each with the seed it has in
+    one long run (:func:`rnnbook.seeds.member_seed`): a shard of a record (``record --shard``)."""
+    return Param(
+        int,
+        0,
+        0,
+        0,
+        at_least(0),
+        ">= 0; the first member's index (a shard of a record)",
+        help="members seed_start .. seed_start + seeds - 1 run; 0 in the book",
+    )
+
+
 def Steps(
     smoke: int, book: int, paper: int, what: str, minimum: int = 1, gpu: Any = BOOK
 ) -> Param:

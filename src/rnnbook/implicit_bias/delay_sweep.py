@@ -158,12 +158,14 @@ def run_delay_sweep(
     seed: int,
     rnn_dtype: torch.dtype = torch.float64,
     device: str = "cpu",
+    seed_start: int = 0,
 ) -> DelaySweep:
-    """Teachers from ``child_seeds(seed, seeds, "teacher")``, one student per seed from the stream
-    "student"; the RNNs of all seeds and delays train as one batch (in ``rnn_dtype``), the three
-    convolutional arms as another (in float64)."""
+    """Teachers from ``child_seeds(seed, seeds, "teacher", seed_start)``, one student per seed
+    drawn as one batch from the ``seed_start``-th seed of the stream "student" (a shard of a
+    record draws its students from its own); the RNNs of all seeds and delays train as one
+    batch (in ``rnn_dtype``), the three convolutional arms as another (in float64)."""
     trains, tests = [], []
-    for s in child_seeds(seed, seeds, "teacher"):
+    for s in child_seeds(seed, seeds, "teacher", seed_start):
         for d in delays:
             task = teacher_tasks.teacher_task(
                 n_teacher=n_teacher,
@@ -183,7 +185,7 @@ def run_delay_sweep(
             tests.append(gt.lag_stats(task.X_test, task.Y_test))
     train, test = gt.stack_stats(trains), gt.stack_stats(tests)
     rho = torch.tensor(rho_factors(T, nu_W, nu_F, nu_C), device="cpu")
-    (student,) = child_seeds(seed, 1, "student")
+    (student,) = child_seeds(seed, 1, "student", seed_start)
     p = linear_rnn.init_params(
         n,
         n_x,

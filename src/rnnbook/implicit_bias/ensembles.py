@@ -21,15 +21,18 @@ import numpy as np
 from rnnbook.stats import seed_interval
 
 
-def child_seeds(seed: int, k: int, stream: str) -> list[int]:
+def child_seeds(seed: int, k: int, stream: str, start: int = 0) -> list[int]:
     """``k`` seeds (32-bit integers) of the random stream named ``stream``, derived from the master
-    ``seed`` by :class:`numpy.random.SeedSequence`; different streams or masters do not overlap."""
+    ``seed`` by :class:`numpy.random.SeedSequence`; different streams or masters do not overlap.
+    ``start``: the stream's seeds ``start .. start + k - 1`` (a shard of a record's members)."""
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed = {seed!r}: must be a non-negative integer")
     if not isinstance(k, int) or k < 1:
         raise ValueError(f"k = {k!r}: must be a positive integer")
+    if not isinstance(start, int) or start < 0:
+        raise ValueError(f"start = {start!r}: must be a non-negative integer")
     ss = np.random.SeedSequence([seed, zlib.crc32(stream.encode())])
-    return [int(x) for x in ss.generate_state(k, dtype=np.uint32)]
+    return [int(x) for x in ss.generate_state(start + k, dtype=np.uint32)[start:]]
 
 
 def checkpoints(steps: int, k: int = 8) -> list[int]:

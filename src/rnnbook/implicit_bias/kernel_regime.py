@@ -245,15 +245,23 @@ def teacher_student(
     seeds: int,
     seed: int,
     device: str = "cpu",
+    seed_start: int = 0,
 ) -> TeacherStudent:
-    """``seeds`` teacher tasks (stream "teacher" of ``seed``) and student pairs (stream "student"),
+    """``seeds`` teacher tasks (stream "teacher" of ``seed``, from its ``seed_start``-th seed)
+    and student pairs (one batch from the ``seed_start``-th seed of the stream "student"),
     trained as one batch on ``device`` with train and test losses recorded, and the constants of
     Theorem 4.1."""
     init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
     task, train, test = _teacher_stats(
-        n_teacher, T, n_train, n_test, init, snr_db, child_seeds(seed, seeds, "teacher")
+        n_teacher,
+        T,
+        n_train,
+        n_test,
+        init,
+        snr_db,
+        child_seeds(seed, seeds, "teacher", seed_start),
     )
-    (student,) = child_seeds(seed, 1, "student")
+    (student,) = child_seeds(seed, 1, "student", seed_start)
     run = train_pair(
         train,
         {"test": test},
@@ -365,13 +373,15 @@ def finite_width(
     steps: int,
     seed: int,
     device: str = "cpu",
+    seed_start: int = 0,
 ) -> FiniteWidth:
-    """``seeds`` teacher tasks (stream "fig4 teacher" of ``seed``) and, per width n, ``seeds``
-    student pairs (one stream per width) trained on them as one batch on ``device``."""
+    """``seeds`` teacher tasks (stream "fig4 teacher" of ``seed``, from its ``seed_start``-th
+    seed) and, per width n, ``seeds`` student pairs (one seed of the stream "fig4 student" per
+    width and shard) trained on them as one batch on ``device``."""
     init = dict(nu_W=nu_W, nu_F=nu_F, nu_C=nu_C)
-    teachers = child_seeds(seed, seeds, "fig4 teacher")
+    teachers = child_seeds(seed, seeds, "fig4 teacher", seed_start)
     _, train, _ = _teacher_stats(n_teacher, T, n_train, n_test, init, snr_db, teachers)
-    students = child_seeds(seed, len(widths), "fig4 student")
+    students = child_seeds(seed, len(widths), "fig4 student", seed_start * len(widths))
     runs, gaps, ratios = {}, [], []
     for n, st in zip(progress(widths, desc="widths"), students):
         r = train_pair(

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from rnnbook import plotting
+from rnnbook.seeds import member_seed
 from rnnbook.stats import Interval, effect_interval
 
 from . import ensemble, experiments, tasks
@@ -55,6 +56,7 @@ class Grid:
     lr_alif: list
     pre_steps: int
     pre_batch: int
+    seed_start: int = 0  # the first member's index (a shard of a record)
     device: str = (
         "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
     )
@@ -111,8 +113,9 @@ class Grid:
         }
 
     def member_seed(self, s: int) -> int:
-        """The seed of run ``s`` (0 .. seeds-1), derived from the chapter's ``seed``."""
-        return 1000 * self.seed + s
+        """The seed of run ``s`` (0 .. seeds-1): member ``seed_start + s`` of the chapter's
+        ``seed`` (:func:`rnnbook.seeds.member_seed`)."""
+        return member_seed(self.seed, self.seed_start + s)
 
     def groups(self) -> list[tuple]:
         """The (task, kind, depth) of the grid: each is trained as one ensemble."""

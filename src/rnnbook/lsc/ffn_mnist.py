@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from rnnbook import datasets, plotting
+from rnnbook.seeds import member_seeds
 from rnnbook.stats import seed_interval
 
 from . import experiments, pretrain
@@ -65,6 +66,7 @@ class Grid:
     #: further learning rates for the ReLU nets only (the He comparison needs a grid of at
     #: least ``MIN_RELU_LRS`` points around the best learning rate; sin and cos keep ``lrs``)
     relu_lrs: tuple[float, ...] = ()
+    seed_start: int = 0  # the first member's index (a shard of a record)
     device: str = (
         "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
     )
@@ -91,8 +93,9 @@ class Grid:
         return sorted({*map(float, self.lrs), *map(float, extra)}, reverse=True)
 
     def run_seeds(self) -> list[int]:
-        """The seed of each of the ``seeds`` runs per configuration, derived from ``seed``."""
-        return [1000 * self.seed + s for s in range(self.seeds)]
+        """The seed of each of the ``seeds`` runs per configuration: members ``seed_start``
+        on of the master ``seed`` (:func:`rnnbook.seeds.member_seeds`)."""
+        return member_seeds(self.seed, self.seed_start, self.seeds)
 
     def checkpoint_steps(self) -> list[int]:
         """``checkpoints`` budgets, geometrically spaced, multiples of ``eval_every``, ending at

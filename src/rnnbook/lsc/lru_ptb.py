@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from rnnbook import plotting
+from rnnbook.seeds import member_seed
 from rnnbook.stats import seed_interval
 
 from . import ensemble, experiments, pretrain, tasks
@@ -57,6 +58,7 @@ class Grid:
     clip: float
     pre_steps: int
     pre_batch: int
+    seed_start: int = 0  # the first member's index (a shard of a record)
     device: str = (
         "cpu"  # where the runs train; not in the cache key (same runs up to rounding)
     )
@@ -82,8 +84,9 @@ class Grid:
         return tasks.build_task("ptb-standin", *n, T=self.T, vocab=self.vocab)
 
     def member_seed(self, s: int) -> int:
-        """The seed of run ``s`` (0 .. seeds-1), derived from the chapter's ``seed``."""
-        return 1000 * self.seed + s
+        """The seed of run ``s`` (0 .. seeds-1): member ``seed_start + s`` of the chapter's
+        ``seed`` (:func:`rnnbook.seeds.member_seed`)."""
+        return member_seed(self.seed, self.seed_start + s)
 
     def checkpoints(self) -> list[int]:
         """The training steps at which every run's test perplexity is recorded."""

@@ -73,7 +73,7 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, ParameterError, Steps, at_least, in_open_unit
-from rnnbook.book.params import positive, SeedStart
+from rnnbook.book.params import positive
 
 from rnnbook.implicit_bias import delay_sweep, ensembles, figures
 
@@ -94,7 +94,6 @@ SPEC = {
     "lr": Param(float, 0.05, 0.05, 0.05, positive, "> 0"),
     "steps": Steps(40, 500, 2000, "gradient steps"),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
-    "seed_start": SeedStart(),
 }
 P, ledger = start("implicit_bias/delay", SPEC, globals())
 if P.delays[0] != 0 or P.delays != sorted(P.delays) or P.delays[-1] >= P.T:

@@ -80,7 +80,6 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, at_least, in_open_unit, positive, Steps
-from rnnbook.book.params import SeedStart
 from rnnbook.implicit_bias import ensembles, figures, kernel_regime
 
 FIG4_N = [10, 40], [10, 40, 200], [10, 40, 200]  # presets (smoke, book, paper)
@@ -101,7 +100,6 @@ SPEC = {
     "fig4_widths": Param(list, *FIG4_N, at_least(2), ">= 2, increasing", item=int),
     "fig4_seeds": Param(int, 3, 16, 20, at_least(3), ">= 3 (an interval)", gpu=20),
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0"),
-    "seed_start": SeedStart(),
 }
 P, ledger = start("implicit_bias/training_dynamics", SPEC, globals())
 setup = dict(T=P.T, n_train=P.n_train, n_test=P.n_test, snr_db=P.snr_db, seed=P.seed)

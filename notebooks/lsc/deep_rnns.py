@@ -63,9 +63,7 @@
 
 # %% tags=["parameters"]
 profile, device = "book", None
-seed = None
-seeds = None
-seed_start = None
+seed = seeds = seed_start = None
 tasks = None
 kinds = None
 depths = None
@@ -102,7 +100,6 @@ from myst_nb import glue
 from rnnbook.book.chapter import start
 from rnnbook.book.claims import evaluate
 from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
-from rnnbook.book.params import SeedStart
 from rnnbook.lsc import deep_rnns, experiments, gru_gradient, models, training_figures
 
 K, TASKS = list(models.RNN_KINDS), list(deep_rnns.TASKS)
@@ -119,7 +116,6 @@ FIG1C = {
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
     "seeds": Repeats(2, 4, 4, "seeds per arm", gpu=8),
-    "seed_start": SeedStart(),
     "tasks": Param(list, TASKS, TASKS, TASKS, TASKS.__contains__, "TASKS", str),
     "kinds": Param(list, ["gru", "alif_plus"], K, K, K.__contains__, "RNN_KINDS", str),
     "depths": Param(list, [2, 3], [2, 5], [2, 5], at_least(1), "depths >= 1", int),

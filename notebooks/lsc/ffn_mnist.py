@@ -79,7 +79,6 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
-from rnnbook.book.params import SeedStart
 from rnnbook.lsc import experiments, ffn_mnist, training_figures
 
 A, LRS = list(ffn_mnist.ACTS), ffn_mnist.PAPER_LRS
@@ -87,7 +86,6 @@ LR2, UP = [1e-3, 3.16e-4], [1e-2, 3.16e-3]  # ReLU adds UP: 4 rates around its b
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
     "seeds": Repeats(3, 4, 4, "random seeds per configuration", gpu=32),
-    "seed_start": SeedStart(),
     "acts": Param(list, ["relu", "cos"], A, A, A.__contains__, "relu, sin or cos", str),
     "lrs": Param(list, LR2, LR2, LRS, positive, "positive", float),
     "relu_lrs": Param(list, UP, UP, LRS, positive, "positive; ReLU only", float),

@@ -78,13 +78,11 @@ from myst_nb import glue
 from rnnbook.book.chapter import start
 from rnnbook.book.claims import evaluate
 from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
-from rnnbook.book.params import SeedStart
 from rnnbook.lsc import experiments, lru_ptb, training_figures
 
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; every seed derives from it"),
     "seeds": Repeats(2, 8, 4, "seeds per arm (book: 8, see the notes)"),
-    "seed_start": SeedStart(),
     "depths": Param(list, [2, 3], [3, 6], [3, 6], at_least(1), "depths >= 1", int),
     "width": Param(int, 16, 32, 128, at_least(2), ">= 2; width = state", gpu=128),
     "vocab": Param(int, 300, 2000, 10000, at_least(10), ">= 10 words"),

@@ -86,7 +86,6 @@ from myst_nb import glue
 
 from rnnbook.book.chapter import start
 from rnnbook.book.params import Param, Repeats, at_least, Steps
-from rnnbook.book.params import SeedStart
 from rnnbook.lsc import convergence, experiments, lru_ptb, models, pretrain, tasks
 from rnnbook.lsc import training_figures
 from rnnbook.seeds import member_seeds
@@ -95,7 +94,6 @@ K = list(models.RNN_KINDS)
 SPEC = {
     "seed": Param(int, 0, 0, 0, at_least(0), ">= 0; master seed of every draw"),
     "seeds": Repeats(3, 3, 4, "seeds of the pre-training claims"),
-    "seed_start": SeedStart(),
     "width": Param(int, 8, 32, 128, at_least(2), ">= 2; neurons per layer of the RNNs"),
     "n_steps": Param(int, 10, 25, 50, at_least(2), ">= 2; time bins of sl-MNIST"),
     "side": Param(int, 7, 14, 28, lambda v: v in (7, 14, 28), "7, 14 or 28"),

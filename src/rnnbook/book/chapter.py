@@ -6,6 +6,9 @@ reads ``profile`` and the parameters named in ``SPEC`` from the papermill parame
 means the profile's preset), stops with a :class:`~rnnbook.book.params.ParameterError` naming a bad
 one, shows the resolved values as one line, and opens the ledger of the chapter's declared claims.
 
+A training chapter whose parameters cell has ``seed_start`` gets it (:func:`~.params.SeedStart`:
+the first member's index, for a shard of a record) without naming it in ``SPEC``.
+
 A chapter with a ``device`` parameter gets it resolved (``auto`` becomes ``cpu`` or ``cuda``) and
 records what it ran on in the metadata of that line's output (:data:`DEVICE_KEY`), which
 :func:`recorded_device` reads back from the executed notebook (the *Build status* page shows it).
@@ -22,7 +25,7 @@ from rnnbook import plotting
 
 from . import scale_box
 from .ledger import Ledger
-from .params import Device, Param, describe, resolve
+from .params import Device, Param, SeedStart, describe, resolve
 
 #: the output metadata key under which a chapter records its device
 DEVICE_KEY = "rnnbook_device"
@@ -40,6 +43,8 @@ def start(
     without naming it in ``SPEC``."""
     if "device" in namespace and "device" not in spec:
         spec = {**spec, "device": Device()}
+    if "seed_start" in namespace and "seed_start" not in spec:
+        spec = {**spec, "seed_start": SeedStart()}
     given = {name: namespace.get(name) for name in spec}
     P = resolve(spec, namespace.get("profile", "book"), **given)
     plotting.setup()

@@ -252,6 +252,11 @@ def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
             if key not in e:
                 raise ClaimError(f"{where}: effect {e.get('name')!r} needs {key!r}")
         e = {"interval": "mean", "no_effect": 0, **e}
+        if e.get("line_source", "paper") not in ("paper", "book"):
+            raise ClaimError(
+                f"{where}: effect {e['name']!r}: 'line_source' is 'paper' or 'book' "
+                "(whose number its smallest effect is)"
+            )
         if e["interval"] not in INTERVALS:
             raise ClaimError(f"{where}: interval must be one of {INTERVALS}")
         if e["direction"] not in DIRECTIONS:
@@ -365,6 +370,7 @@ _KEYS = {
     "history",
 }
 _EFFECT_KEYS = {
+    "line_source",  # paper | book: whose number the smallest effect is (the box says)
     "name",
     "over",
     "effect",
@@ -575,8 +581,11 @@ def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
             value = values[used[0]] if len(used) == 1 else {n: values[n] for n in used}
         trained = {"rule": d.trained, "value": plain(value), "passed": ok}
     verdict = None
+    unmeasured = not_a_number(d, values)
     if trained is not None and not trained["passed"]:
         verdict = "inconclusive"
+    elif unmeasured:
+        verdict = "inconclusive"  # a NaN decides nothing, whatever the rule would say
     else:
         for v, cond in d.rule:
             if cond == "otherwise" or evaluate(cond, names, f"claim {d.id}"):
@@ -589,7 +598,36 @@ def decide(d: Declaration, values: Mapping[str, Any], profile: str) -> Decision:
     else:
         measured = dict(values) or None
     note = _show(d.note, names, f"claim {d.id}") if d.note else ""
+    if unmeasured and not (trained is not None and not trained["passed"]):
+        note = (note + " " if note else "") + UNMEASURED
     return Decision(verdict=verdict, measured=measured, note=note, trained=trained)
+
+
+#: the note of a claim whose rule reads a value that is not a number
+UNMEASURED = (
+    "A value the rule reads came out as not a number in this run, so the rule cannot "
+    "decide it: the claim is inconclusive."
+)
+
+
+def _nan(x: Any) -> bool:
+    if isinstance(x, float):
+        return math.isnan(x)
+    if isinstance(x, (list, tuple)):
+        return any(_nan(v) for v in x)
+    if isinstance(x, dict):
+        return any(_nan(v) for v in x.values())
+    return False
+
+
+def not_a_number(d: Declaration, values: Mapping[str, Any]) -> list[str]:
+    """The measured values that a rule of ``d`` reads and that are, or hold, a NaN: a
+    measured NaN makes the claim inconclusive, never a verdict."""
+    read: set[str] = set()
+    for _, cond in d.rule:
+        if cond != "otherwise":
+            read |= set(compile_rule(cond, f"claim {d.id}").co_names)
+    return sorted(n for n in read if n in values and _nan(plain(values[n])))
 
 
 def _fmt(x: float) -> str:
@@ -763,6 +801,8 @@ def _decide_effects(
                 "smallest": smallest,
                 "null": null,
                 "paper": e.get("paper"),
+                "clears": clears(e["direction"], iv.lo, iv.hi, null),
+                "line_source": e.get("line_source"),
                 "in_setting": in_setting,
                 "decision": decision,
                 "strong": atk == "reproduced",
@@ -794,7 +834,9 @@ def fingerprint(d: Declaration) -> str:
     record keeps it, so that a rule changed after the record ran is seen."""
     import hashlib
 
-    raw = [list(d.effects), dict(d.constants), d.trained, d.combine, d.not_attempted]
+    # whose number a line is (line_source) is shown, not decided on
+    effects = [{k: v for k, v in e.items() if k != "line_source"} for e in d.effects]
+    raw = [effects, dict(d.constants), d.trained, d.combine, d.not_attempted]
     raw += [list(d.rule)]
     text = json.dumps(raw, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -888,6 +930,21 @@ def _interval_name(kind: str, data) -> str:
     if used != kind:
         return f"t (a bootstrap needs >= {BOOTSTRAP_MIN_SEEDS} seeds)"
     return kind
+
+
+def clears(direction: str, lo: float, hi: float, null: float) -> float | None:
+    """The largest line an effect's 95% interval ``[lo, hi]`` clears, so that a reader sees
+    how much rides on the declared line: for an effect above its line, the interval's lower
+    end (the data support an effect of at least that); below, its upper end (at most that);
+    within a band around no effect, the narrowest band around ``null`` that holds the
+    interval. ``None`` where the interval is not finite."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    if direction == "above":
+        return float(lo)
+    if direction == "below":
+        return float(hi)
+    return float(max(abs(lo - null), abs(hi - null)))
 
 
 def _effect_line(x: dict) -> str:

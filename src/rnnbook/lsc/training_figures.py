@@ -153,9 +153,10 @@ def deep_rnn_scores(runs) -> Figure:
         if lm:
             ax.set_yscale("log")
     legend_below(fig, ncol=3)
+    depths = " and ".join(map(str, g.depths))
+    seeds = f"{g.seeds} seed" + ("s" if g.seeds != 1 else "")
     fig.suptitle(
-        f"Six RNNs, depths {g.depths}, with and without LSC pre-training "
-        f"({g.seeds} seed(s))"
+        f"Six RNNs of depths {depths}, with and without LSC pre-training ({seeds})"
     )
     return fig
 

@@ -147,5 +147,28 @@ def test_a_box_says_where_each_record_ran_in_words():
     assert "ran on NVIDIA H200" in gpu and "not fixed" in gpu
     own = arithmetic.in_words(arithmetic.stamp().replace("AVX2,", "AUTO,", 1))
     assert own.startswith("its own settings") and "MKL_CBWR=AUTO" in own
+    # a record from before oneDNN was pinned (2026-12-01) says it ran with it free
+    old = arithmetic.stamp().replace("ONEDNN_MAX_CPU_ISA=AVX2, ", "")
+    assert "oneDNN's left free" in arithmetic.in_words(old)
+    assert "oneDNN's and OpenBLAS's AVX2" in arithmetic.in_words(arithmetic.stamp())
     before = where_html({})  # a record from before processors were kept
     assert "did not name" in before and "verdict may differ" in before
+
+
+def test_onednn_is_pinned_to_avx2_and_torch_honours_it():
+    """An LSTM on the CPU goes through oneDNN, which picks its instructions by the
+    processor unless ONEDNN_MAX_CPU_ISA caps them; its verbose log says which it took."""
+    assert arithmetic.PINNED["ONEDNN_MAX_CPU_ISA"] == "AVX2"
+    code = (
+        "import torch\n"
+        "m = torch.nn.LSTM(8, 8)\n"
+        "with torch.no_grad():\n"
+        "    m(torch.randn(4, 2, 8))\n"
+    )
+    base = {k: v for k, v in os.environ.items() if k not in arithmetic.PINNED}
+    env = {**base, **arithmetic.env(), "ONEDNN_VERBOSE": "1"}
+    env["ONEDNN_MAX_CPU_ISA"] = "SSE41"  # below AVX2: shows that the cap is read
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
+    assert "isa:Intel SSE4.1" in out.stdout + out.stderr

@@ -6,7 +6,8 @@ AVX2 on another), and each path rounds its sums in another order. Training turns
 last-bit differences into other accuracies: the same chapter at the same master seed gave
 other numbers on two machines of this project, and ``lsc.fig3.alif-deeper`` another verdict.
 Each chapter's kernel therefore runs on fixed paths (:data:`PINNED`): MKL's conditional
-numerical reproducibility on its AVX2 branch, torch's AVX2 kernels, OpenBLAS's Haswell
+numerical reproducibility on its AVX2 branch, torch's AVX2 kernels, oneDNN's AVX2 kernels
+(torch's LSTM and convolutions on the CPU; from 2026-12-01, free before), OpenBLAS's Haswell
 (AVX2) kernels and numpy without its AVX-512 loops, on one thread
 (:func:`rnnbook.book.pipeline.chapter_threads`): the numbers should be those of every
 Intel processor with AVX2, under MKL's documented conditions (a fixed thread count;
@@ -27,9 +28,14 @@ from pathlib import Path
 PINNED = {
     "MKL_CBWR": "AVX2",
     "ATEN_CPU_CAPABILITY": "avx2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",  # torch 2.13's oneDNN honours it (and DNNL_MAX_CPU_ISA)
     "OPENBLAS_CORETYPE": "Haswell",
     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
 }
+
+
+#: pinned since 2026-12-01: a record's stamp without them ran with them free
+SINCE_2026_12_01 = ("ONEDNN_MAX_CPU_ISA",)
 
 
 def env() -> dict[str, str]:
@@ -62,11 +68,16 @@ def in_words(kept: str) -> str:
     """A stamp (:func:`stamp`) as a reader's phrase: the fixed paths named, or the
     settings as they were where a run set its own."""
     fixed = ", ".join(f"{k}={v}" for k, v in sorted(PINNED.items()))
-    if not kept.startswith(fixed + ", threads "):
-        return f"its own settings ({kept})"
+    before = {k: v for k, v in PINNED.items() if k not in SINCE_2026_12_01}
+    older = ", ".join(f"{k}={v}" for k, v in sorted(before.items()))
     threads = kept.rsplit(" ", 1)[-1]
+    if kept.startswith(fixed + ", threads "):
+        kernels = "torch's, oneDNN's and OpenBLAS's AVX2 kernels"
+    elif kept.startswith(older + ", threads "):
+        kernels = "torch's and OpenBLAS's AVX2 kernels, oneDNN's left free"
+    else:
+        return f"its own settings ({kept})"
     return (
-        "the book's fixed code paths (MKL's AVX2 branch, torch's and OpenBLAS's AVX2 "
-        f"kernels, numpy without AVX-512) on {threads} thread"
-        + ("" if threads == "1" else "s")
+        f"the book's fixed code paths (MKL's AVX2 branch, {kernels}, numpy without "
+        f"AVX-512) on {threads} thread" + ("" if threads == "1" else "s")
     )

@@ -344,8 +344,9 @@ def declared(root: Path) -> dict[str, list[dict]]:
 
 
 def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dict]]:
-    """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest scale first
-    (``gpu`` before ``cpu``), each ``{verdict, effects, seeds, stale, provenance}``."""
+    """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest first (``gpu``
+    before ``cpu``, then the most seeds, then the newest), each ``{verdict, effects, seeds,
+    stale, provenance}``."""
     out: dict[str, list[dict]] = {}
     for r in load(root) if loaded is None else loaded:
         if r.get("kind") not in SCALES:
@@ -355,7 +356,9 @@ def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dic
             out.setdefault(c["id"], []).append({**c, "record": prov})
     order = {s: i for i, s in enumerate(reversed(SCALES))}
     for recs in out.values():
-        recs.sort(key=lambda x: (order[x["record"]["kind"]], x["record"]["date"]))
+        recs.sort(key=lambda x: x["record"]["date"], reverse=True)  # newest first ...
+        # ... within the largest first: gpu before cpu, then the most seeds
+        recs.sort(key=lambda x: (order[x["record"]["kind"]], -(x.get("seeds") or 0)))
     return out
 
 

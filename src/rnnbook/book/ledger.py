@@ -110,11 +110,10 @@ class Claim:
             measured = measured.partition("Decided: ")[0].rstrip(". ") or None
         if measured is not None:
             rows.append(f"- **measured** ({self.profile} profile):{value_md(measured)}")
+        more = []  # folded: each effect, the rule, the gate, the seeds, how it was run
         if self.effects:
-            rows.append("- **decided per effect** (each on its own interval):")
-            rows += [f"  - {effect_text(e, doc)}" for e in self.effects]
-        rows.append(f"- **decision**: {self.verdict}")
-        more = []
+            more.append("- **each effect**, decided on its own interval:")
+            more += [f"  - {effect_text(e, doc)}" for e in self.effects]
         if self.tolerance is not None:
             tol = self.tolerance
             tol = prose_md(tol, doc) if isinstance(tol, str) else md_cell(tol, None)
@@ -142,8 +141,9 @@ class Claim:
         if more:
             rows += [
                 "",
-                '<details class="claim-more"><summary>rule, gate, seeds and how it was '
-                "run</summary>",
+                '<details class="claim-more"><summary>how it was decided: '
+                + ("each effect, " if self.effects else "")
+                + "the rule, gate, seeds and how it was run</summary>",
                 "",
                 *more,
                 "",
@@ -271,13 +271,11 @@ class Ledger:
         return claim
 
     def table(self) -> str:
-        """The chapter's verdicts as a Markdown table, each claim linked to its box (display it
-        with ``IPython.display.Markdown``)."""
-        rows = ["| claim | source | verdict |", "| --- | --- | --- |"]
-        for c in self.claims:
-            link = f'<a href="#{c.id}">{md_math(c.statement)}</a>'
-            rows.append(f"| {link} | {md_escape(c.source)} | **{c.verdict}** |")
-        return "\n".join(rows)
+        """The chapter's verdicts in one line, each claim linked to its box (display it
+        with ``IPython.display.Markdown``; issue 51: a line, not a table)."""
+        from .pages import verdict_line
+
+        return verdict_line([asdict(c) for c in self.claims], self.chapter)
 
 
 def rule_code(d: Any) -> str:

@@ -274,6 +274,8 @@ def findings_html(
     ``headline``, of every paper (each paper's bottom line and its claims that do not
     hold). ``seeds``: the verdicts of the seed records, per master seed."""
     cols = ("finding", "versus", "verdict")
+    if what == docname and all(c.get("chapter") == docname for c in claims):
+        return pages.verdict_line(claims, docname)  # a chapter's: one line (issue 51)
     if what.split()[0] == claims[0]["id"]:  # the claims named, in the order named
         return pages.claims_table(claims, docname, cols)
     if what in PAPERS:

@@ -185,6 +185,25 @@ def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
     return out
 
 
+def verdict_line(claims: list[dict], from_doc: str) -> str:
+    """A chapter's verdicts in one line (issue 51): each claim by the start of what it
+    claims and its source, linked to its box, with its verdict badge."""
+    from .reading import _short
+
+    items = []
+    for c in claims:
+        name = prose_html(_short(c, 56))
+        href = html.escape(box_href(c, from_doc)) if c.get("chapter") else ""
+        name = f'<a href="{href}">{name}</a>' if href else name
+        items.append(
+            f'<span class="verdict-item">{name}&nbsp;{badge_html(c["verdict"])}</span>'
+        )
+    return (
+        '<p class="verdict-line"><strong>Verdicts</strong> (each links to its box '
+        "below): " + " · ".join(items) + "</p>"
+    )
+
+
 def claims_table(
     claims: list[dict],
     from_doc: str,

@@ -342,3 +342,46 @@ def test_an_estimate_at_no_effect_leans_neither_way():
     assert "against" not in f and "its estimate is at no effect" in f
     text = R.bottom_line([record(effects=[e])])
     assert "1 sits at no effect" in text and "against" not in text
+
+
+def test_a_failed_claim_without_effects_quotes_what_failed():
+    """Issue 52, item 11: not the first clause of the measured text, which often holds."""
+    measured = (
+        "autograd (T=12, layers l=1..4, i.e. Delta l=0..3): equals (1/T) binom(T+2, "
+        "Delta l+2) (sympy-derived) in all rows: True; equals the paper's value in 0 of "
+        "4 rows. Regimes of the corrected count: log-log slope 7.00"
+    )
+    c = record(verdict="not-reproduced", effects=None, trained=None, measured=measured)
+    f = R.finding(c)
+    assert f == "Fails: equals the paper's value in 0 of 4 rows."
+    table = "{'a': {'m2': 1.0}}; variance of the free product within the tolerance: yes"
+    c = record(
+        verdict="not-reproduced",
+        effects=None,
+        trained=None,
+        measured=table,
+        extra={"failed": ["for every m, s, p in m2 rows: ... (it fails in 3 of 8)"]},
+    )
+    assert R.finding(c) == (
+        "Fails: the run did not meet for every m, s, p in m2 rows: ... (it fails in 3 "
+        "of 8)."
+    )
+
+
+def test_the_ledger_keeps_the_terms_of_a_rule_that_failed():
+    from types import SimpleNamespace
+
+    from rnnbook.book.ledger import failed_conditions
+
+    d = SimpleNamespace(
+        rule=(
+            ("reproduced", "all(abs(m - p) <= 2 * s for m, s, p in rows) and ok"),
+            ("not-reproduced", "otherwise"),
+        ),
+        constants={},
+    )
+    rows = [(1.0, 0.1, 1.0), (2.0, 0.1, 1.0), (3.0, 0.1, 1.0)]
+    got = failed_conditions(d, {"rows": rows, "ok": True}, "book")
+    assert len(got) == 1 and got[0].endswith("(it fails in 2 of 3)")
+    assert "rows" in got[0] and "abs" not in got[0]
+    assert failed_conditions(d, {"rows": rows[:1], "ok": True}, "book") == []

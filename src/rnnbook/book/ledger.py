@@ -259,6 +259,9 @@ class Ledger:
             effects=_jsonable(dec.effects) if dec.effects else None,
             extra={"rule_code": rule_code(d)},
         )
+        if not dec.effects and dec.verdict in ("not-reproduced", "partly-reproduced"):
+            failed = failed_conditions(d, values, self.profile)
+            claim.extra["failed"] = failed or None
         self._write(claim)
         show(claim)
         return claim
@@ -276,6 +279,47 @@ class Ledger:
         from .pages import verdict_line
 
         return verdict_line([asdict(c) for c in self.claims], self.chapter)
+
+
+def failed_conditions(d: Any, values: dict, profile: str) -> list[str]:
+    """The parts of a claim's ``reproduced`` condition (its top-level ``and`` terms) that
+    the measured ``values`` do not meet, in words; for ``all(... for ...)``, how many of
+    its items fail. What a "Fails" finding quotes (issue 52, item 11)."""
+    cond = next((c for v, c in d.rule if v == "reproduced"), None)
+    if not cond or cond == "otherwise":
+        return []
+    names = {**d.constants, **{k: _claims.plain(v) for k, v in values.items()}}
+    names["profile"] = profile
+    tree = ast.parse(cond, mode="eval").body
+    terms = (
+        tree.values
+        if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And)
+        else [tree]
+    )
+    out = []
+    for term in terms:
+        src = ast.unparse(term)
+        try:
+            if _claims.evaluate(src, names):
+                continue
+        except Exception:  # a term that cannot be judged alone is left out
+            continue
+        words = rule_prose(src)
+        gen = term.args[0] if isinstance(term, ast.Call) and term.args else None
+        if (
+            isinstance(term.func if isinstance(term, ast.Call) else None, ast.Name)
+            and term.func.id == "all"
+            and isinstance(gen, ast.GeneratorExp)
+        ):
+            items = ast.unparse(ast.ListComp(elt=gen.elt, generators=gen.generators))
+            try:
+                flags = list(_claims.evaluate(items, names))
+                bad = sum(not f for f in flags)
+                words += f" (it fails in {bad} of {len(flags)})"
+            except Exception:
+                pass
+        out.append(words)
+    return out
 
 
 def rule_code(d: Any) -> str:

@@ -486,6 +486,8 @@ def finding(c: dict) -> str:
         und = by["inconclusive"] or inside
         return "Undecided: " + _join([effect_finding(e) for e in und]) + "."
     measured = _first_part(c.get("measured"))
+    if v in ("not-reproduced", "partly-reproduced") and not gate_failed:
+        measured = what_failed(c) or measured
     if gate_failed:
         return (
             "Undecided: the networks did not pass the training gate (it asks that "
@@ -498,6 +500,30 @@ def finding(c: dict) -> str:
         "inconclusive": "Undecided",
     }.get(v, "Found")
     return f"{word}: {measured}." if measured else f"{word}."
+
+
+_OF = re.compile(r"\b(\d+) of (\d+)\b")
+_NO = re.compile(r"(?::|\bis|\bare)\s+(?:no|False)\b(?![-\w])")
+
+
+def what_failed(c: dict, width: int = 170) -> str:
+    """What failed in a claim without effects (issue 52, item 11): the part of its measured
+    text that says so (a yes-or-no answered no, a count short of its total: "in 3 of 8
+    rows"), else the parts of its rule that the run did not meet (``extra.failed``, kept
+    by the ledger when it decided), else nothing."""
+    _top_parts, value_text = LEDGER["_top_parts"], LEDGER["value_text"]
+    s = value_text(c.get("measured")) if c.get("measured") is not None else ""
+    s = s.partition("Decided: ")[0].strip().rstrip(".")
+    for part in _top_parts(s):
+        for sentence in re.split(r"(?<=[\w)])\. (?=[A-Z])", part):
+            short = any(int(a) < int(b) for a, b in _OF.findall(sentence))
+            no = _NO.search(sentence) or re.search(r"(?:^|\s)(?:no|False)$", sentence)
+            if short or no:
+                return _cap(sentence.rstrip("."), width)
+    failed = ((c.get("extra") or {}).get("failed")) or []
+    if failed:
+        return "the run did not meet " + _join([_cap(str(f), width) for f in failed], 2)
+    return ""
 
 
 def _why_not(note: str) -> str:

@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Real data: limited data favours the short memory, all data the unscaled convolution
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

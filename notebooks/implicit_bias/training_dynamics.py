@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Training a wide linear RNN is training a scaled convolution
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Deep RNNs pre-trained to $\rho_t=\tfrac12$ or $1$ (Fig. 3, Fig. 1c bottom)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

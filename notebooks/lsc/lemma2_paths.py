@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Counting gradient paths on the time-depth grid (Lemma 2)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

@@ -14,9 +14,6 @@
 # %% [markdown]
 # # What the bounds rest on: anti-norms (Theorem 6) and decaying covariance (Figs. S2-S3)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

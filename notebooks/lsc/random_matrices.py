@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Spectral radii of random matrices and the classical initializations (Lemma 1, Corollary 1)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

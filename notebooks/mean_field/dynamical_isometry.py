@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Dynamical isometry and the critical initialization (Eqs. 10-13, Algorithm 1)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

@@ -14,9 +14,6 @@
 # %% [markdown]
 # # Trainability, critical initialization and language modelling (Sec. 4-5)
 #
-# **Findings.** What this chapter measured, and the verdict each claim's declared rule gives;
-# each row links to the claim's box below, where the claim is decided.
-#
 # ```{findings}
 # ```
 #

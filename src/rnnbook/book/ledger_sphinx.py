@@ -443,28 +443,39 @@ def _at_scale(app) -> dict[str, list[dict]]:
     return cached
 
 
-def record_html(rec: dict, docname: str) -> str:
+def record_html(
+    rec: dict, docname: str, reads: list[str] | None = None, preset: dict | None = None
+) -> str:
     """One record of a claim, in words: scale, sizes, device, date, verdict, effects, and a
-    link to its provenance (marked stale, and not counted, when its code changed)."""
+    link to its provenance (marked stale, and not counted, when its code changed).
+    ``reads``: the parameters the claim reads; ``preset``: the chapter's presets at the
+    record's profile (:mod:`.record_line`)."""
+    from .record_line import gate_failed_words, sizes as line_sizes
+
     prov = rec["record"]
     up = "../" * docname.count("/")
     href = html.escape(f"{up}{prov['path']}/provenance.json")
     params = {k: v for k, v in prov.get("parameters", {}).items() if k != "device"}
     full = reading.parameters_text(params)
-    # the sizes that tell the run (its first ones and its master seed) in the line; every
-    # parameter, for a slice that sets the chapter's other parts small, folded below it
-    short = {k: v for k, v in params.items() if k != "profile"}
-    short = {k: short[k] for k in [*list(short)[:3], "seed"] if k in short}
-    sizes = reading.parameters_text(short) if len(params) > 5 else full
+    # the sizes of the part of the chapter the claim reads in the line; every parameter,
+    # for a slice that sets the chapter's other parts small, folded below it
+    sizes, whole = line_sizes(params, reads, preset)
+    sizes = sizes if len(params) > 5 or reads is not None else full
     more = (
         '<details class="record-sizes"><summary>every parameter of its run</summary>'
         f"{html.escape(full)}</details>"
-        if sizes != full
+        if sizes != full and not whole
         else ""
     )
+    gate = rec.get("trained") or {}
     effects = "; ".join(
         f"{reading.prose_html(str(e['name']))}: {e['estimate']:.3g} "
-        f"[{e['lo']:.3g}, {e['hi']:.3g}], {html.escape(str(e['decision']))}"
+        f"[{e['lo']:.3g}, {e['hi']:.3g}]"
+        + (
+            ", not judged"
+            if gate.get("passed") is False
+            else f", {html.escape(str(e['decision']))}"
+        )
         for e in rec.get("effects") or []
         if all(isinstance(e.get(k), (int, float)) for k in ("estimate", "lo", "hi"))
     )
@@ -474,12 +485,8 @@ def record_html(rec: dict, docname: str) -> str:
         if prov.get("stale")
         else ""
     )
-    gate = rec.get("trained") or {}
     if gate.get("passed") is False:
-        stale += (
-            " (its gate failed, so its effects decide nothing: "
-            f"{html.escape(reading.gate_words(gate))})"
-        )
+        stale += f" ({html.escape(gate_failed_words(gate))})"
     if rec.get("rule_changed"):
         stale += (
             ' <strong class="record-stale">its rule changed since it ran and it kept no '
@@ -593,13 +600,30 @@ def add_records_to_boxes(app, doctree) -> None:
                 format="html",
             )
         if recs:
-            items = "".join(record_html(r, docname) for r in recs)
+            reads, preset = _claim_sizes(app, m.group(1), recs)
+            items = "".join(record_html(r, docname, reads, preset) for r in recs)
             text = (
                 '<div class="claim-records"><p><strong>At scale</strong>: the claim\'s '
             )
             text += f"records (decided on their own data)</p><ul>{items}</ul>"
             text += scale_charts(load_claims(app).get(m.group(1)), recs) + "</div>"
             box += nodes.raw("", text, format="html")
+
+
+def _claim_sizes(app, cid: str, recs: list[dict]) -> tuple[list | None, dict | None]:
+    """The parameters claim ``cid`` reads and its chapter's presets at its records'
+    profile (:mod:`.record_line`), or ``(None, None)`` where they cannot be read."""
+    from .record_line import claim_reads, presets
+
+    chapter = recs[0]["record"].get("chapter")
+    root = book_root(app)
+    source = root / "notebooks" / f"{chapter}.py"
+    profile = recs[0]["record"].get("parameters", {}).get("profile", "book")
+    try:
+        reads = claim_reads(root / "notebooks" / f"{chapter}.claims.yaml").get(cid)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+    return reads, presets(source, profile)
 
 
 def _row(label: str, claim: dict, e: dict):

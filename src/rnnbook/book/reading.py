@@ -633,6 +633,7 @@ _PARAMETERS = {
     "n_seeds": "seeds",
     "n_student": "student width",
     "kinds": "networks",
+    "T_grad": "gradient time bins",
     "acts": "activations",
 }
 

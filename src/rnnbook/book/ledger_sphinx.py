@@ -110,8 +110,15 @@ def seed_contradictions(
     return problems
 
 
-def seed_check_html(by_seed: dict[int, dict[str, str]], docname: str, claims) -> str:
-    """The verdict of each training claim at each recorded master seed, and what moved."""
+def seed_check_html(
+    by_seed: dict[int, dict[str, str]],
+    docname: str,
+    claims,
+    superseded: dict[str, list[dict]] | None = None,
+) -> str:
+    """The verdict of each training claim at each recorded master seed, and what moved;
+    beside a verdict, the superseded draws of that seed (``superseded``:
+    :func:`rnnbook.book.records.superseded`), labelled and not counted."""
     seeds = sorted(by_seed)
     if not seeds:
         return "<p>No seed records are committed yet.</p>"
@@ -121,7 +128,9 @@ def seed_check_html(by_seed: dict[int, dict[str, str]], docname: str, claims) ->
     for cid in ids:
         got = [by_seed[s].get(cid) for s in seeds]
         cells = "".join(
-            f"<td>{pages.badge_html(v) if v else '&ndash;'}</td>" for v in got
+            f"<td>{pages.badge_html(v) if v else '&ndash;'}"
+            f"{superseded_cell((superseded or {}).get(cid, []), s)}</td>"
+            for s, v in zip(seeds, got)
         )
         name = html.escape(cid)
         if claims and cid in claims:
@@ -137,6 +146,10 @@ def seed_check_html(by_seed: dict[int, dict[str, str]], docname: str, claims) ->
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
     words = ", ".join(f"{s}" for s in seeds)
+    if superseded:
+        from .records import DRAW_RULE
+
+        table += f'<p class="draw-rule">{html.escape(DRAW_RULE)}</p>'
     summary = (
         f"<p>Master seeds {words}: {len(ids)} training claims; {len(moved)} moved between "
         f"seeds; {len(flipped)} turned from one decided verdict into the opposite one"
@@ -146,6 +159,37 @@ def seed_check_html(by_seed: dict[int, dict[str, str]], docname: str, claims) ->
     return summary + table
 
 
+def superseded_cell(draws: list[dict], seed: int) -> str:
+    """A seed-check cell's superseded draws of that master seed, each labelled."""
+    return "".join(
+        '<br><span class="superseded-draw"><em>superseded draw of '
+        f"{html.escape(str(d['record'].get('date')))}:</em> "
+        f"{pages.badge_html(d['verdict'])}</span>"
+        for d in draws
+        if d["record"].get("master_seed") == seed
+    )
+
+
+def superseded_html(draws: list[dict]) -> str:
+    """A claim box's superseded draws (every draw is kept): each with its seed, date,
+    verdict and why another draw counts (:data:`rnnbook.book.records.DRAW_RULE`)."""
+    from .records import DRAW_RULE
+
+    items = "".join(
+        f"<li>master seed {html.escape(str(d['record'].get('master_seed')))}, drawn "
+        f"{html.escape(str(d['record'].get('date')))}: {pages.badge_html(d['verdict'])} "
+        '<strong class="record-stale">superseded</strong> by the draw '
+        f"{html.escape(str(d['record']['superseded'].get('by')))} of "
+        f"{html.escape(str(d['record']['superseded'].get('on')))}: "
+        f"{html.escape(str(d['record']['superseded'].get('why')))}</li>"
+        for d in draws
+    )
+    return (
+        '<div class="claim-records"><p><strong>Superseded draws</strong>: shown, not '
+        f"counted. {html.escape(DRAW_RULE)}</p><ul>{items}</ul></div>"
+    )
+
+
 class SeedCheckDirective(SphinxDirective):
     """```{seed-check}```: the training claims' verdicts at each recorded master seed."""
 
@@ -153,7 +197,9 @@ class SeedCheckDirective(SphinxDirective):
 
         by_seed = _seed_records(self.env.app)
         claims = load_claims(self.env.app)
-        text = seed_check_html(by_seed, self.env.docname, claims)
+        text = seed_check_html(
+            by_seed, self.env.docname, claims, _superseded(self.env.app)
+        )
         return [
             nodes.raw("", f'<div class="seed-check">\n{text}\n</div>', format="html")
         ]
@@ -576,7 +622,8 @@ def add_records_to_boxes(app, doctree) -> None:
     """Each claim box shows, below the ``book`` verdict, every record of its claim, and
     the record slices declared for it that have not run yet."""
     by_claim, planned = _at_scale(app), _declared(app)
-    if not by_claim and not planned:
+    older = _superseded(app)
+    if not by_claim and not planned and not older:
         return
     docname = app.env.docname
     for box in doctree.findall(nodes.admonition):
@@ -585,6 +632,8 @@ def add_records_to_boxes(app, doctree) -> None:
         raw = "".join(n.astext() for n in box.findall(nodes.raw))
         m = _ANCHOR.search(raw)
         recs = by_claim.get(m.group(1), []) if m else []
+        if m and older.get(m.group(1)):
+            box += nodes.raw("", superseded_html(older[m.group(1)]), format="html")
         done = {(r["record"]["chapter"], r["record"]["name"]) for r in recs}
         todo = [
             s
@@ -672,6 +721,17 @@ def scale_charts(book: dict | None, recs: list[dict]) -> str:
                 " the claim's line (dashed), the paper (dotted)</figcaption></figure>"
             )
     return "".join(out)
+
+
+def _superseded(app) -> dict[str, list[dict]]:
+    cached = getattr(app, "_rnnbook_superseded", None)
+    if cached is None:
+        from . import records
+
+        cached = app._rnnbook_superseded = records.superseded(
+            book_root(app), _loaded(app)
+        )
+    return cached
 
 
 def _seed_records(app) -> dict[int, dict[str, str]]:

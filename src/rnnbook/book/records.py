@@ -272,6 +272,8 @@ def seed_verdicts(
     for r in load(root) if loaded is None else loaded:
         if r.get("kind") != "seeds" or r["stale"] or r.get("master_seed") is None:
             continue
+        if r.get("superseded"):  # shown beside the draw that counts, never counted
+            continue
         seed = int(r["master_seed"])
         kept = [c for c in r["claims"] if not c.get("rule_changed")]
         out.setdefault(seed, {}).update({c["id"]: c["verdict"] for c in kept})
@@ -349,7 +351,7 @@ def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dic
     stale, provenance}``."""
     out: dict[str, list[dict]] = {}
     for r in load(root) if loaded is None else loaded:
-        if r.get("kind") not in SCALES:
+        if r.get("kind") not in SCALES or r.get("superseded"):
             continue
         prov = {k: v for k, v in r.items() if k != "claims"}
         for c in r["claims"]:
@@ -390,3 +392,28 @@ def record_run(
     return write(
         root, "seeds", chapter, name, mine, params, seconds, measured_with=measured_with
     )
+
+
+#: Which draw counts where one run was drawn twice (issue 49: every draw is kept)
+DRAW_RULE = (
+    "Where the same run (chapter, master seed and sizes) was drawn twice, the draw on the "
+    "book's fixed code paths counts; a draw made before them, on a processor's own code "
+    "paths, is superseded: it is kept, shown beside the draw that counts, labelled with "
+    "why, and left out of every count."
+)
+
+
+def superseded(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dict]]:
+    """Per claim id, the superseded draws that hold it (a record whose provenance has
+    ``superseded: {by, on, why}``, kept under a name that says so, e.g.
+    ``results/seeds/<chapter>/seed-0-superseded-<date>/``): each the claim as that draw
+    decided it, with its ``record`` (provenance). :func:`seed_verdicts` and
+    :func:`at_scale` leave them out (:data:`DRAW_RULE`)."""
+    out: dict[str, list[dict]] = {}
+    for r in load(root) if loaded is None else loaded:
+        if not r.get("superseded"):
+            continue
+        prov = {k: v for k, v in r.items() if k != "claims"}
+        for c in r["claims"]:
+            out.setdefault(c["id"], []).append({**c, "record": prov})
+    return out

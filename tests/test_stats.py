@@ -67,11 +67,17 @@ def test_proportion_intervals_cover_95_percent():
     assert cp >= 0.95 and abs(wi - 0.95) < 0.03
 
 
-def test_sign_share_never_gives_a_zero_width_interval_for_ties():
-    from rnnbook.stats import bootstrap_mean, sign_share
+def test_sign_share_drops_ties_and_never_gives_a_zero_width_interval():
+    from rnnbook.stats import bootstrap_mean, clopper_pearson, sign_share, sign_ties
 
-    iv = sign_share([0.0] * 8)  # eight tied seeds: the best learning rate never higher
+    x = [0.0] * 6 + [0.5, -0.5, 0.5, 0.5]  # six ties prefer neither side
+    iv = sign_share(x)
+    assert (iv.n, iv.mean) == (4, 0.75) and sign_ties(x) == 6
+    assert iv == clopper_pearson(3, 4)
+    iv = sign_share([-1.0] * 8)  # eight seeds never higher
     assert iv.mean == 0 and iv.lo == 0 and 0.3 < iv.hi < 0.4
+    with pytest.raises(ValueError, match="every one of 8 seeds ties"):
+        sign_share([0.0] * 8)  # all tied: nothing to compare
     b = bootstrap_mean([0.2, 0.4, 0.6, 0.3, 0.5])
     assert 0.2 <= b.lo < b.mean < b.hi <= 0.6
     assert bootstrap_mean([0.2, 0.4, 0.6]) == bootstrap_mean([0.2, 0.4, 0.6])  # seeded
@@ -161,3 +167,44 @@ def test_a_bootstrap_over_four_seeds_is_about_twice_too_narrow():
     t = 2 * st.t.ppf(0.975, 3) * x.std(1, ddof=1) / 2
     ratio = float(np.median(t / (hi - lo)))
     assert 1.75 < ratio < 2.1, ratio
+
+
+def test_one_sided_p_matches_scipy_tests():
+    from scipy import stats as st
+
+    from rnnbook.stats import one_sided_p
+
+    x = np.array([0.3, 0.1, 0.25, 0.4, 0.05, 0.2])
+    ref = st.ttest_1samp(x, 0.1, alternative="greater").pvalue
+    assert one_sided_p("mean", x, 0.1, "above") == pytest.approx(ref)
+    ref = st.ttest_1samp(x, 0.1, alternative="less").pvalue
+    assert one_sided_p("mean", x, 0.1, "below") == pytest.approx(ref)
+    ref = st.binomtest(7, 9, 0.5, alternative="greater").pvalue
+    assert one_sided_p("exact", [7, 9], 0.5, "above") == pytest.approx(ref)
+    signs = [1.0] * 7 + [-1.0] * 2 + [0.0] * 3  # three ties leave
+    assert one_sided_p("sign", signs, 0.5, "above") == pytest.approx(ref)
+    assert np.isnan(one_sided_p("mean", [0.2], 0.0, "above"))
+    assert np.isnan(one_sided_p("mean", [0.2, 0.2], 0.0, "above"))  # tied: no test
+
+
+def test_holm_rejections_step_down_against_brute_force():
+    from itertools import permutations
+
+    from rnnbook.stats import holm_rejections
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        p = rng.uniform(0, 0.06, size=5)
+        got = holm_rejections(p, 0.05)
+        # brute force: reject H_i iff every intersection containing it is rejected by
+        # Bonferroni (Holm's closed-testing form)
+        want = []
+        for i in range(5):
+            ok = True
+            for r in range(1, 6):
+                for sub in set(permutations(range(5), r)):
+                    if i in sub and min(p[list(sub)]) > 0.05 / len(sub):
+                        ok = False
+            want.append(ok)
+        assert got == want
+    assert holm_rejections([0.01, float("nan")], 0.05) == [True, False]

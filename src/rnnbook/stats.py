@@ -5,7 +5,9 @@
 - :func:`wilson_interval`, :func:`clopper_pearson`: a proportion k/n with an interval that stays
   inside [0, 1] (the Wilson score interval; the exact binomial interval);
 - :func:`sign_share`: the share of seeds in which a discrete statistic lies above a value, with its
-  exact interval (a sign test: tied seeds never give a zero-width interval);
+  exact interval (a sign test: ties leave the share, and never give a zero-width interval);
+- :func:`one_sided_p`, :func:`holm_rejections`: one-sided tests of effects against their lines
+  and Holm's step-down count across them ("in most cells");
 - :func:`bootstrap_mean`: a percentile bootstrap interval of the mean over seeds;
 - :func:`decide_effect`, :func:`combine_effects`: the book's verdict design (book/verdicts.md),
   which the claim engine applies to every training claim;
@@ -130,10 +132,71 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> Interval:
 
 
 def sign_share(samples, above: float = 0.0, level: float = 0.95) -> Interval:
-    """Share of seeds whose (discrete) statistic lies strictly above ``above``, with its exact
-    interval (:func:`clopper_pearson`): a sign test, for statistics that tie across seeds."""
+    """Share of seeds whose (discrete) statistic lies strictly above ``above``, among the
+    seeds that do not tie with it, with its exact interval (:func:`clopper_pearson`): a sign
+    test. Ties (a statistic exactly at ``above``) prefer neither side and leave the share
+    (:func:`sign_ties` counts them); with every seed tied there is nothing to compare (a
+    ``ValueError``)."""
     x = np.asarray(samples, dtype=float).ravel()
-    return clopper_pearson(int((x > above).sum()), len(x), level)
+    x = x[np.isfinite(x)]
+    n = int((x != above).sum())
+    if n == 0:
+        raise ValueError(f"sign_share: every one of {len(x)} seeds ties at {above}")
+    return clopper_pearson(int((x > above).sum()), n, level)
+
+
+def sign_ties(samples, above: float = 0.0) -> int:
+    """How many seeds tie at ``above`` (left out of :func:`sign_share`)."""
+    x = np.asarray(samples, dtype=float).ravel()
+    return int((x == above).sum())
+
+
+def one_sided_p(kind: str, data, line: float, side: str, threshold: float = 0.0):
+    """The one-sided p-value of ``H0: the effect is not beyond line`` on ``side`` (``above``:
+    H1 mean > line; ``below``: H1 mean < line): Student t over seeds for ``mean`` and
+    ``bootstrap``; the exact binomial test for ``exact``, ``wilson`` (``data`` = [k, n]) and
+    ``sign`` (the share of non-tied seeds above ``threshold``). NaN where nothing can be
+    compared (fewer than two seeds, or no trial)."""
+    from scipy import stats as _st
+
+    if side not in ("above", "below"):
+        raise ValueError(f"side {side!r} must be 'above' or 'below'")
+    if kind in ("mean", "bootstrap"):
+        x = np.asarray(data, dtype=float).ravel()
+        if len(x) < 2 or not np.isfinite(x).all():
+            return float("nan")
+        sd = x.std(ddof=1)
+        if sd == 0:
+            return float("nan")  # tied seeds decide nothing
+        t = (x.mean() - line) / (sd / np.sqrt(len(x)))
+        t = t if side == "above" else -t
+        return float(_st.t.sf(t, len(x) - 1))
+    if kind in ("exact", "wilson", "sign"):
+        if kind == "sign":
+            x = np.asarray(data, dtype=float).ravel()
+            k, n = int((x > threshold).sum()), int((x != threshold).sum())
+        else:
+            k, n = (int(round(float(v))) for v in data)
+        if n <= 0:
+            return float("nan")
+        alt = "greater" if side == "above" else "less"
+        return float(_st.binomtest(k, n, float(line), alternative=alt).pvalue)
+    raise ValueError(f"interval {kind!r} must be one of {INTERVALS}")
+
+
+def holm_rejections(pvalues, alpha: float) -> list[bool]:
+    """Holm's step-down procedure (Holm 1979) at family level ``alpha``: which hypotheses
+    are rejected, in the order given. NaN p-values are never rejected (and count in the
+    family)."""
+    p = np.asarray(pvalues, dtype=float)
+    m = len(p)
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
+    out = [False] * m
+    for i, j in enumerate(order):
+        if not p[j] <= alpha / (m - i):
+            break
+        out[j] = True
+    return out
 
 
 def bootstrap_mean(
@@ -166,12 +229,18 @@ def interval_used(kind: str, data) -> str:
 
 
 def effect_interval(
-    kind: str, data, level: float, null: float = 0.0, bounds=None
+    kind: str,
+    data,
+    level: float,
+    null: float = 0.0,
+    bounds=None,
+    threshold: float = 0.0,
 ) -> Interval:
     """The interval of one effect: ``mean`` (Student t over seeds), ``bootstrap`` (of the mean),
-    ``wilson`` / ``exact`` (``data`` = [successes, trials], pooled), ``sign`` (share of seeds
-    above ``null``, exact). A ``bootstrap`` over fewer than :data:`BOOTSTRAP_MIN_SEEDS` seeds is
-    the ``mean`` interval (:func:`interval_used`). ``bounds``: the statistic's range (``[0, 1]``
+    ``wilson`` / ``exact`` (``data`` = [successes, trials], pooled), ``sign`` (share of the
+    seeds above ``threshold``, ties left out, exact; ``null``, its value of no effect, is
+    one half for a two-way preference). A ``bootstrap`` over fewer than
+    :data:`BOOTSTRAP_MIN_SEEDS` seeds is the ``mean`` interval (:func:`interval_used`). ``bounds``: the statistic's range (``[0, 1]``
     for a per-seed fraction); a Student-t interval is cut to it, never past it."""
     if kind in INTERVALS:
         kind = interval_used(kind, data)
@@ -194,7 +263,7 @@ def effect_interval(
         k, n = (int(round(float(v))) for v in data)
         return clopper_pearson(k, n, level)
     if kind == "sign":
-        return sign_share(data, null, level)
+        return sign_share(data, threshold, level)
     raise ValueError(f"interval {kind!r} must be one of {INTERVALS}")
 
 

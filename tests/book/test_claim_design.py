@@ -60,14 +60,21 @@ def _smallest(d, e):
 @pytest.mark.parametrize("cid", IDS)
 def test_the_line_lies_short_of_the_papers_effect(cid):
     """Each smallest effect lies strictly between no effect and the paper's own effect (never
-    at the paper's point estimate); a claim of no effect has the paper inside its band."""
+    at the paper's point estimate), or at no effect where the line comes from the paper's
+    words ('improves', 'grows': beyond no effect); a claim of no effect has the paper inside
+    its band."""
     d = TRAINING[cid]
     for e in d.effects:
         assert "paper" in e, f"{cid}: effect {e['name']!r} declares no 'paper' effect"
         paper = float(e["paper"])
         small, null = _smallest(d, e)
         if e["direction"] == "above":
-            assert null < small < paper, (e["name"], null, small, paper)
+            assert null < small < paper or null == small < paper, (
+                e["name"],
+                null,
+                small,
+                paper,
+            )
         elif e["direction"] == "below":
             assert paper < small < null or paper < small == null, (
                 e["name"],

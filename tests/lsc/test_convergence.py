@@ -113,6 +113,10 @@ def test_summaries_over_seeds_by_hand():
     assert (s["alif_half"], s["alif_one"], s["n_seeds"]) == (0, 1, 2)
     assert s["conv_mean"] == 0.75 and s["diff_conv"] == 0.75
     assert s["moved"] == 1.0  # the unconverged GRU@1 of seed 0 moved from 0.6 to 0.7
+    # per condition and per seed, for the per-condition rule and a record's shards
+    assert s["conditions"] == ["GRU at target 0.5", "GRU at target 1"]
+    assert s["cond_conv"] == {"GRU at target 0.5": [1, 1], "GRU at target 1": [0, 1]}
+    assert s["alif_failed"] == {"ALIF+": [1, 1]}
     var = {
         seed: {
             name: SimpleNamespace(

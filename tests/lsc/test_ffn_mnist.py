@@ -186,7 +186,25 @@ def test_untrained_arms_lose_and_ties_leave():
     # the discrete learning-rate shift: a share of seeds with an exact interval, never zero-width
     assert "exact 95% interval" in v["relu"]
     k = sum(x > 0 for x in v["lr_seeds"])
-    assert f"higher in {k / 3:.0%}" in v["relu"]
+    n = sum(x != 0 for x in v["lr_seeds"])
+    assert f"higher in {k / n:.0%} of the {n} seeds that prefer a side" in v["relu"]
+
+
+def test_per_cell_differences_pair_the_seeds_and_leave_ties():
+    """The per-cell statistics of Fig. 2: per compared cell, over its non-tied seeds,
+    Glorot+LSC - Glorot and Glorot+LSC minus the better of Glorot and He, seed by seed."""
+    acc = made_up()
+    acc[1, :, 3] = 0.1  # cos, lr 4: no arm trains: no cell
+    same = np.array([[True, False, False], [False, False, False]])  # relu, seed 0
+    v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4, same)
+    assert len(v["cells"]) == 7 and "cos, lr 0.0001" not in v["cells"]
+    relu0 = f"relu, lr {LRS4[0]:g}"
+    assert v["cells"][0] == relu0
+    gl, he, lsc = acc[0, 0, 0], acc[0, 1, 0], acc[0, 2, 0]
+    assert v["cell_gl"][relu0] == pytest.approx((lsc - gl)[1:])  # seed 0 a tie
+    assert v["cell_best"][relu0] == pytest.approx((lsc - np.maximum(gl, he))[1:])
+    cos1 = f"cos, lr {LRS4[1]:g}"
+    assert len(v["cell_best"][cos1]) == 3 and max(v["cell_best"][cos1]) < 0
 
 
 def test_untrained_lsc_seed_is_not_higher():

@@ -42,7 +42,12 @@ def made_up(grid, ppl, spread=0.0):
                 for cl in (False, True):
                     v = ppl[(d, c, cl)] * (1 + spread * s)
                     at = [(k, v) for k in grid.checkpoints()]
-                    out[(d, s, c, cl)] = {"test": {"ppl": v}, "best_test_at": at}
+                    out[(d, s, c, cl)] = {
+                        "test": {"ppl": v},
+                        "best_test_at": at,
+                        "steps": 1,  # early stopping ended it before the cap
+                        "diverged": False,
+                    }
     return out
 
 
@@ -66,6 +71,20 @@ def test_comparisons_by_hand():
     assert v["unigram"] == 150.0 and v["n_seeds"] == 3 and "seeds" not in v
     assert v["clip_text"].startswith("L=1 default: +20.0% [+20.0%, +20.0%]")
     assert "L=2 clip: default 101, rho=1 50" in v["mean_ppl"]
+
+
+def test_runs_that_hit_the_step_cap_are_counted_per_seed():
+    """A run that reached the step cap without early stopping has not finished training; a
+    diverged run ended (it is data); both counted per seed over every run of the grid."""
+    g = lru_ptb.Grid(**{**BASE, "seeds": 2})
+    ppl = {(d, c, cl): 100.0 for d in (1, 2) for c in lru_ptb.CONDS for cl in (0, 1)}
+    res = made_up(g, {(d, c, bool(cl)): v for (d, c, cl), v in ppl.items()})
+    res[(1, 0, "rho=1", False)]["steps"] = g.steps  # capped
+    res[(2, 1, "default", True)].update(steps=g.steps, diverged=True)  # ended
+    res[(2, 1, "rho=0.5", True)]["steps"] = g.steps  # capped
+    v = lru_ptb.Runs(g, res, 150.0).comparisons()
+    assert v["capped_runs"] == [1, 1] and v["runs_per_seed"] == 16
+    assert v["default_ppl"]["L=2 clip"] == [100.0, 100.0]
 
 
 def test_an_untrained_arm_counts_with_its_perplexity():

@@ -214,7 +214,8 @@ class Declaration:
     trained_value: str | None = None
     chapter: str = ""
     effects: tuple[dict, ...] = ()
-    combine: int | None = None  # None: all effects; k: at least k of them
+    # None: all effects; k: at least k of them; "most": more than half, Holm across them
+    combine: int | str | None = None
     not_attempted: str | None = None
     history: tuple[dict, ...] = ()
     power: Mapping[str, Any] | None = None
@@ -272,7 +273,15 @@ def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
                 "(the claim's 'trained'), never a compared arm; a setting no arm can train "
                 "in is left out by a 'setting' rule (book/verdicts.md)"
             )
-        for key in ("over", "effect", "setting", "smallest", "no_effect", "range"):
+        for key in (
+            "over",
+            "effect",
+            "setting",
+            "smallest",
+            "no_effect",
+            "range",
+            "threshold",
+        ):
             if key in e:
                 compile_rule(str(e[key]), where)
         for key in ("paper", "spread", "trials_per_seed", "keys"):
@@ -291,10 +300,12 @@ def _effects(raw: dict, where: str) -> tuple[tuple[dict, ...], int | None, Any]:
     combine = raw.get("combine", "all")
     if combine == "all":
         k = None
+    elif combine == "most":
+        k = "most"
     elif isinstance(combine, dict) and set(combine) == {"at_least"}:
         k = int(combine["at_least"])
     else:
-        raise ClaimError(f"{where}: combine must be 'all' or {{at_least: k}}")
+        raise ClaimError(f"{where}: combine must be 'all', 'most' or {{at_least: k}}")
     na = raw.get("not_attempted")
     if na is not None:
         compile_rule(str(na), where)
@@ -385,6 +396,7 @@ _EFFECT_KEYS = {
     "trials_per_seed",
     "keys",
     "setting",
+    "threshold",  # a sign effect's per-seed threshold (its no_effect is the share's: 1/2)
 }
 #: "every effect reproduced": each effect's interval at this level (intersection-union)
 LEVEL = 0.95
@@ -640,7 +652,10 @@ _INTERVAL_WORDS = {
     "bootstrap": "the mean over seeds, with a bootstrap interval (Student t below ten seeds)",
     "wilson": "the share of the pooled trials, with its Wilson interval",
     "exact": "the share of the pooled trials, with its exact binomial interval",
-    "sign": "the share of seeds on the paper's side, with its exact binomial interval",
+    "sign": (
+        "the share of seeds on the paper's side among the seeds that prefer a side (ties "
+        "leave it and are counted), with its exact binomial interval"
+    ),
 }
 
 
@@ -692,11 +707,18 @@ def effect_sentence(e: dict, constants: Mapping[str, Any] | None = None) -> str:
 def effects_text(d: Declaration) -> str:
     """The effects rule in words (shown in the claim box)."""
     k = "the claim's k effects"
-    how = (
-        "every effect reproduced"
-        if d.combine is None
-        else f"at least {d.combine} effects reproduced (at the adjusted level)"
-    )
+    if d.combine is None:
+        how = "every effect reproduced"
+    elif d.combine == "most":
+        return (
+            "Each effect is tested one-sided against its line, and Holm's step-down "
+            "procedure keeps the family's error at 5% across the effects. The claim is "
+            "reproduced when more than half of the effects are found beyond their line, "
+            "not reproduced when so many are found short of it that no majority is left. "
+            + " ".join(effect_sentence(e, d.constants) for e in d.effects)
+        )
+    else:
+        how = f"at least {d.combine} effects reproduced (at the adjusted level)"
     return (
         f"Each effect is reproduced when its 95% interval lies beyond the smallest effect "
         f"that counts as the paper's; it is decided short of it, or against the paper, from "
@@ -713,7 +735,13 @@ def _decide_effects(
     measurements: it returns ``(data, setting trains)``, ``keys(effect)`` the keys of its
     ``over`` and ``gate_passed`` the experiment's gate (the rule-engine tests feed synthetic
     data through them)."""
-    from rnnbook.stats import Interval, combine_effects, decide_effect, effect_interval
+    from rnnbook.stats import (
+        Interval,
+        combine_effects,
+        decide_effect,
+        effect_interval,
+        sign_ties,
+    )
 
     where = f"claim {d.id}"
     measured, note = None, ""
@@ -768,10 +796,13 @@ def _decide_effects(
                 f"{where} ({name}): 'range' {bounds} must hold its smallest effect "
                 f"{smallest} and its value of no effect {null}"
             )
+        threshold = float(evaluate(e.get("threshold", "0"), nk, where))
         ivs = []
         for lvl in (LEVEL, level_k):
             try:
-                ivs.append(effect_interval(e["interval"], data, lvl, null, bounds))
+                ivs.append(
+                    effect_interval(e["interval"], data, lvl, null, bounds, threshold)
+                )
             except ValueError:  # nothing to compare (no seed, no trial)
                 ivs.append(Interval(math.nan, math.nan, math.nan, 0, lvl))
         iv, ivk = ivs
@@ -797,6 +828,7 @@ def _decide_effects(
                 "level_k": round(level_k, 5),
                 "n": iv.n,
                 "interval": _interval_name(e["interval"], data),
+                "kind": e["interval"],
                 "direction": e["direction"],
                 "smallest": smallest,
                 "null": null,
@@ -813,9 +845,14 @@ def _decide_effects(
                 "data": data,
             }
         )
+        if e["interval"] == "sign":
+            effects[-1]["ties"] = sign_ties(data, threshold) if in_setting else 0
+            effects[-1]["threshold"] = threshold
     decided = [x for x in effects if x["in_setting"]]
     if not passed or not decided:
         verdict = "inconclusive"
+    elif d.combine == "most":
+        verdict = _most(decided)
     else:
         verdict = combine_effects(
             [x["decision"] for x in decided],
@@ -827,6 +864,55 @@ def _decide_effects(
     lines = "; ".join(_effect_line(x) for x in effects)
     measured = f"{measured}. Decided: {lines}" if measured else f"Decided: {lines}"
     return Decision(verdict, measured, note, trained, effects)
+
+
+def _most(effects: list[dict]) -> str:
+    """'In most settings' (``combine: most``): each effect tested one-sided against its line,
+    beyond it and short of it, each family by Holm's step-down procedure at the one-sided
+    level of a 95% interval; reproduced when more than half of the effects are beyond
+    their line, not reproduced when more than the rest are short of it (no majority left),
+    and against the paper when that many lie past the value of no effect. Each effect's
+    ``decision`` is rewritten to its Holm outcome (``holm`` marks it)."""
+    from rnnbook.stats import holm_rejections, one_sided_p
+
+    n = len(effects)
+    need = n // 2 + 1
+    alpha = (1 - LEVEL) / 2
+
+    def ps(line_key: str, side_of) -> list[float]:
+        return [
+            one_sided_p(
+                x["kind"],
+                x["data"],
+                x[line_key],
+                side_of(x["direction"]),
+                x.get("threshold", 0.0),
+            )
+            for x in effects
+        ]
+
+    def same(side):
+        return side
+
+    def flip(side):
+        return "below" if side == "above" else "above"
+
+    for x in effects:
+        if x["direction"] == "within":
+            raise ClaimError("combine 'most' takes effects above or below their line")
+    beyond = holm_rejections(ps("smallest", same), alpha)
+    short = holm_rejections(ps("smallest", flip), alpha)
+    against = holm_rejections(ps("null", flip), alpha)
+    for x, b, s_, a in zip(effects, beyond, short, against):
+        x["decision"] = (
+            "reproduced" if b else "not-reproduced" if s_ else "inconclusive"
+        )
+        x["strong"], x["contrary"], x["holm"] = b, a, True
+    if sum(beyond) >= need:
+        return "reproduced"
+    if sum(short) > n - need:
+        return "not-reproduced"
+    return "inconclusive"
 
 
 def fingerprint(d: Declaration) -> str:
@@ -900,6 +986,8 @@ def claim_power(d: Declaration, seeds: int) -> float:
     from rnnbook.stats import power_to_reproduce
 
     names = {**d.constants, "profile": "book"}
+    if d.combine == "most":
+        return _most_power(d, seeds, names)
     total = 1.0
     for e in d.effects:
         if "paper" not in e:
@@ -917,6 +1005,34 @@ def claim_power(d: Declaration, seeds: int) -> float:
         )
         total *= p ** effect_keys(d, e)
     return total
+
+
+def _most_power(d: Declaration, seeds: int, names: dict) -> float:
+    """The chance of 'most effects' (``combine: most``) at ``seeds`` seeds when every
+    effect is the paper's: each effect's power at the Bonferroni level (a lower bound for
+    Holm's), taken as independent, and the chance that more than half of them pass."""
+    from scipy import stats as _st
+
+    from rnnbook.stats import power_to_reproduce
+
+    n = sum(effect_keys(d, e) for e in d.effects)
+    p = []
+    for e in d.effects:
+        if "paper" not in e:
+            raise ClaimError(f"claim {d.id}: effect {e['name']!r} needs 'paper'")
+        one = power_to_reproduce(
+            e.get("interval", "mean"),
+            e["direction"],
+            float(e["paper"]),
+            float(evaluate(e["smallest"], names, d.id)),
+            float(evaluate(e["no_effect"], names, d.id)),
+            seeds,
+            e.get("spread"),
+            e.get("trials_per_seed"),
+            1 - ALPHA / n,
+        )
+        p += [one] * effect_keys(d, e)
+    return float(_st.binom.sf(n // 2, n, sum(p) / n))
 
 
 def _interval_name(kind: str, data) -> str:

@@ -329,7 +329,8 @@ def rule_code(d: Any) -> str:
     if getattr(d, "effects", None):
         raw = {"effects": [dict(e) for e in d.effects]}
         if d.combine is not None:
-            raw["combine"] = {"at_least": d.combine}
+            most = d.combine == "most"
+            raw["combine"] = "most" if most else {"at_least": d.combine}
         rule = yaml.safe_dump(raw, sort_keys=False, width=88, allow_unicode=True)
         gate = f"trained: {d.trained}\n" if d.trained else ""
         return rule + gate

@@ -197,7 +197,10 @@ def kinds_summary_seeds(by_seed: dict[int, dict]) -> dict:
     fraction of differentiable runs that ended closer to their target than they started, and
     ``diff_conv``, the fraction of differentiable runs that converged; per ALIF network
     (``alif_kinds``) the runs that failed at rho_t = 0.5 over the seeds, ``[failed, runs]``
-    (``alif_fail_half``)."""
+    (``alif_fail_half``). Per seed, for the claims and for a record's shards: per
+    differentiable (network, target) condition (``conditions``) whether it converged
+    (``cond_conv``, 1 or 0 by seed), and per ALIF network whether it failed at 0.5
+    (``alif_failed``)."""
     from rnnbook.stats import seed_interval
 
     per = [kinds_summary(runs) for runs in by_seed.values()]
@@ -224,8 +227,23 @@ def kinds_summary_seeds(by_seed: dict[int, dict]) -> dict:
         ]
         for k in alif
     }
+    kinds = list(dict.fromkeys(k for runs in by_seed.values() for k, _ in runs))
+    cond = {
+        f"{RNN_LABELS[k]} at target {t:g}": [
+            int(runs[(k, t)][0].converged) for runs in by_seed.values()
+        ]
+        for k in kinds
+        if k in DIFFERENTIABLE
+        for t in TARGETS
+    }
     return dict(
         tot,
+        conditions=list(cond),
+        cond_conv=cond,
+        alif_failed={
+            RNN_LABELS[k]: [int(not r[(k, 0.5)][0].converged) for r in by_seed.values()]
+            for k in alif
+        },
         alif_kinds=[RNN_LABELS[k] for k in alif],
         alif_fail_half={RNN_LABELS[k]: v for k, v in fails.items()},
         conv_mean=ci.mean,

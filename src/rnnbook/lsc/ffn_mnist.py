@@ -539,6 +539,9 @@ def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
     * ``best_k``/``best_n``: the cells whose mean Glorot+LSC accuracy is above both Glorot's and
       He's, of the compared cells; ``best_*`` its Wilson 95% interval;
     * ``gl_seeds``: per seed, the mean over its compared cells of (Glorot+LSC - Glorot), ``gl_*``
+    * per compared cell (``cells``, labelled "activation, lr"), over its seeds that are not
+      ties: ``cell_gl``, Glorot+LSC - Glorot, and ``cell_best``, Glorot+LSC minus the better
+      of Glorot and He (each seed paired), the per-cell statistics the claims decide on;
       its t interval; ``gl_k``/``gl_n`` the compared cells whose mean improves
       (``frac_glorot`` = gl_k / gl_n);
     * ReLU vs He (:func:`relu_vs_he`);
@@ -571,6 +574,14 @@ def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
     diff = lsc - gl
     per_seed = [diff[..., s][use[..., s]] for s in range(S)]
     gl_seeds = [float(d.mean()) for d in per_seed if d.size]
+    labels, cell_gl, cell_best = [], {}, {}
+    for a, li in zip(*np.nonzero(cells)):
+        label = f"{acts[a]}, lr {float(lrs[li]):g}"
+        k = keep[a, li]
+        labels.append(label)
+        cell_gl[label] = [float(v) for v in (lsc - gl)[a, li][k]]
+        other = np.maximum(gl[a, li], he[a, li])
+        cell_best[label] = [float(v) for v in (lsc[a, li] - other)[k]]
     improve = seed_interval(gl_seeds) if len(gl_seeds) else None
     better = (m_lsc > m_gl) & cells
     nan = float("nan")
@@ -589,6 +600,9 @@ def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
         gl_hi=improve.hi if improve else nan,
         gl_k=int(better.sum()),
         gl_n=best_n,
+        cells=labels,
+        cell_gl=cell_gl,
+        cell_best=cell_best,
         n_identical=int(same.sum()),
         frac_glorot=float(better.sum() / best_n) if best_n else nan,
         best_acc=float(np.nanmax(means)),
@@ -607,7 +621,7 @@ def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
     minus the grid's span (not higher; ``lsc_untrained`` counts them). Needs ReLU at
     ``MIN_RELU_LRS`` learning rates or more (``attempted``; the best learning rate of a
     shorter grid sits at its edge, censored)."""
-    from rnnbook.stats import sign_share
+    from rnnbook.stats import sign_share, sign_ties
 
     if "relu" not in acts:
         return dict(attempted=False, relu="not run at this profile", he_best=0.0)
@@ -627,7 +641,15 @@ def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
     shift = loglr[lsc.argmax(0)] - loglr[he.argmax(0)]
     untrained = lsc.max(0) < 2 * CHANCE
     shift = np.where(untrained, -(loglr.max() - loglr.min()), shift)
-    higher = sign_share(shift)
+    ties = sign_ties(shift)
+    if ties < len(shift):
+        higher = sign_share(shift)
+        share = (
+            f"higher in {higher.mean:.0%} of the {higher.n} seeds that prefer a side "
+            f"[exact 95% interval {higher.lo:.0%}, {higher.hi:.0%}]"
+        )
+    else:
+        share = "higher or lower in none of the seeds"
     return dict(
         attempted=True,
         relu_best=float(r.mean(-1).max()),
@@ -641,7 +663,7 @@ def relu_vs_he(acc: np.ndarray, acts: list, lrs: list) -> dict:
         he_diff_hi=d.hi,
         lr_mean=float(shift.mean()),
         relu=f"best-lr accuracy LSC - He {d.mean:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]; "
-        f"log10 best-lr ratio LSC/He per seed {np.round(shift, 2).tolist()}: higher in "
-        f"{higher.mean:.0%} of the seeds [exact 95% interval {higher.lo:.0%}, {higher.hi:.0%}]"
-        f" ({int(untrained.sum())} seeds whose LSC net did not train count as not higher)",
+        f"log10 best-lr ratio LSC/He per seed {np.round(shift, 2).tolist()}: {share}; "
+        f"{ties} seeds tie (the same best learning rate) and leave the share; "
+        f"{int(untrained.sum())} seeds whose LSC net did not train count as lower",
     )

@@ -312,7 +312,11 @@ class Runs:
         averaged over the settings (``best_half_seeds``), and whether each arm trained, its
         seed-mean test perplexity below the unigram model's (``arm_ok``, ``all_arms_ok``,
         and as text the arms that did not, ``untrained_arms``: reported; they count in the
-        effects with their own perplexities)."""
+        effects with their own perplexities), and per seed how many of its runs (every
+        condition, with and without clipping: ``runs_per_seed``) hit the step cap before
+        early stopping ended them (``capped_runs``; a diverged run ended, and is data), and
+        per setting the default LRU's test perplexity per seed (``default_ppl``, infinite
+        for a run without a finite one: the gate's baseline)."""
         g, eff = self.grid, self.effects()
         settings = [(d, cl) for d in g.depths for cl in (False, True)]
 
@@ -329,7 +333,25 @@ class Runs:
         }
         untrained = [f"{lab(d, cl)} {c}" for (d, c, cl), v in ok.items() if not v]
         best = np.mean([eff[("best-half", d, cl)][:, -1] for d, cl in settings], 0)
+        capped = [
+            sum(
+                self.results[(d, s, c, cl)]["steps"] >= g.steps
+                and not self.results[(d, s, c, cl)]["diverged"]
+                for d, cl in settings
+                for c in CONDS
+            )
+            for s in range(g.seeds)
+        ]
         return dict(
+            default_ppl={
+                lab(d, cl): [
+                    float(v) if np.isfinite(v) else float("inf")
+                    for v in self.ppl(d, "default", cl)
+                ]
+                for d, cl in settings
+            },
+            capped_runs=[int(v) for v in capped],
+            runs_per_seed=len(settings) * len(CONDS),
             settings=[lab(d, cl) for d, cl in settings],
             clip_settings=[
                 f"L={d} {c}" for d in g.depths for c in ("default", "rho=0.5")

@@ -190,8 +190,9 @@ ledger.check(
 # $c^t = \big(\sigma_w^2A(c^{t-1})+\sigma_v^2R\Sigma_{12}+\sigma_b^2\big)/q^*$ with $A(c)=\mathbb E[\phi(u_1)\phi(u_2)]$,
 # $u_1=\sqrt{q^*}z_1+\mu_b$, $u_2=\sqrt{q^*}(cz_1+\sqrt{1-c^2}z_2)+\mu_b$ (Eq. 39). The $\sigma_b^2$ here is off
 # the diagonal, where (2) as printed, with $\sigma_b^2\mathbf I$, has none: the two copies share the bias $\mathbf b$,
-# so its variance enters every entry of $\mathbf q^t$, as the paper's own SI writes it (Eq. 17). The book uses this
-# form throughout; it does not change (4), a derivative in $c$. Differentiating the integrand
+# so its variance enters every entry of $\mathbf q^t$. The paper's SI writes it so for the minimalRNN, whose
+# pre-activations are built the same way (its Eqs. 17 and 38); it gives no such equation for the vanilla RNN, and the
+# same argument carries over. The book uses this form throughout; it does not change (4), a derivative in $c$. Differentiating the integrand
 # in $c$ leaves polynomial factors $z_i$, which Gaussian integration by parts (Stein's lemma,
 # $\mathbb E[z\,h(z)]=\mathbb E[h'(z)]$) removes; sympy does both steps:
 

@@ -147,9 +147,10 @@ display(Math(steps["grad"]))
 # The per-step decay is therefore $\nu_W$ exactly only for the first step. After that the non-planar
 # pairings put a factor $P_k(n)/n^{k+1} = 1 + c_k/n^2 + O(n^{-3})$ (at fixed $k$) on the $k$-step
 # moment, with $c_k$ the coefficient of $n^{k-1}$ above, so the decay equals $\nu_W$ only as
-# $n\to\infty$. The coefficient grows faster than $k^2$ ($c_2, c_3, c_4 = 2, 10, 28$): the complex
-# entries below give $c_k = \binom{k+2}{4}$ for $k\le 6$, about $k^4/24$, and the real $c_k$ is at
-# least that, since every complex pairing is a real one of the same weight.
+# $n\to\infty$. The coefficient grows faster than $k^2$ ($c_2, \dots, c_6 = 2, 10, 28, 62, 118$). For the
+# complex entries below the same coefficient is $c^{\mathbb C}_k = \binom{k+2}{4}$ for $k\le 6$ ($1, 5, 15, 35, 70$),
+# about $k^4/24$, and the real $c_k$ is at least $c^{\mathbb C}_k$, since every complex pairing is a real one of the
+# same weight.
 # Not all of the correction comes from the pairings that tie a $W$ to a $W$ (not to a $W^\top$): a
 # complex Ginibre matrix, whose entries have $\mathbb E W_{ij}^2 = 0$ and so no such pairings, still has
 # the crossing pairings of a $W$ with a $W^*$, and about half of the leading correction:

@@ -185,25 +185,27 @@ def _update_panel(ax, ex, case: str, conv: str, lcolors: dict) -> None:
 
 def update_bounds(ex) -> Figure:
     """Theorems 1-3: the measured update of the deepest layer against the bounds, one row per
-    target case and one column per graph (:class:`~rnnbook.lsc.bounds_experiment.UpdateExperiment`)."""
+    target case and one column per graph (:class:`~rnnbook.lsc.bounds_experiment.UpdateExperiment`),
+    two panels side by side at most and one legend below them (legends inside each panel
+    squeezed the panels to hairlines at the column's width)."""
     lcolors = {L: COLORS[i % len(COLORS)] for i, L in enumerate(ex.Ls)}
-    nc, nr = len(ex.conventions), len(ex.cases)
-    fig, axs = plt.subplots(nr, nc, figsize=(5.6 * nc, 4.0 * nr), squeeze=False)
-    for row, case in enumerate(ex.cases):
-        for ax, conv in zip(axs[row], ex.conventions):
-            _update_panel(ax, ex, case, conv, lcolors)
-            ax.set_xticks(ex.Ts, [str(t) for t in ex.Ts])
-            ax.xaxis.set_minor_locator(plt.NullLocator())
-            ax.set(
-                xlabel="sequence length $T$ (steps)",
-                ylabel=r"$\sigma=\sqrt{n\,\mathrm{Var}\,\Delta b_1}$ (update, $\eta=1$)",
-                title=f"targets {case_tex(case)}, "
-                f"{'Eq. (1)' if conv == 'eq1' else 'stacked'} graph",
-            )
-            ax.legend(ncol=2)
+    nc = len(ex.conventions)
+    pairs = [(case, conv) for case in ex.cases for conv in ex.conventions]
+    fig, axs = panels(len(pairs), row_height=3.3)
+    axs = np.atleast_1d(axs)
+    for i, (ax, (case, conv)) in enumerate(zip(axs, pairs)):
+        _update_panel(ax, ex, case, conv, lcolors)
+        ax.set_xticks(ex.Ts, [str(t) for t in ex.Ts])
+        ax.xaxis.set_minor_locator(plt.NullLocator())
+        graph = "Eq. (1)" if conv == "eq1" else "stacked"
+        ax.set_title(f"targets {case_tex(case)}\n{graph} graph")
+        ax.set_xlabel("sequence length $T$ (steps)")
+        if nc == 1 or i % 2 == 0:
+            ax.set_ylabel(r"update $\sigma=\sqrt{n\,\mathrm{Var}\,\Delta b_1}$")
+    legend_below(fig, ncol=2)
     fig.suptitle(
         "Theorems 1-3: measured update of the deepest layer\n"
-        r"($\Delta l = L-1$) vs the bounds"
+        r"($\Delta l = L-1$, $\eta=1$) vs the bounds"
     )
     return fig
 

@@ -114,10 +114,15 @@ clean:
 # A record: one declared slice of a chapter at its record scale (its claims file, `records:`),
 # written with its provenance under results/<scale>/<chapter>/<slice>/ to be committed
 #   make record SLICE=mean_field/training:fig2 SCALE=cpu
+# A sharded (confirmatory) slice: its next shard into results/shards/, then, once all are in,
+#   make record SLICE=lsc/lru_ptb:fig4-confirmatory SHARD=next   (commit each shard)
+#   make record SLICE=lsc/lru_ptb:fig4-confirmatory DECIDE=1
 SLICE ?=
 SCALE ?= cpu
+SHARD ?=
+DECIDE ?=
 record: $(STAMP) $(AUSTEN) $(FASHION)
-	$(PY) -m rnnbook record $(SLICE) --scale $(SCALE)
+	$(PY) -m rnnbook record $(SLICE) --scale $(SCALE) $(if $(SHARD),--shard $(SHARD)) $(if $(DECIDE),--decide)
 
 # The seed check: every training chapter at the book profile at master seeds never run before
 #   make seeds SEEDS="4 5"

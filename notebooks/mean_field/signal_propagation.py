@@ -386,7 +386,7 @@ plt.show()
 # %% [markdown]
 # **Figure 3.** Fig. 1(c) and (e). Left: $c^*=1$ in the ordered phase, $c^*<1$ in the chaotic window
 # $0\lesssim\mu_b\lesssim4.7$ where $\chi_1>1$; the untied Monte Carlo (late-time mean of $c^t$) matches where it has
-# converged (points marked "not converged" have $\tau$ larger than the simulated window), and the tied
+# converged (a grey cross marks a point whose $\tau$ is longer than the simulated window), and the tied
 # networks stay below the untied ones inside the chaotic window. Right: $\tau$ for three input similarities.
 
 # %%

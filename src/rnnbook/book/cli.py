@@ -114,20 +114,24 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--scale", choices=("cpu", "gpu"), default="cpu")
     r.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
     r.add_argument("--root", type=Path, default=Path("."))
+    once = r.add_mutually_exclusive_group()
+    once.add_argument(
+        "--shard",
+        default=None,
+        metavar="next|K",
+        help="a sharded slice: run its next shard (or shard K) into results/shards/",
+    )
+    once.add_argument(
+        "--decide",
+        action="store_true",
+        help="a sharded slice: decide it once every declared shard is in",
+    )
+    once.add_argument(
+        "--status", action="store_true", help="a sharded slice: its shards so far"
+    )
     args = ap.parse_args(argv)
     if args.cmd == "record":
-        from . import recording
-        from .claims import ClaimError
-
-        try:
-            path = recording.run_record(
-                args.root, args.target, args.scale, device=args.device
-            )
-        except (ClaimError, BuildError, ParameterError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
-        print(f"recorded {path}")
-        return 0
+        return _record(args)
     if args.cmd == "power":
         return _power(args)
     if args.cmd == "seeds":
@@ -166,6 +170,38 @@ def main(argv: list[str] | None = None) -> int:
     except (BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _record(args) -> int:
+    """``record``: a whole slice, one shard of a sharded one, its decision or its state."""
+    from . import recording, shards
+    from .claims import ClaimError
+
+    try:
+        if args.status:
+            chapter, name, s = shards.sharded_slice(args.root, args.target, args.scale)
+            st = shards.state(args.root / "results", args.scale, chapter, name, s)
+            print(f"{args.target}: {shards.progress_text(st)}")
+            for line in st["damaged"]:
+                print(f"{line}; left out")
+            return 0
+        if args.decide:
+            path = shards.decide(args.root, args.target, args.scale)
+        elif args.shard is not None:
+            if args.shard != "next" and not args.shard.isdigit():
+                raise ClaimError(f"--shard {args.shard!r}: 'next' or a shard number")
+            path = shards.run_shard(
+                args.root, args.target, args.scale, args.shard, device=args.device
+            )
+        else:
+            path = recording.run_record(
+                args.root, args.target, args.scale, device=args.device
+            )
+    except (ClaimError, BuildError, ParameterError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"recorded {path}")
     return 0
 
 

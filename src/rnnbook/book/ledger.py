@@ -262,6 +262,12 @@ class Ledger:
         if not dec.effects and dec.verdict in ("not-reproduced", "partly-reproduced"):
             failed = failed_conditions(d, values, self.profile)
             claim.extra["failed"] = failed or None
+        if os.environ.get("RNNBOOK_KEEP_INPUTS"):  # a shard of a record keeps them
+            from .shards import raw, rule_names
+
+            claim.extra["inputs"] = {
+                n: raw(values[n]) for n in rule_names(d) if n in values
+            }
         self._write(claim)
         show(claim)
         return claim

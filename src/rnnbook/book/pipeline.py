@@ -560,8 +560,15 @@ def dry_run(
     return report
 
 
-def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> Path:
-    """Re-run one chapter with new parameters into ``_build/runs/<chapter>/<slug>/`` (notebook + claims)."""
+def run_chapter(
+    root: Path,
+    name: str,
+    overrides: dict[str, Any],
+    log=print,
+    env: dict[str, str] | None = None,
+) -> Path:
+    """Re-run one chapter with new parameters into ``_build/runs/<chapter>/<slug>/`` (notebook + claims);
+    ``env``: variables the kernel gets besides its own (a shard's build folder)."""
     root = root.resolve()
     ch = find_chapter(root, name)
     params = {"profile": "book", **overrides}
@@ -572,11 +579,11 @@ def run_chapter(root: Path, name: str, overrides: dict[str, Any], log=print) -> 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     # two runs of one chapter with the same parameters share a folder: one at a time
     with xc.build_lock(out_dir.parent / f".{slug}", log=log):
-        return _run_chapter(root, ch, params, out_dir, log)
+        return _run_chapter(root, ch, params, out_dir, log, env)
 
 
 def _run_chapter(
-    root: Path, ch: Chapter, params: dict[str, Any], out_dir: Path, log
+    root: Path, ch: Chapter, params: dict[str, Any], out_dir: Path, log, env=None
 ) -> Path:
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
@@ -589,7 +596,8 @@ def _run_chapter(
         "cwd": str(out_dir / "work"),
         "env": _kernel_env(
             root / "_build", ch, chapter_threads(), claims_dir=out_dir / "claims"
-        ),
+        )
+        | (env or {}),
     }
     log(f"running {ch.short} with {params}")
     r = execute_job(job)

@@ -29,6 +29,7 @@ from typing import Any
 from . import arithmetic
 from . import claims as _claims
 from . import execution_cache as xc
+from .shards import check_slice
 
 RESULTS = "results"
 #: ``ast.parse`` from two threads at once can fail in CPython 3.11 ("AST constructor
@@ -177,10 +178,12 @@ def write(
     results: Path | None = None,
     figures: list[dict] = (),
     measured_with: str | None = None,
+    extra: dict | None = None,
 ) -> Path:
     """Write one record (its claims, provenance and the chapter's ``figures`` that carry
     them, :func:`figures_of`; ``measured_with``: the measuring hash taken when the run
-    started, else taken now) under ``results/<kind>/<chapter>/<name>`` (``results``:
+    started, else taken now; ``extra``: more provenance, e.g. a record decided from shards:
+    its ``design``, confirmatory, and its shards) under ``results/<kind>/<chapter>/<name>`` (``results``:
     another folder than the checkout's ``results/``) atomically (a folder renamed into
     place: a killed run leaves no half record)."""
     import shutil
@@ -210,6 +213,7 @@ def write(
         "wall_seconds": round(seconds, 1),
         "master_seed": params.get("seed"),
         "parameters": params,
+        **(extra or {}),
     }
     rules = _rules(root)
     claims = [_summary(c, rules) for c in records]
@@ -234,18 +238,59 @@ def keep_figures(folder: Path, figures: list[dict]) -> None:
     (Path(folder) / "figures.json").write_text(json.dumps(index, indent=1) + "\n")
 
 
-def load(root: Path, kind: str | None = None) -> list[dict]:
+def _report(line: str) -> None:
+    """One line on the standard error: a damaged record is left out, the build goes on."""
+    import sys
+
+    print(line, file=sys.stderr)
+
+
+def _read_record(prov_path: Path) -> tuple[dict, list]:
+    """A record's provenance and kept claims, checked; ``ValueError`` naming the file
+    where one is damaged (cut short, edited into other than a record)."""
+    from .shards import read_json
+
+    prov = read_json(prov_path)
+    kept = read_json(prov_path.parent / "claims.json", list)
+    if not isinstance(prov.get("chapter"), str) or not isinstance(
+        prov.get("date"), str
+    ):
+        raise ValueError(f"damaged file {prov_path}: no chapter or date")
+    bad = [c for c in kept if not isinstance(c, dict) or "id" not in c]
+    if bad:
+        raise ValueError(
+            f"damaged file {prov_path.parent / 'claims.json'}: no claim id"
+        )
+    return prov, kept
+
+
+def damaged(root: Path) -> list[str]:
+    """One line per damaged record file under ``results/`` (records and shards)."""
+    out = []
+    for prov_path in sorted((Path(root) / RESULTS).glob("*/*/*/*/provenance.json")):
+        try:
+            _read_record(prov_path)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+def load(root: Path, kind: str | None = None, report=_report) -> list[dict]:
     """Every committed record (``kind``: only that kind), each as its provenance with its
-    ``claims`` (under the rule declared now: :func:`current`) and whether it is ``stale``."""
+    ``claims`` (under the rule declared now: :func:`current`) and whether it is ``stale``.
+    A damaged record file is reported in one line (``report``) and left out."""
     base = Path(root) / RESULTS
     out, declared, hashes = [], None, {}
     for prov_path in sorted(base.glob("*/*/*/*/provenance.json")):
-        prov = json.loads(prov_path.read_text())
+        try:
+            prov, kept = _read_record(prov_path)
+        except ValueError as e:
+            report(f"{e}; left out of every count")
+            continue
         if kind is not None and prov.get("kind") != kind:
             continue
         if declared is None:
             declared = _claims.all_declared(root)
-        kept = json.loads((prov_path.parent / "claims.json").read_text())
         prov["claims"] = [current(c, declared) for c in kept]
         chapter, version = prov["chapter"], prov.get("measuring_version", 1)
         if (chapter, version) not in hashes:  # once per chapter: many records share one
@@ -256,7 +301,11 @@ def load(root: Path, kind: str | None = None) -> list[dict]:
         now = hashes[chapter, version]
         prov["stale"] = now != prov.get("measuring_hash")
         figs = prov_path.parent / "figures.json"
-        prov["figures"] = json.loads(figs.read_text()) if figs.exists() else []
+        try:
+            prov["figures"] = json.loads(figs.read_text()) if figs.exists() else []
+        except ValueError:
+            report(f"damaged file {figs}; its figures are left out")
+            prov["figures"] = []
         prov["path"] = str(prov_path.parent.relative_to(root))
         out.append(prov)
     return out
@@ -300,6 +349,7 @@ def record_ledger(root: Path, ledger: Path, seed: int = 0) -> list[Path]:
 
 SCALES = ("cpu", "gpu")
 _SLICE_KEYS = {"claims", "parameters", "scale", "seed", "why", "minutes", "figures"}
+_SLICE_KEYS |= {"kind", "shard", "merge", "check"}  # a record in shards (.shards)
 
 
 def slices(root: Path, chapter: str) -> dict[str, dict]:
@@ -313,6 +363,9 @@ def slices(root: Path, chapter: str) -> dict[str, dict]:
         parameters: {seeds: 16}        # the sizes, declared before it runs
         minutes: 40                    # the expected wall time at that scale
         why: "..."                     # the power analysis behind the sizes
+
+    A confirmatory slice runs in shards and says how its values join
+    (:mod:`rnnbook.book.shards`: ``kind``, ``shard``, ``merge``, ``check``).
     """
     import yaml
 
@@ -330,7 +383,7 @@ def slices(root: Path, chapter: str) -> dict[str, dict]:
         unknown = [c for c in s.get("claims") or [] if c not in declared]
         if unknown or not s.get("claims"):
             raise _claims.ClaimError(f"{where}: claims {unknown} are not declared here")
-        out[name] = {"parameters": {}, **s}
+        out[name] = check_slice(where, {"parameters": {}, **s}, declared)
     return out
 
 

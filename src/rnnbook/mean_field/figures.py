@@ -104,7 +104,7 @@ def fig1ce(
     ``curves``: Sigma_12 -> (c*, tau) over ``mu_fine``."""
     c_u, c_t = monte_carlo.late_mean(untied["c"]), monte_carlo.late_mean(tied["c"])
     K = c_u.shape[1]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = _panels(2, row_height=3.6)
     axes[0].plot(
         mu_fine,
         curves[1.0][0],
@@ -119,34 +119,36 @@ def fig1ce(
         yerr=2 * c_u.std(1, ddof=1) / np.sqrt(K),
         fmt="o",
         color=COLORS[0],
-        label="MC untied, mean of $c^t$ over last 5 steps",
+        label="MC untied (mean of $c^t$, last 5 steps)",
     )
     axes[0].plot(mu_b, c_t.mean(1), "s", mfc="none", color=COLORS[3], label="MC tied")
-    for k in np.nonzero(~np.asarray(converged))[0]:
-        axes[0].annotate(
-            "not converged",
-            (mu_b[k], c_u.mean(1)[k]),
-            fontsize=8,
-            xytext=(3, -12),
-            textcoords="offset points",
+    late = np.nonzero(~np.asarray(converged, dtype=bool))[0]
+    if len(late):  # a cross, not a label over the curve
+        axes[0].plot(
+            np.asarray(mu_b)[late],
+            c_u.mean(1)[late],
+            "x",
+            ms=10,
+            mew=2,
+            color="grey",
+            label=r"not converged ($\tau$ longer than the run)",
         )
     axes[0].set(
         xlabel=r"bias mean $\mu_b$",
         ylabel=r"fixed point $c^*$",
-        title="(c) fixed point of the cosine similarity",
+        title="(c) fixed point of the\ncosine similarity",
     )
-    axes[0].legend()
     for (S, (_, tau)), col in zip(curves.items(), COLORS):
         axes[1].semilogy(
-            mu_fine, tau, "-", color=col, lw=2, label=rf"$\Sigma_{{12}}={S}$"
+            mu_fine, tau, "-", color=col, lw=2, label=rf"$\tau$, $\Sigma_{{12}}={S}$"
         )
     axes[1].set(
         xlabel=r"bias mean $\mu_b$",
         ylabel=r"timescale $\tau=-1/\log\chi_{c^*}$ (steps)",
-        title="(e) timescale of signal propagation",
+        title="(e) timescale of\nsignal propagation",
         ylim=(0.1, 5e4),
     )
-    axes[1].legend()
+    legend_below(fig, ncol=2)
     return fig
 
 

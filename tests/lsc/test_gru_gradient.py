@@ -52,6 +52,8 @@ def test_bounds_and_growth_by_hand():
     assert v["growth_one"] == pytest.approx(5.0) and v["gru_width"] == 4
     assert v["growth_one_lo"] == pytest.approx(5.0)  # identical seeds: no spread
     assert v["max_dev"] == 0.2 and v["n_seeds"] == 2
+    # per seed, whether each pre-training ended within tol (0.1) of its target
+    assert v["reached_half"] == [1, 0] and v["reached_one"] == [1, 0]
 
 
 @pytest.mark.parametrize("dev", DEVICES)

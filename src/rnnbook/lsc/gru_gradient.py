@@ -104,7 +104,9 @@ class GradientCurves:
     def values(self, tol: float = 0.1) -> dict:
         """What the claim of Fig. 1c measures, with the run's scale: the growth factors'
         geometric means and 95% intervals over seeds (a t interval of log10 growth), and how
-        far the pre-trainings' mean radius ended from the target (the gate: within ``tol``)."""
+        far the pre-trainings' mean radius ended from the target (``max_dev``), and per seed
+        whether each target's pre-training ended within ``tol`` of it (``reached_half``,
+        ``reached_one``: 1 or 0; the gate reads their share)."""
         g, T = self.growth(), len(self.paths)
         out = dict(
             gru_depth=self.depth,
@@ -122,6 +124,7 @@ class GradientCurves:
             out[f"growth_{name}_hi"] = 10**iv.hi
             out[f"log_growth_{name}_seeds"] = [float(v) for v in np.log10(g[t])]
             out[f"conv_{name}"] = sum(r.converged for r in self.reports[t])
+            out[f"reached_{name}"] = [int(abs(r.mean_dev) <= tol) for r in self.reports[t]]
         devs = [abs(r.mean_dev) for rs in self.reports.values() for r in rs]
         out["max_dev"] = float(max(devs))
         return out

@@ -659,6 +659,41 @@ def add_records_to_boxes(app, doctree) -> None:
             box += nodes.raw("", text, format="html")
 
 
+def fold_records(app, doctree) -> None:
+    """A box's records at scale, declared records and superseded draws fold under one
+    line (issue 51: the box shows the claim, the paper against the measurement and the
+    finding; what ran at scale is one click away), with the records' verdicts in it."""
+    for box in doctree.findall(nodes.admonition):
+        if "claim-box" not in box.get("classes", []):
+            continue
+        parts = [
+            n
+            for n in box.children
+            if isinstance(n, nodes.raw)
+            and n.astext().startswith('<div class="claim-records"')
+        ]
+        if not parts:
+            continue
+        text = "".join(n.astext() for n in parts)
+        verdicts = re.findall(r'sd-badge[^"]*">([a-z-]+)<', text)
+        kinds = [
+            words
+            for key, words in (
+                ("<strong>At scale</strong>", "records at scale"),
+                ("<strong>Records declared</strong>", "records declared"),
+                ("<strong>Superseded draws</strong>", "superseded draws"),
+            )
+            if key in text
+        ]
+        what = ", ".join(kinds) or "records"
+        what = what[0].upper() + what[1:]
+        said = ": " + ", ".join(dict.fromkeys(verdicts)) if verdicts else ""
+        head = f'<details class="claim-scale"><summary>{what}{said}</summary>'
+        box.insert(box.index(parts[0]), nodes.raw("", head, format="html"))
+        tail = nodes.raw("", "</details>", format="html")
+        box.insert(box.index(parts[-1]) + 1, tail)
+
+
 def _claim_sizes(app, cid: str, recs: list[dict]) -> tuple[list | None, dict | None]:
     """The parameters claim ``cid`` reads and its chapter's presets at its records'
     profile (:mod:`.record_line`), or ``(None, None)`` where they cannot be read."""
@@ -797,6 +832,7 @@ def setup(app) -> dict[str, Any]:
     app.add_config_value("rnnbook_root", "", "env")
     app.add_directive("seed-check", SeedCheckDirective)
     app.connect("doctree-read", add_records_to_boxes)
+    app.connect("doctree-read", fold_records, priority=600)  # after the records
     app.add_role("claim", ClaimRole())
     app.add_directive("findings", FindingsDirective)
     app.connect("doctree-read", check_prose)

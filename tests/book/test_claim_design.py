@@ -49,6 +49,59 @@ def test_no_gate_reads_the_statistic_it_guards(cid):
             assert not _names(e["setting"], d) & decided, (e["setting"], decided)
 
 
+@pytest.mark.parametrize("cid", IDS)
+def test_a_gate_reads_the_reference_or_says_why(cid):
+    """Each name the gate reads has a declared role (reference, compared or setup); a gate
+    that reads a compared arm carries the sentence the box shows, saying why reading it
+    cannot hide the outcome. Roles, not variable names, decide."""
+    d = TRAINING[cid]
+    roles = claims.gate_roles(d)
+    assert roles, f"{cid}: a gate that reads nothing measured"
+    assert all(r in claims.ROLES for r in roles.values()), (cid, roles)
+    if "compared" in roles.values():
+        assert d.gate_why and len(d.gate_why.split()) >= 12, (cid, roles)
+
+
+def test_gate_roles_are_checked_by_role(tmp_path):
+    """A gate that reads a compared arm without a reason is caught whatever the arm's
+    name; one that reads only the reference needs none; an undeclared name has no role."""
+    import yaml
+
+    def decl(roles, why=None):
+        c = {
+            "id": "lsc.t.x",
+            "source": "Fig. 0",
+            "statement": "s",
+            "rule": {
+                "effects": [
+                    {
+                        "name": "e",
+                        "effect": "d",
+                        "direction": "above",
+                        "smallest": "0.1",
+                    }
+                ]
+            },
+            "trained": {"rule": "ref_ok > 0.5 and arm_b > 0"},
+            "roles": roles,
+        }
+        if why:
+            c["gate_why"] = why
+        f = tmp_path / "c.claims.yaml"
+        f.write_text(yaml.safe_dump({"paper": "lsc", "claims": [c]}))
+        return claims.load(f)["lsc.t.x"]
+
+    d = decl({"reference": ["ref_ok"], "compared": ["arm_b"]})
+    assert claims.gate_roles(d) == {"ref_ok": "reference", "arm_b": "compared"}
+    assert not d.gate_why  # the design test above fails on it
+    d = decl({"reference": ["ref_ok", "arm_b"]})
+    assert set(claims.gate_roles(d).values()) == {"reference"}
+    d = decl({"reference": ["ref_ok"]})
+    assert claims.gate_roles(d)["arm_b"] is None
+    with pytest.raises(claims.ClaimError, match="two roles"):
+        decl({"reference": ["ref_ok"], "compared": ["ref_ok"]})
+
+
 def _smallest(d, e):
     names = {**d.constants, "profile": "book"}
     return (

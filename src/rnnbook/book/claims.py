@@ -219,6 +219,10 @@ class Declaration:
     not_attempted: str | None = None
     history: tuple[dict, ...] = ()
     power: Mapping[str, Any] | None = None
+    # measured name -> its role (ROLES); gate_why: why a gate that reads a compared arm
+    # cannot hide the outcome (shown in the box)
+    roles: Mapping[str, str] = field(default_factory=dict)
+    gate_why: str | None = None
 
     def rule_text(self) -> str:
         """The rule as one line of text (shown in the claim box)."""
@@ -379,7 +383,12 @@ _KEYS = {
     "note",
     "trained",
     "history",
+    "roles",
+    "gate_why",
 }
+#: the roles a training claim's measured names play (``roles:``): the arm the experiment's
+#: working is judged by, the arms the claim compares, and properties of the task or set-up
+ROLES = ("reference", "compared", "setup")
 _EFFECT_KEYS = {
     "line_source",  # paper | book: whose number the smallest effect is (the box says)
     "name",
@@ -480,8 +489,52 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
             not_attempted=not_attempted,
             history=_history(raw.get("history"), where),
             power=_power(raw.get("power"), where),
+            roles=_roles(raw.get("roles"), where),
+            gate_why=" ".join(str(raw["gate_why"]).split())
+            if raw.get("gate_why")
+            else None,
         )
     return out
+
+
+def _roles(raw: Any, where: str) -> dict[str, str]:
+    """``roles: {reference: [names], compared: [names], setup: [names]}`` as name -> role."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or set(raw) - set(ROLES):
+        raise ClaimError(f"{where}: 'roles' maps each of {ROLES} to a list of names")
+    out: dict[str, str] = {}
+    for role, names in raw.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ClaimError(f"{where}: roles.{role} must be a list of measured names")
+        for n in names:
+            if n in out:
+                raise ClaimError(f"{where}: {n!r} has two roles")
+            out[n] = role
+    return out
+
+
+def rule_names(expr: str, d: "Declaration") -> list[str]:
+    """The measured names an expression reads: its names less the constants, the rule
+    functions, ``profile`` and the names a comprehension binds."""
+    tree = ast.parse(expr, mode="eval")
+    bound = {
+        n.id
+        for c in ast.walk(tree)
+        if isinstance(c, ast.comprehension)
+        for n in ast.walk(c.target)
+        if isinstance(n, ast.Name)
+    }
+    skip = bound | set(FUNCTIONS) | set(d.constants) | {"profile"}
+    names = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    return list(dict.fromkeys(n for n in names if n not in skip))
+
+
+def gate_roles(d: "Declaration") -> dict[str, str | None]:
+    """Each measured name the claim's gate reads, with its declared role (None: none)."""
+    if d.trained is None:
+        return {}
+    return {n: d.roles.get(n) for n in rule_names(d.trained, d)}
 
 
 def repo_root() -> Path:

@@ -122,6 +122,8 @@ class Claim:
             more += rule_rows(self.rule, self.history, self.effects, doc)
         if self.trained is not None:
             more.append(f"- **gate**: {trained_text(self.trained)}")
+            if self.extra.get("gate_why"):
+                more.append(f"  {prose_md(self.extra['gate_why'], doc)}")
         if self.seeds is not None:
             more.append(f"- **seeds**: {seeds_text(self.seeds)}")
         if self.note:
@@ -257,7 +259,7 @@ class Ledger:
             history=_jsonable(list(getattr(d, "history", None) or [])) or None,
             values=quotable(values),
             effects=_jsonable(dec.effects) if dec.effects else None,
-            extra={"rule_code": rule_code(d)},
+            extra={"rule_code": rule_code(d), "gate_why": d.gate_why},
         )
         if not dec.effects and dec.verdict in ("not-reproduced", "partly-reproduced"):
             failed = failed_conditions(d, values, self.profile)

@@ -4,7 +4,9 @@
   ``{claim}`<id>:<field>``` quotes one field of its record: ``measured``, ``paper_value``,
   ``seeds``, ``statement``, ``source``, ``tolerance``, ``note``, ``profile``, ``trained``
   (passed or not), ``link`` (the source, linked to the box) or ``values.<name>`` (a measured
-  value the chapter passed, e.g. a step count).
+  value the chapter passed, e.g. a step count). ``{claim}`<id>=<verdict>``` renders the badge
+  of a verdict that hand-written text is built around: a ``book`` ledger that gives another
+  verdict fails the build, so the sentence is rewritten when its verdict changes.
 * ````{findings}```` renders a findings table from the ledger: of the chapter it stands in (no
   argument), of a chapter (``notebooks/lsc/lemma2_paths``), of a paper (``lsc``), or the headline
   findings of every paper (``headline``).
@@ -253,11 +255,31 @@ def quote(c: dict, field: str) -> str:
     return _text(c.get(field))
 
 
+def expected_verdict_problem(c: dict, expect: str) -> str | None:
+    """``{claim}`<id>=<verdict>```: a sentence written around a verdict names the verdict it
+    was written for; at the ``book`` profile a ledger that gives another one fails the build
+    (a smaller profile decides fewer claims and is not held to it)."""
+    from .claims import VERDICTS
+
+    if expect not in VERDICTS:
+        return (
+            f"{{claim}}: {expect!r} is not a verdict; use one of {', '.join(VERDICTS)}"
+        )
+    if c.get("profile") == "book" and c.get("verdict") != expect:
+        return (
+            f"{{claim}}: the text around {c['id']} was written for {expect}, but the "
+            f"ledger (book profile) gives {c.get('verdict')}: rewrite the sentence"
+        )
+    return None
+
+
 class ClaimRole(SphinxRole):
-    """``{claim}`<id>``` (verdict badge linked to the box) or ``{claim}`<id>:<field>```."""
+    """``{claim}`<id>``` (verdict badge linked to the box), ``{claim}`<id>=<verdict>```
+    (the same, held to that verdict) or ``{claim}`<id>:<field>```."""
 
     def run(self):
         cid, _, field = self.text.strip().partition(":")
+        cid, _, expect = cid.partition("=")
         claims = load_claims(self.env.app)
         self.env.note_dependency(str(claims_path(self.env.app)))
         if claims is None or cid not in claims:
@@ -270,6 +292,9 @@ class ClaimRole(SphinxRole):
                 self.inliner.reporter.error(f"{{claim}}: {why}", line=self.lineno)
             ]
         c = claims[cid]
+        problem = expected_verdict_problem(c, expect) if expect else None
+        if problem:
+            return [], [self.inliner.reporter.error(problem, line=self.lineno)]
         href = pages.box_href(c, self.env.docname) if c.get("chapter") else None
         if field in ("", "verdict", "link"):
             if field == "link":

@@ -50,4 +50,6 @@ def setup(app) -> dict[str, Any]:
     app.connect("html-page-context", _wide_scorecard)
     # plain-text titles for tabs, search and cross-references; figures' alt text
     app.setup_extension("rnnbook.book.legible_sphinx")
+    # the landing page's line of counts per paper, linked to the scorecard
+    app.setup_extension("rnnbook.book.landing_sphinx")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

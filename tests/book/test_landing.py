@@ -1,0 +1,66 @@
+"""The landing page (issue 51): verdicts quoted in sentences are held to the verdict they were
+written for, and each paper's one line of counts, records and seed checks."""
+
+from __future__ import annotations
+
+from rnnbook.book import landing_sphinx, ledger_sphinx
+
+from . import test_ledger_sphinx as t
+from .test_ledger_sphinx import CLAIMS, build
+
+
+def claim(cid, verdict, profile="book"):
+    return {"id": cid, "paper": "lsc", "verdict": verdict, "profile": profile}
+
+
+def test_a_sentence_is_held_to_the_verdict_it_was_written_for():
+    c = claim("lsc.a", "not-reproduced")
+    assert ledger_sphinx.expected_verdict_problem(c, "not-reproduced") is None
+    problem = ledger_sphinx.expected_verdict_problem(c, "reproduced")
+    assert "written for reproduced" in problem and "gives not-reproduced" in problem
+    assert "is not a verdict" in ledger_sphinx.expected_verdict_problem(c, "holds")
+    # a smaller profile decides fewer claims: not held to the book's verdicts
+    smoke = claim("lsc.a", "inconclusive", "smoke")
+    assert ledger_sphinx.expected_verdict_problem(smoke, "not-reproduced") is None
+
+
+def test_a_changed_verdict_under_a_sentence_fails_the_build(tmp_path, monkeypatch):
+    book = [{**c, "profile": "book"} for c in CLAIMS]
+    monkeypatch.setattr(t, "CLAIMS", book)
+    ok = "# P\n\nLemma 2 fails ({claim}`lsc.a=not-reproduced`).\n"
+    proc, out = build(tmp_path / "ok", ok)
+    assert proc.returncode == 0, proc.stderr
+    assert "sd-badge" in (out / "book" / "page.html").read_text()
+    bad = "# P\n\nLemma 2 holds ({claim}`lsc.a=reproduced`).\n"
+    proc, _ = build(tmp_path / "bad", bad)
+    assert proc.returncode != 0 and "rewrite the sentence" in proc.stderr
+
+
+def test_the_line_of_counts_names_verdicts_records_and_seeds():
+    claims = [
+        claim("lsc.a", "reproduced"),
+        claim("lsc.b", "not-reproduced"),
+        claim("lsc.c", "inconclusive"),
+    ]
+    record = {
+        "kind": "cpu",
+        "stale": False,
+        "claims": [{"id": "lsc.c", "verdict": "reproduced", "seeds": 40}],
+    }
+    seeds = {0: {"lsc.c": "inconclusive"}, 4: {"lsc.c": "inconclusive"}}
+    text = landing_sphinx.counts_text(claims, seeds, [record])
+    assert text.startswith(
+        "3 claims checked: 1 reproduced, 1 not reproduced, 1 inconclusive."
+    )
+    assert "Records at scale exist for 1 of its training claims" in text
+    assert "decides 1 of them" in text
+    assert "master seed 4, 1 of 1 training verdicts" in text
+
+
+def test_the_directive_links_the_scorecard(tmp_path):
+    conf = 'extensions.append("rnnbook.book.landing_sphinx")\n'
+    proc, out = build(tmp_path, "# P\n\n```{paper-counts} lsc\n```\n", conf)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "book" / "page.html").read_text()
+    assert "2 claims checked" in text
+    assert 'href="../book/scorecard.html#scorecard-paper-lsc"' in text

@@ -187,3 +187,23 @@ def test_spike_times_of_the_stand_in_and_of_mnist():
     assert mnist.tolist() == list(range(11, 50))
     X = dc.load_sl_digits(300, 0)
     assert set(np.nonzero(X.sum((0, 2)))[0]) <= set(digits.tolist())
+
+
+def test_fig_s2_is_calibrated_as_fig_s3_on_its_own_shape():
+    """Fig. S2's line is calibrated on surrogates of the study's own lag-1 |r|, long-lag |r|,
+    samples and steps: the same draws as :func:`calibrate` with those two surrogates."""
+    g = torch.Generator().manual_seed(0)
+    s = dc.fig_s2_study(40, 0, 4, 1, 10, g)
+    got = dc.single_network_calibration(s, draws=6, seed=2)
+    v = s.check()
+    phi = float(np.mean(v["lag1"]))
+    floor = float(np.mean(v["mean_abs"]))
+    assert got["phi_data"] == pytest.approx(phi)
+    assert got["floor_data"] == pytest.approx(floor)
+    steps = s.norms[0].shape[1] - s.stats[0].t0
+    assert got["cal_steps"] == steps and got["cal_draws"] == 6
+    sur = {"decaying": (phi, 0.0), "non-decaying": (phi, floor)}
+    cal = dc.calibrate(sur, 40, steps, 10, 6, seed=2, networks=2)
+    assert got["rate_decaying"] == cal.rate["decaying"]
+    assert got["rate_nondecaying"] == cal.rate["non-decaying"]
+    assert 0 <= got["rate_decaying"] <= 1 and 0 <= got["rate_nondecaying"] <= 1

@@ -40,6 +40,16 @@ SQ, R = "squared radius", "radius"
 # (page, phrase, quantity, value in nu_W, text of that value in the sentence, function)
 STATEMENTS = [
     ("book/intro.md", "which local radius keeps them stable", R, None, None, None),
+    ("book/intro.md", "Lemma 1's formula for the mean spectral radius", R),
+    ("book/intro.md", "a local radius of 0.5 trains better than a radius of 1", R),
+    (
+        "book/intro.md",
+        "the spectral radius of $W/\\sqrt n$ tends to $\\sqrt{\\nu_W}$",
+        R,
+        "sqrt(nu_W)",
+        "tends to $\\sqrt{\\nu_W}$, not to $\\nu_W$",
+        SCALED,
+    ),
     (
         "book/intro.md",
         "the squared LSC radius",

@@ -139,3 +139,70 @@ def test_whose_line_it_is_is_shown_not_decided_on(tmp_path):
     assert claims.fingerprint(with_source) == claims.fingerprint(without)
     with pytest.raises(claims.ClaimError, match="line_source"):
         _load(tmp_path, EFFECTS.replace("line_source: book", "line_source: mine"))
+
+
+def _effect(**kw):
+    e = {
+        "name": "gain",
+        "estimate": 0.2,
+        "lo": 0.12,
+        "hi": 0.28,
+        "n": 8,
+        "direction": "above",
+        "smallest": 0.05,
+        "null": 0.0,
+        "paper": 0.3,
+        "decision": "reproduced",
+        "in_setting": True,
+    }
+    return {**e, **kw}
+
+
+def test_the_box_says_how_much_rides_on_the_line():
+    from rnnbook.book import lines
+    from rnnbook.book.ledger import effect_text
+
+    e = _effect(line_source="book")  # a record from before 'clears': from its interval
+    assert lines.line_words(e) == (
+        "the data support an effect of at least 0.12; the paper reports 0.3; the book's "
+        "line (its own number, not the paper's) is 0.05"
+    )
+    below = _effect(direction="below", smallest=0.1, paper=0.03, clears=0.18)
+    assert lines.line_words(below).startswith(
+        "the data support an effect of at most 0.18"
+    )
+    assert "the line is 0.1" in lines.line_words(below)
+    within = _effect(direction="within", lo=-0.02, hi=0.05, smallest=0.1, paper=None)
+    assert lines.line_words(within) == (
+        "the data place the effect within ±0.05 of no effect (0); the paper gives no "
+        "size; the line is ±0.1"
+    )
+    assert lines.line_words(_effect(lo=float("nan"))) is None
+    assert lines.line_words(_effect(in_setting=False)) is None
+    assert "How much rides on the line: the data support" in effect_text(e)
+    assert "nan" not in effect_text(_effect(clears=None, lo=float("nan"))).lower()
+
+
+def test_the_scorecard_has_the_largest_line_cleared_in_a_column():
+    from rnnbook.book import pages
+
+    claim = {
+        "id": "lsc.a",
+        "paper": "lsc",
+        "source": "Fig. 1",
+        "statement": "Pre-training helps.",
+        "paper_value": None,
+        "measured": "gain",
+        "verdict": "reproduced",
+        "effects": [
+            _effect(line_source="book"),
+            _effect(name="other", lo=float("nan")),
+        ],
+    }
+    cols = ("verdict", "source", "claim", "paper", "measured", "line", "box")
+    table = pages.claims_table([claim], "book/scorecard", cols, kind="scorecard")
+    assert "largest line cleared" in table
+    assert "gain: ≥ 0.12 <em>vs</em> 0.05 (book's)" in table
+    assert "other:" not in table  # no finite interval: nothing cleared
+    assert pages.claims_table([{**claim, "effects": None}], "x", cols).count("—") >= 1
+    assert "largest line cleared" in pages.scorecard([claim])

@@ -838,6 +838,7 @@ def md_code(text: str) -> str:
 def effect_text(e: dict, doc: str | None = None) -> str:
     """One effect of a claim decided per effect: its estimate and 95% interval against its
     line (the smallest effect that counts as the paper's) and its decision."""
+    from .lines import line_words
     from .reading import interval, num
 
     side = {"above": "above", "below": "below", "within": "within ±"}.get(
@@ -860,9 +861,12 @@ def effect_text(e: dict, doc: str | None = None) -> str:
     )
     paper = num(e.get("paper"))
     paper = f"; the paper's effect: {paper}" if paper else ""
+    rides = line_words(e)  # how much rides on the line (issue 49)
+    rides = f" How much rides on the line: {md_escape(rides)}." if rides else ""
     return (
         f"**{prose_md(str(e.get('name', '')), doc)}**: {md_escape(shown)}; the line: "
         f"{side} {md_escape(num(e.get('smallest')) or '—')}{paper}: **{verdict}**"
+        + rides
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any, Iterable
 
 from .legible_sphinx import ascii_math_html
 from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
+from .lines import line_cell
 from .reading import finding, prose_html, reason
 
 PAPER_TITLES = {
@@ -215,7 +216,8 @@ def claims_table(
     (``rnnbook.css``): each cell carries its column's name.
 
     Columns: ``source``, ``claim``, ``paper``, ``measured``, ``verdict``, ``reason``, ``box``,
-    and two that combine them for a narrow page: ``finding`` (the claim and, under it, the
+    ``line`` (per effect, the largest line its interval clears against the claim's line:
+    :mod:`.lines`), and two that combine them for a narrow page: ``finding`` (the claim and, under it, the
     reason) and ``versus`` (the paper's value and the measurement)."""
     heads = {
         "source": "where",
@@ -227,6 +229,7 @@ def claims_table(
         "verdict": "verdict",
         "reason": "why",
         "box": "details",
+        "line": "largest line cleared",
     }
     out = [
         f'<table class="claims-table {kind}">',
@@ -264,6 +267,7 @@ def claims_table(
             "verdict": badge_html(c["verdict"]) + at_scale_html(c),
             "reason": prose_html(why, from_doc) if why else "—",
             "box": f'<a href="{href}">box</a>' if href else "—",
+            "line": line_cell(c, from_doc),
         }
         rid = f' id="{html.escape(row_id(c["id"]))}"' if row_ids else ""
         out.append(
@@ -353,7 +357,7 @@ def scorecard(claims: list[dict]) -> str:
             claims_table(
                 mine,
                 "book/scorecard",
-                ("verdict", "source", "claim", "paper", "measured", "box"),
+                ("verdict", "source", "claim", "paper", "measured", "line", "box"),
                 row_ids=True,
                 kind="scorecard",
             )

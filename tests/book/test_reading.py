@@ -323,7 +323,7 @@ def test_fails_against_an_equivalence_band_says_the_band_not_no_effect():
         contrary=True,
     )
     f = R.effect_finding(e)
-    assert "outside the band of ±0.1 around no effect (0)" in f
+    assert "-0.168 [-0.198, -0.138], outside the comparable band of ±0.1 around 0" in f
     assert "past no effect" not in f
 
 

@@ -371,8 +371,8 @@ def effect_finding(e: dict) -> str:
         return f"{name} is {iv}, within ±{line.lstrip('-')} of no effect ({null})"
     if d == "within" and dec == "not-reproduced":
         return (
-            f"{name} is {iv}: its interval lies outside the band of ±{line.lstrip('-')} "
-            f"around no effect ({null}) that counts as comparable"
+            f"{name} is {iv}, outside the comparable band of ±{line.lstrip('-')} "
+            f"around {null}"
         )
     if dec == "reproduced":
         return f"{name} is {iv}, {where} its line of {line}"

@@ -1,5 +1,5 @@
 """Benchmark (not a timed test): the LSC pre-training of many networks of one shape as one batched
-run (``rnnbook.lsc.pretrain_ensemble``) against a loop of ``rnnbook.lsc.pretrain.pretrain``, one
+run (``rnnbook.lsc.pretrain_ensemble``) against a loop of ``rnnbook.lsc.lsc_pretrain_``, one
 network at a time, at the sizes of the ``book`` profile of ``notebooks/lsc/pretraining.py`` (two
 layers of width 32, sl-MNIST at side 14 with 25 time bins, batches of 16, 4 sampled steps per
 sequence), for 8 networks per architecture (4 seeds x targets 0.5 and 1), one thread, CPU time.
@@ -60,7 +60,9 @@ def warm_up(data) -> None:
     for run in range(2):
         ms = members("gru", data.n_channels, 1)[:2]
         if run == 0:
-            pretrain.pretrain(ms[0][0], tasks.random_batches(data, 2, 0), ms[0][1])
+            pretrain.lsc_pretrain_(
+                ms[0][0], tasks.random_batches(data, 2, 0), config=ms[0][1]
+            )
         else:
             nets, cfgs, seeds = zip(*ms)
             streams = [tasks.random_batches(data, 2, s) for s in seeds]
@@ -80,7 +82,9 @@ def main() -> None:
         ms = members(kind, data.n_channels, a.steps)
         t0 = time.process_time()
         loop = [
-            pretrain.pretrain(m, tasks.random_batches(data, BATCH, s), cfg, seed=s)
+            pretrain.lsc_pretrain_(
+                m, tasks.random_batches(data, BATCH, s), config=cfg, seed=s
+            )
             for m, cfg, s in ms
         ]
         t_loop = time.process_time() - t0

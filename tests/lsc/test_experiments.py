@@ -109,8 +109,8 @@ def test_report_summary_is_json():
     assert experiments.report_summary(None) is None
     net = models.make_rnn("relu_rnn", 1, 2, 3, 2, seed=0)
     x = torch.ones(2, 3, 2)
-    rep = pretrain.pretrain(
-        net, iter([x] * 2), pretrain.LSCConfig(max_steps=2, n_times=None)
+    rep = pretrain.lsc_pretrain_(
+        net, iter([x] * 2), config=pretrain.LSCConfig(max_steps=2, n_times=None)
     )
     s = experiments.report_summary(rep)
     json.dumps(s)

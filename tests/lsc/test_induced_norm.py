@@ -9,7 +9,7 @@ import torch
 from rnnbook.lsc import decaying_covariance as dc
 from rnnbook.lsc import induced_norm as inn
 from rnnbook.lsc.models import make_rnn
-from rnnbook.lsc.pretrain import LSCConfig, pretrain
+from rnnbook.lsc.pretrain import LSCConfig, lsc_pretrain_
 from tests.test_device import DEVICES, strict
 
 
@@ -45,7 +45,8 @@ def test_pretraining_through_the_wrapper_reaches_unit_norms():
     net = make_rnn("lstm", 2, x.shape[-1], 6, 10, seed=2)
     wrapped = inn.InducedNormLSC(net)
     assert wrapped.depth == 2 and wrapped(x).shape == (16, 50, 10)
-    rep = pretrain(wrapped, batches, LSCConfig(target=1.0, max_steps=40), seed=0)
+    cfg = LSCConfig(target=1.0, max_steps=40, shuffle="all")
+    rep = lsc_pretrain_(wrapped, batches, config=cfg, seed=0)
     assert rep.converged
     trs = wrapped.lsc_jacobians(x, n_times=5)
     assert all(isinstance(t, inn.NormTransition) for t in trs)

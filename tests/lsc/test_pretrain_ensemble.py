@@ -28,7 +28,8 @@ def compare(kind, cfgs, seeds, streams, dtype, rtol):
     ones = nets(kind, seeds, dtype)
     for e, (m, cfg, seed) in enumerate(zip(ones, cfgs, seeds)):
         s = streams(True)  # a fresh copy of the member's stream
-        r1 = pretrain.pretrain(m, s[e] if isinstance(s, list) else s, cfg, seed=seed)
+        data = s[e] if isinstance(s, list) else s
+        r1 = pretrain.lsc_pretrain_(m, data, config=cfg, seed=seed)
         r = reps[e]
         assert (r.steps, r.converged, r.criteria) == (
             r1.steps,
@@ -95,7 +96,7 @@ def test_lru_members_equal_their_own_pretrain():
     ens = lrus()
     reps = pe.pretrain_ensemble(ens, words(0), cfgs, [4, 5])
     for m, one, cfg, seed, r in zip(ens, lrus(), cfgs, [4, 5], reps):
-        r1 = pretrain.pretrain(one, words(0), cfg, seed=seed)
+        r1 = pretrain.lsc_pretrain_(one, words(0), config=cfg, seed=seed)
         assert (r.steps, r.converged) == (r1.steps, r1.converged)
         assert abs(r.mean_radius - r1.mean_radius) < 1e-9
         for p, q in zip(m.parameters(), one.parameters()):
@@ -122,11 +123,11 @@ def test_per_member_streams_budgets_and_a_member_that_stops_at_once():
 
 
 def test_frozen_member_does_not_move():
-    loose = dict(eps=10.0, std_max=10.0)
+    loose = dict(eps=10.0, std_max=10.0, shuffle="all")  # the paper's shuffle
     cfgs = [
-        pretrain.LSCConfig(target=0.5, max_steps=3, n_times=2),
+        pretrain.LSCConfig(target=0.5, max_steps=3, n_times=2, shuffle="all"),
         pretrain.LSCConfig(target=0.5, max_steps=3, n_times=2, **loose),
-        pretrain.LSCConfig(target=0.5, max_steps=1, n_times=2),
+        pretrain.LSCConfig(target=0.5, max_steps=1, n_times=2, shuffle="all"),
     ]
     ms = nets("lstm", [0, 1, 2])
     start = [[p.detach().clone() for p in m.parameters()] for m in ms]
@@ -140,7 +141,7 @@ def test_frozen_member_does_not_move():
     assert seen == [(0, 1), (1, 1), (2, 1), (0, 2), (0, 3)]
     # the member stopped by its budget after one step equals a one-step pretrain, and kept it
     one = nets("lstm", [2])[0]
-    pretrain.pretrain(one, stream(0), cfgs[2], seed=0)
+    pretrain.lsc_pretrain_(one, stream(0), config=cfgs[2], seed=0)
     assert all(
         torch.allclose(p, q, rtol=0, atol=1e-12)
         for p, q in zip(ms[2].parameters(), one.parameters())
@@ -148,13 +149,26 @@ def test_frozen_member_does_not_move():
 
 
 def test_lsc_chunks_are_read_from_the_models():
-    """GRU gates are shuffled within their blocks (``lsc_chunks``), as ``pretrain`` does."""
-    ms = nets("gru", [0])
-    params = {k: p.detach()[None].clone() for k, p in ms[0].named_parameters()}
-    pe.shuffle_member(ms[0], params, 0, torch.Generator().manual_seed(3))
-    pretrain.shuffle_parameters(ms[0], torch.Generator().manual_seed(3))
-    for k, p in ms[0].named_parameters():
-        assert torch.equal(params[k][0], p.detach())
+    """GRU gates are shuffled within their blocks (``lsc_chunks``), as ``lsc_pretrain_`` does,
+    and only the tensors the ``shuffle`` setting names."""
+    for which in pretrain.SHUFFLE:
+        ms = nets("gru", [0])
+        start = {k: p.detach().clone() for k, p in ms[0].named_parameters()}
+        params = {k: p.detach()[None].clone() for k, p in ms[0].named_parameters()}
+        pe.shuffle_member(ms[0], params, 0, torch.Generator().manual_seed(3), which)
+        shuffled = pretrain.shuffled_tensors(ms[0], which)
+        pretrain.shuffle_(shuffled, torch.Generator().manual_seed(3))
+        names = {n for n, _, _ in shuffled}
+        for k, p in ms[0].named_parameters():
+            assert torch.equal(params[k][0], p.detach())
+            if k not in names:
+                assert torch.equal(p.detach(), start[k]), (which, k)
+        expected = {
+            "all": {n for n, _ in ms[0].named_parameters()},
+            "weights": {"cells.0.W", "cells.0.U", "cells.1.W", "cells.1.U"},
+            "none": set(),
+        }
+        assert names == expected[which]
 
 
 def test_stacked_transitions_equal_lsc_jacobians():

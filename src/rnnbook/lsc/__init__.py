@@ -1,7 +1,20 @@
 """Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (arXiv 2308.12075).
 
-Entry point: :func:`rnnbook.lsc.pretrain.pretrain` pre-trains any network whose transition derivatives
-it can measure to a target radius.
+Entry point: :func:`rnnbook.lsc.lsc_pretrain_` pre-trains a torch recurrent network in place towards the
+Local Stability Condition (Sec. II-D), in the style of ``torch.nn.init``: ``nn.RNN``, ``nn.GRU``,
+``nn.LSTM``, their cells, stacks of them (:mod:`~rnnbook.lsc.adapters`), a cell of one's own through a
+small protocol, or any :class:`~rnnbook.lsc.pretrain.StackedRNN`; data as a tensor, an iterable or a
+``DataLoader``::
+
+    import torch
+    from rnnbook.lsc import lsc_pretrain_
+
+    gru = torch.nn.GRU(3, 32, num_layers=2, batch_first=True)
+    report = lsc_pretrain_(gru, torch.randn(64, 50, 3), target=1.0, max_steps=100)
+    print(report)
+
+The spectral radius and its exact rank-one gradient are in :mod:`~rnnbook.lsc.spectral`; many networks
+of one shape are pre-trained together by :mod:`~rnnbook.lsc.pretrain_ensemble`.
 
 The Local Stability Condition (Sec. II): Lemma 2's gradient paths on the time-depth grid and their
 growth (App. C, Fig. 1b, Theorem 4) in :mod:`~rnnbook.lsc.gradient_paths` and
@@ -29,6 +42,7 @@ import importlib
 # Submodules and names load on first use (PEP 562): importing one module of this room
 # does not import the others, so a chapter depends only on what it uses.
 _SUBMODULES = (
+    "adapters",
     "antinorms",
     "bounds",
     "bounds_experiment",
@@ -47,7 +61,9 @@ _SUBMODULES = (
     "models",
     "path_growth",
     "pretrain",
+    "pretrain_ensemble",
     "random_matrix",
+    "spectral",
     "tasks",
     "theory_figures",
     "training_figures",
@@ -56,12 +72,16 @@ _EXPORTS = {
     "FFN": "models",
     "make_lru": "models",
     "make_rnn": "models",
+    "Cell": "pretrain",
     "LSCConfig": "pretrain",
     "LSCReport": "pretrain",
     "StackedRNN": "pretrain",
     "Transition": "pretrain",
+    "as_lsc_model": "adapters",
     "batched_jacobian": "pretrain",
+    "lsc_pretrain_": "pretrain",
     "measure": "pretrain",
+    "spectral_radius": "spectral",
 }
 __all__ = [*_SUBMODULES, *_EXPORTS]
 

@@ -22,9 +22,9 @@ from .models import DIFFERENTIABLE, RNN_LABELS, make_rnn
 
 TARGETS = (0.5, 1.0)
 VARIANTS = {
-    "gradient descent only": dict(multiplier=False, shuffle=False),
-    "+ multiplier": dict(multiplier=True, shuffle=False),
-    "+ multiplier + shuffling (the method)": dict(multiplier=True, shuffle=True),
+    "gradient descent only": dict(multiplier=False, shuffle="none"),
+    "+ multiplier": dict(multiplier=True, shuffle="none"),
+    "+ multiplier + shuffling (the method)": dict(multiplier=True, shuffle="all"),
 }
 
 
@@ -54,9 +54,9 @@ def pretrain_kinds(
                 start = pretrain.measure(model, x0, n_times=n_times, generator=gen)
             before = {k: v.copy() for k, v in start.items()}
             cfg = pretrain.LSCConfig(
-                target=target, max_steps=max_steps, n_times=n_times
+                target=target, max_steps=max_steps, n_times=n_times, shuffle="all"
             )
-            rep = pretrain.pretrain(model, batches, cfg, seed=seed)
+            rep = pretrain.lsc_pretrain_(model, batches, config=cfg, seed=seed)
             gen = torch.Generator(device="cpu").manual_seed(2)
             after = pretrain.measure(model, x0, n_times=n_times, generator=gen)
             runs[(kind, target)] = (rep, before, after)
@@ -131,7 +131,7 @@ def pretrain_variants(
             n_times=n_times,
             **kw,
         )
-        out[name] = pretrain.pretrain(model, batches, cfg, seed=seed)
+        out[name] = pretrain.lsc_pretrain_(model, batches, config=cfg, seed=seed)
     return out
 
 

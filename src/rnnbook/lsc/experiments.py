@@ -262,8 +262,9 @@ def pretrain_seq(
         T=task.T,
         max_steps=max_steps,
         n_times=n_times,
+        shuffle="all",  # the paper's: every learnable tensor
     )
-    return pretrain.pretrain(model, batches(), cfg, seed=seed)
+    return pretrain.lsc_pretrain_(model, batches(), config=cfg, seed=seed)
 
 
 def train_seq(

@@ -351,12 +351,10 @@ def pretrain_ffn(
             i = torch.randint(len(data.ytr), (batch,), generator=g, device="cpu")
             yield data.xtr[i].to(device)
 
-    return pretrain.pretrain(
-        model,
-        batches(),
-        pretrain.LSCConfig(target=1.0, max_steps=max_steps, n_times=None),
-        seed=seed,
+    cfg = pretrain.LSCConfig(
+        target=1.0, max_steps=max_steps, n_times=None, shuffle="all"
     )
+    return pretrain.lsc_pretrain_(model, batches(), config=cfg, seed=seed)
 
 
 def members(grid: Grid, act: str) -> list[tuple[str, float, int]]:

@@ -161,8 +161,12 @@ def run(
             batches = tasks.random_batches(shd, pre_batch, seed=seed)
             batches = (b.to(device) for b in batches)
             gru = make_rnn("gru", depth, n_channels, width, 20, seed=seed).to(device)
-            cfg = pretrain.LSCConfig(target=target, max_steps=pre_steps, n_times=2)
-            reports[target].append(pretrain.pretrain(gru, batches, cfg, seed=seed))
+            cfg = pretrain.LSCConfig(
+                target=target, max_steps=pre_steps, n_times=2, shuffle="all"
+            )
+            reports[target].append(
+                pretrain.lsc_pretrain_(gru, batches, config=cfg, seed=seed)
+            )
             runs[target].append(
                 gradient_through_time(gru, x, layer=1, n_probe=4, seed=seed)
             )

@@ -8,7 +8,7 @@ shuffling, called unchanged) is given transitions whose ``radii`` are their spec
 
 * :class:`NormTransition` is a :class:`~rnnbook.lsc.pretrain.Transition` measured by ||M||_2;
 * :class:`InducedNormLSC` wraps a :class:`~rnnbook.lsc.pretrain.StackedRNN` so that
-  :func:`~rnnbook.lsc.pretrain.pretrain` sees only such transitions;
+  :func:`~rnnbook.lsc.pretrain.lsc_pretrain_` sees only such transitions;
 * :func:`fig_s3_networks` repeats the study on independent networks and :func:`fig_s3_summary`
   gives the largest of the four fractions of significant correlations (two layers, with respect to
   t0 and over all pairs) with its 95% interval over them; :func:`calibration_surrogates` names the
@@ -34,7 +34,7 @@ from torch import Tensor, nn
 from ..stats import seed_interval
 from . import decaying_covariance as dc
 from .models import make_rnn
-from .pretrain import LSCConfig, LSCReport, StackedRNN, Transition, pretrain
+from .pretrain import LSCConfig, LSCReport, StackedRNN, Transition, lsc_pretrain_
 
 
 class NormTransition(Transition):
@@ -45,7 +45,7 @@ class NormTransition(Transition):
 
 
 class InducedNormLSC(nn.Module):
-    """A ``StackedRNN`` seen through its spectral norms: ``pretrain`` on this wrapper
+    """A ``StackedRNN`` seen through its spectral norms: ``lsc_pretrain_`` on this wrapper
     pre-trains the network to E ||M_k||_2 = target (the LSC of Theorem 2 with q = 1, p = 2)."""
 
     def __init__(self, net: StackedRNN) -> None:
@@ -155,9 +155,9 @@ def fig_s3_study(
     Xd = X.to(device)
     lag = lag0 * time_repeat
     before = decay_study(time_transition_norms(net, Xd), X, lag, time_repeat)
-    cfg = LSCConfig(target=1.0, max_steps=steps)
+    cfg = LSCConfig(target=1.0, max_steps=steps, shuffle="all")
     batches = digit_batches(batch, seed + 1, time_repeat, device)
-    report = pretrain(InducedNormLSC(net), batches, cfg, seed)
+    report = lsc_pretrain_(InducedNormLSC(net), batches, config=cfg, seed=seed)
     norms = time_transition_norms(net, Xd)
     after = decay_study(norms, X, lag, time_repeat)
     return FigS3Study(before, after, report, [float(a.mean()) for a in norms])

@@ -9,7 +9,7 @@
 * :class:`LRUCell` (Eqs. 50-51): ``x_k = Lambda x_{k-1} + exp(gamma_log) * (B u_k)``, ``y_k = Re(C x_k) + D u_k``,
   inside the block layer norm -> LRU -> GeLU -> dropout -> GLU -> dropout -> + skip, with an exterior dropout.
 
-Every cell is a :class:`rnnbook.lsc.pretrain.Cell`, so :func:`rnnbook.lsc.pretrain.pretrain` works on all of them.
+Every cell is a :class:`rnnbook.lsc.pretrain.Cell`, so :func:`rnnbook.lsc.lsc_pretrain_` works on all of them.
 """
 
 from __future__ import annotations

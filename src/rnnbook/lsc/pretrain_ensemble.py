@@ -1,11 +1,11 @@
 """LSC pre-training of many networks of one shape at once (Herranz-Celotti & Rouat, Sec. II-D, Eq. 2).
 
-:func:`pretrain_ensemble` does for a list of networks what :func:`rnnbook.lsc.pretrain.pretrain` does
+:func:`pretrain_ensemble` does for a list of networks what :func:`rnnbook.lsc.pretrain.lsc_pretrain_` does
 for one, in one batched pass per step: the parameters of the members are stacked (a leading
 dimension E) and the states and transition derivatives of all members are computed together, with
 ``vmap`` over the members of ``functional_call`` (the forward pass, then ``vmap(jacrev)`` of each
 cell's step, as :meth:`rnnbook.lsc.pretrain.StackedRNN.lsc_jacobians`), and their radii with one
-batched eigenvalue call per (layer, kind). The rest is per member, as in ``pretrain``:
+batched eigenvalue call per (layer, kind). The rest is per member, as in ``lsc_pretrain_``:
 
 * the loss of Eq. (2) (the mean of ``(rho(M_k) - rho_t)^2`` over the member's own M_k); the sum of
   the members' losses is differentiated once, which gives each member the gradient of its own loss;
@@ -13,16 +13,17 @@ batched eigenvalue call per (layer, kind). The rest is per member, as in ``pretr
   by entry (its step count is shared, and every active member has made the same number of steps),
   so stacking does not couple the members;
 * the multiplier ``kappa = clip(rho_t / rho, 0.85, 1.15)`` of each (layer, kind) and the shuffle of
-  every learnable tensor, applied to the member's slice;
-* its own generator, seeded with its seed as ``pretrain`` seeds it, drawn in the same order (the
+  the tensors its ``shuffle`` setting names, applied to the member's slice;
+* its own generator, seeded with its seed as ``lsc_pretrain_`` seeds it, drawn in the same order (the
   sampled time steps, then the shuffle), so each member sees the draws its single run would;
 * its own stopping: a member that meets the three criteria (or runs out of its ``max_steps``) is
   frozen: its parameters, history and generator no longer change while the others go on. The
   loop ends when all have stopped.
 
-What is identical to ``pretrain`` run on each network alone with the same seed and batches: every
+What is identical to ``lsc_pretrain_`` run on each network alone with the same seed and batches: every
 random draw (time steps, permutations), the order of the operations, the stopping rule and the
-report's fields. What is equal only up to float rounding: the states, Jacobians and radii, since
+report's fields (but ``radii_after``, which a member that ran out of steps leaves
+unmeasured: None). What is equal only up to float rounding: the states, Jacobians and radii, since
 the batched kernels (``bmm`` instead of ``mm``, the Jacobian of the sum over the rows instead of a
 ``vmap`` over them) round differently. In float64 the parameters and radii agree to ~1e-13. In
 float32 the radii agree to ~1e-6, the parameters only to ~1e-4 of their scale after a few steps:
@@ -58,25 +59,23 @@ from torch import Tensor, nn
 from torch.func import functional_call, jacrev, vmap
 
 from .pretrain import (
+    SHUFFLE,
     Cell,
     LSCConfig,
     LSCReport,
     StackedRNN,
     _perm,
+    batches_of,
+    criteria,
     ema,
     make_optimizer,
+    shuffled_tensors,
     spectral_radius,
     targets_for,
 )
 
 #: the settings of :class:`~rnnbook.lsc.pretrain.LSCConfig` that all members must share (they shape the batched step)
 SHARED = ("lr", "weight_decay", "n_times", "nonsquare", "include_input")
-
-CRITERIA = (
-    "(i) |mean - target| <= eps",
-    "(ii) std < 0.2",
-    "(iii) EMA(std) < 0.2",
-)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -157,6 +156,10 @@ def _configs(cfgs: LSCConfig | Sequence[LSCConfig], n: int) -> list[LSCConfig]:
             raise ValueError(f"cfgs[{e}]: a {type(c).__name__}, not an LSCConfig")
         if c.max_steps < 1:
             raise ValueError(f"cfgs[{e}]: max_steps = {c.max_steps}, must be >= 1")
+        if c.shuffle not in SHUFFLE:
+            raise ValueError(
+                f"cfgs[{e}].shuffle = {c.shuffle!r}: must be one of {SHUFFLE}"
+            )
         for k in SHARED:
             if getattr(c, k) != getattr(cfgs[0], k):
                 raise ValueError(
@@ -174,13 +177,18 @@ def _seeds(seeds: int | Sequence[int], n: int) -> list[int]:
 
 
 def _streams(batches, n: int) -> list[Iterator[Tensor]]:
+    """One stream per member (:func:`~rnnbook.lsc.pretrain.batches_of` of each iterator; an
+    iterator given to several members is one stream, drawn once per step)."""
     if isinstance(batches, (list, tuple)):
         if len(batches) != n:
             raise ValueError(f"batches: {len(batches)} iterators for {n} models")
-        return list(batches)
-    if not hasattr(batches, "__next__"):
+        its = list(batches)
+    elif not hasattr(batches, "__next__"):
         raise ValueError("batches: an iterator of inputs, or a list of them per model")
-    return [batches] * n
+    else:
+        its = [batches] * n
+    wrapped: dict[int, Iterator[Tensor]] = {}
+    return [wrapped.setdefault(id(it), batches_of(it)) for it in its]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -342,14 +350,12 @@ def scale_member(
 
 @torch.no_grad()
 def shuffle_member(
-    model: nn.Module, params: dict, e: int, generator: torch.Generator
+    model: nn.Module, params: dict, e: int, generator: torch.Generator, which: str
 ) -> None:
-    """:func:`rnnbook.lsc.pretrain.shuffle_parameters` applied to member ``e`` (same draws)."""
-    for name, p in model.named_parameters():
-        if not p.requires_grad or p.numel() < 2:
-            continue
+    """:func:`rnnbook.lsc.pretrain.shuffle_` of the tensors ``which`` names
+    (:func:`~rnnbook.lsc.pretrain.shuffled_tensors`) applied to member ``e`` (same draws)."""
+    for name, _, chunks in shuffled_tensors(model, which):
         q = params[name][e]
-        chunks = int(getattr(p, "lsc_chunks", 1))
         if chunks > 1 and q.shape[0] % chunks == 0:
             for block in q.chunk(chunks, 0):
                 flat = block.reshape(-1)
@@ -371,7 +377,7 @@ def _kappa(rho: float, target: float, clip: tuple[float, float]) -> float:
 
 @dataclass
 class _Run:
-    """One member's bookkeeping, as the local variables of ``pretrain``."""
+    """One member's bookkeeping, as the local variables of ``lsc_pretrain_``."""
 
     cfg: LSCConfig
     targets: dict[str, float]
@@ -383,9 +389,7 @@ class _Run:
             for k in ("loss", "mean_dev", "std", "std_ema", "mean_radius", "groups")
         }
     )
-    crit: dict[str, bool] = field(
-        default_factory=lambda: dict.fromkeys(CRITERIA, False)
-    )
+    crit: dict[str, bool] = field(default_factory=dict)
     step: int = 0
     done: bool = False
     converged: bool = False
@@ -405,16 +409,7 @@ class _Run:
         gm = {f"l{l}/{k}": float(r.detach().mean()) for (l, k), r in groups.items()}
         hist["groups"].append(gm)
         hist["mean_radius"].append(float(np.mean(list(gm.values()))))
-        self.crit = dict(
-            zip(
-                CRITERIA,
-                (
-                    abs(mean_dev) <= cfg.eps,
-                    std < cfg.std_max,
-                    hist["std_ema"][-1] < cfg.std_max,
-                ),
-            )
-        )
+        self.crit = criteria(cfg, mean_dev, std, hist["std_ema"][-1])
         return loss
 
     def report(self) -> LSCReport:
@@ -431,6 +426,8 @@ class _Run:
             last,
             h,
             self.seconds,
+            radii_before=h["groups"][0],
+            radii_after=last if self.converged else None,
         )
 
 
@@ -456,7 +453,7 @@ def pretrain_ensemble(
     callback: Callable[[int, int, dict], None] | None = None,
 ) -> list[LSCReport]:
     """Pre-train ``models`` (one architecture) towards the LSC together, each as
-    :func:`rnnbook.lsc.pretrain.pretrain` would with its config and seed (see the module's
+    :func:`rnnbook.lsc.pretrain.lsc_pretrain_` would with its config and seed (see the module's
     docstring). ``callback(member, step, info)`` is called for every active member at every
     step. The networks are updated in place; returns one :class:`~rnnbook.lsc.pretrain.LSCReport` per member."""
     models = list(models)
@@ -543,8 +540,8 @@ def pretrain_ensemble(
                             rho = float(r.detach().mean())
                             kappa = _kappa(rho, run.targets[kind], run.cfg.clip)
                             scale_member(model, params, e, l, kind, kappa)
-                    if run.cfg.shuffle:
-                        shuffle_member(model, params, e, run.gen)
+                    if run.cfg.shuffle != "none":
+                        shuffle_member(model, params, e, run.gen, run.cfg.shuffle)
                     if step >= run.cfg.max_steps:
                         run.done = True
                         run.seconds = time.perf_counter() - t0

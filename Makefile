@@ -43,6 +43,10 @@ WHEELHOUSE ?=
 REQS := $(if $(SYSTEM_TORCH),$(VENV)/requirements-node.txt,requirements.txt)
 PIP_FROM := $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)))
 
+# The set-up installs the book extra's exact pins (requirements.txt: pyproject.toml's `book` extra is
+# that file), then the package itself without its dependencies (the library's ranges, torch and numpy,
+# are met by the pins): `pip install -e .[book]` with every version fixed. The library alone is
+# `pip install .` (tests/test_install.py checks it in a fresh environment, on CI).
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(if $(SYSTEM_TORCH),--system-site-packages) $(VENV)
 	@$(if $(SYSTEM_TORCH),$(PY) -c "import torch; print('keeping the node torch', torch.__version__, '(CUDA)' if torch.cuda.is_available() else '(no CUDA device seen)')" 2>/dev/null || { echo "SYSTEM_TORCH=1: $(PYTHON) has no torch of its own; install the node's torch first (or load its module)"; rm -rf $(VENV); exit 1; }; grep -v '^torch==' requirements.txt > $(REQS))

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from rnnbook.lsc import ensemble, experiments, ffn_mnist, models, pretrain, tasks
+from benchmarks.lsc_radius import compare_with_loop
+from rnnbook.lsc import ensemble, experiments, ffn_mnist, models, tasks
 from tests.lsc.test_ensemble import spike_task, word_task
 from tests.test_device import DEVICES, strict
 
@@ -101,7 +102,7 @@ def test_compare_with_loop_on_the_device(dev):
     net = models.make_rnn("gru", 2, 5, 4, 2, seed=0).to(dev)
     x = (torch.rand(3, 6, 5, generator=torch.Generator().manual_seed(0)) < 0.4).float()
     with strict(dev):
-        b = pretrain.compare_with_loop(net, x.to(dev), n_times=2, repeat=1)
+        b = compare_with_loop(net, x.to(dev), n_times=2, repeat=1)
     assert b["jac_err"] < 1e-5 and b["radius_err"] < 1e-5 and b["n"] == 2 * 2 * 3 * 2
 
 

@@ -1,6 +1,6 @@
 """The LSC pre-training against independent computations: per-sample autograd, closed-form
 Jacobians, hand-computable pre-training runs of scalar linear RNNs, and the batched-vs-loop
-comparison of the pretraining chapter."""
+comparison of ``benchmarks/lsc_radius.py``."""
 
 import math
 
@@ -9,6 +9,11 @@ import pytest
 import torch
 from torch import nn
 
+from benchmarks.lsc_radius import (
+    compare_with_loop,
+    comparison_table,
+    per_sample_jacobian,
+)
 from rnnbook.lsc import models, pretrain
 
 
@@ -54,11 +59,11 @@ def test_batched_jacobian_equals_per_sample_autograd(mode):
     cell = models.GRUCell(6, 5, torch.Generator().manual_seed(0))
     h, u = torch.randn(7, 5), torch.randn(7, 6)
     J_b = pretrain.batched_jacobian(cell.step, h, u, argnum=0, mode=mode)
-    J_s = pretrain.per_sample_jacobian(cell.step, h, u, argnum=0)
+    J_s = per_sample_jacobian(cell.step, h, u, argnum=0)
     assert J_b.shape == (7, 5, 5) and torch.allclose(J_b, J_s, atol=1e-6)
     J_b = pretrain.batched_jacobian(cell.step, h, u, argnum=1, mode=mode)
     assert torch.allclose(
-        J_b, pretrain.per_sample_jacobian(cell.step, h, u, argnum=1), atol=1e-6
+        J_b, per_sample_jacobian(cell.step, h, u, argnum=1), atol=1e-6
     )
 
 
@@ -249,11 +254,11 @@ def test_batched_radii_equal_the_per_sample_loop(kind, depth):
     """compare_with_loop: every layer's time and depth M_k, batched and by autograd loops."""
     net = models.make_rnn(kind, depth, 5, 4, 2, seed=0)
     x = (torch.rand(3, 6, 5, generator=torch.Generator().manual_seed(0)) < 0.4).float()
-    b = pretrain.compare_with_loop(net, x, n_times=2, repeat=1)
+    b = compare_with_loop(net, x, n_times=2, repeat=1)
     assert b["jac_err"] < 1e-5 and b["radius_err"] < 1e-5
     assert b["n"] == 2 * depth * 3 * 2  # (time, depth) x layers x batch x n_times
     assert b["t_batched"] > 0 and b["t_loop"] > 0
-    table = pretrain.comparison_table({"GRU": b})
+    table = comparison_table({"GRU": b})
     assert table.count("\n") == 2 and table.splitlines()[-1].startswith(
         f"| GRU | {b['n']} |"
     )

@@ -37,7 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .pretrain import Cell, StackedRNN
+from .stack import Cell, StackedRNN
 
 #: gate blocks per torch mode
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .pretrain import Cell, StackedRNN, Transition, batched_jacobian
+from .stack import Cell, StackedRNN, Transition, batched_jacobian
 
 RNN_KINDS = ("sigma_rnn", "relu_rnn", "gru", "lstm", "alif_plus", "alif_pm")
 RNN_LABELS = {

@@ -1,4 +1,4 @@
-"""The package's layout: one room per paper, a build room, and a small common layer (CONVENTIONS.md)."""
+"""The package's layout: one room per paper, a build room, and a small common layer (ARCHITECTURE.md)."""
 
 import ast
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Where the book keeps what it computes: the git-ignored build folder (CONVENTIONS.md, *Pipeline*).
+"""Where the book keeps what it computes: the git-ignored build folder (ARCHITECTURE.md, *Pipeline*).
 
 Every room writes its caches below :func:`build_dir`, so nothing is written outside ``_build/``.
 """

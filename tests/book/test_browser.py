@@ -1,4 +1,4 @@
-"""The rendered book in a real headless browser, with the network cut (CONVENTIONS.md, *Chapters*).
+"""The rendered book in a real headless browser, with the network cut (ARCHITECTURE.md, *Chapters*).
 
 Every page of the smoke build must load without JavaScript errors, have its math typeset by the bundled
 MathJax (no raw ``\\(`` left), load every figure, and resolve every internal link. The browser is

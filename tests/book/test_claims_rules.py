@@ -306,7 +306,7 @@ def test_history_needs_date_old_rule_and_why(tmp_path):
 @pytest.mark.parametrize("cid", IDS)
 def test_a_record_decides_again_from_its_kept_data(cid):
     """What a recorded claim keeps per effect (its statistic, key and data) decides it again
-    to the same verdict and intervals under the same rule (CONVENTIONS.md, *Records*); a
+    to the same verdict and intervals under the same rule (ARCHITECTURE.md, *Records*); a
     changed statistic or gate cannot be decided from it."""
     import dataclasses
 

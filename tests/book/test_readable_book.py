@@ -154,7 +154,7 @@ def warnings_in(notebook: Path) -> list[str]:
 
 
 def test_no_executed_chapter_shows_a_warning(smoke_book):
-    """No warning text reaches a page (CONVENTIONS.md, *Chapters*): no output of any executed
+    """No warning text reaches a page (ARCHITECTURE.md, *Chapters*): no output of any executed
     chapter of the smoke book contains "Warning" (a warning is fixed where it arises, e.g. a
     figure whose layout collapsed, never silenced for the whole book)."""
     stage = smoke_book / "stage"

@@ -1,4 +1,4 @@
-r"""Claims declared before they are measured (CONVENTIONS.md, *The claim ledger*).
+r"""Claims declared before they are measured (ARCHITECTURE.md, *The claim ledger*).
 
 Each chapter ``notebooks/<part>/<name>.py`` has a data file beside it, ``<name>.claims.yaml``, that
 declares every claim the chapter checks: id, source, statement, the paper's value, the tolerance and
@@ -983,7 +983,7 @@ def fingerprint(d: Declaration) -> str:
 
 def redecide(d: Declaration, claim: Mapping[str, Any]) -> Decision | None:
     """Decide a recorded claim again under ``d``'s rule from the per-effect data it kept
-    (CONVENTIONS.md, *Records*); ``None`` where it cannot: no data kept, a statistic the
+    (ARCHITECTURE.md, *Records*); ``None`` where it cannot: no data kept, a statistic the
     record did not measure, or a gate other than the one it ran under."""
     kept = [e for e in claim.get("effects") or [] if "data" in e]
     gate = claim.get("trained") or {}

@@ -1,4 +1,4 @@
-"""The claim ledger (CONVENTIONS.md, *The claim ledger*).
+"""The claim ledger (ARCHITECTURE.md, *The claim ledger*).
 
 A chapter opens the ledger of its declared claims (:mod:`rnnbook.book.claims`) with
 ``Ledger("lsc/lemma2_paths", P.profile)`` and passes what it measured with :meth:`Ledger.check`; the

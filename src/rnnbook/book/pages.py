@@ -428,7 +428,7 @@ def _device_cell(root: Path | None, name: str) -> str:
     )
 
 
-#: the budgets of CONVENTIONS.md (*Profiles*), in wall-clock minutes for the whole book
+#: the budgets of ARCHITECTURE.md (*Profiles*), in wall-clock minutes for the whole book
 BUDGET_MINUTES = {"smoke": 5, "book": 25, "gpu": 30}
 
 

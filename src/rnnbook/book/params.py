@@ -1,4 +1,4 @@
-"""Chapter parameters and profiles (CONVENTIONS.md, *Profiles*).
+"""Chapter parameters and profiles (ARCHITECTURE.md, *Profiles*).
 
 Every chapter has one papermill ``parameters`` cell. Its ``profile`` picks a preset from a
 :class:`Param` specification; any parameter given explicitly (not ``None``) overrides the preset.

@@ -1,4 +1,4 @@
-"""The build pipeline (CONVENTIONS.md, *Pipeline*).
+"""The build pipeline (ARCHITECTURE.md, *Pipeline*).
 
 1. Jupytext turns each chapter source under ``notebooks/`` into a notebook with the ``python3`` kernel;
 2. papermill executes it with the parameters of a profile, in parallel over the machine's cores, into the

@@ -1,5 +1,5 @@
 """Records: runs of a chapter (or a declared slice of it) kept with their provenance, beside
-the ``book`` build that re-runs everything on every push (CONVENTIONS.md, *Records*).
+the ``book`` build that re-runs everything on every push (ARCHITECTURE.md, *Records*).
 
 A record is one run of a training chapter at declared parameters, committed under
 ``results/<kind>/<chapter>/<name>/``: ``claims.json`` (the claims it decided, each with its

@@ -1,5 +1,5 @@
 """From ``book`` to the records: one effect's interval at each scale, drawn as a small inline
-SVG in the claim's box (CONVENTIONS.md, *Records*), so that the trend from the build's run to
+SVG in the claim's box (ARCHITECTURE.md, *Records*), so that the trend from the build's run to
 the runs sized to decide it can be seen beside its verdicts.
 
 Each row is one run (the ``book`` ledger, then each record, smallest scale first): its 95%

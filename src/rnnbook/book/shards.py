@@ -1,4 +1,4 @@
-"""Confirmatory records in shards (CONVENTIONS.md, *Shards*): one declared slice run a few
+"""Confirmatory records in shards (ARCHITECTURE.md, *Shards*): one declared slice run a few
 member seeds at a time, on whatever core is free, across days, and decided once.
 
 A slice declares its partition with its sizes, before its first shard::

@@ -197,8 +197,13 @@ def test_per_cell_differences_pair_the_seeds_and_leave_ties():
     acc[1, :, 3] = 0.1  # cos, lr 4: no arm trains: no cell
     same = np.array([[True, False, False], [False, False, False]])  # relu, seed 0
     v = ffn_mnist.compare(acc, ["relu", "cos"], LRS4, same)
-    assert len(v["cells"]) == 7 and "cos, lr 0.0001" not in v["cells"]
+    assert len(v["cells"]) == 8 and len(v["relu_cells"]) == 4  # every cell that exists
+    cos4 = (
+        f"cos, lr {LRS4[3]:g}"  # no arm trains there: the claims' setting rule sees it
+    )
+    assert max(np.mean(x) for x in v["cell_acc"][cos4].values()) < 2 * ffn_mnist.CHANCE
     relu0 = f"relu, lr {LRS4[0]:g}"
+    assert v["cell_acc"][relu0]["he"] == pytest.approx(acc[0, 1, 0])  # ties included
     assert v["cells"][0] == relu0
     gl, he, lsc = acc[0, 0, 0], acc[0, 1, 0], acc[0, 2, 0]
     assert v["cell_gl"][relu0] == pytest.approx((lsc - gl)[1:])  # seed 0 a tie

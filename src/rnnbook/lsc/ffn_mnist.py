@@ -537,11 +537,15 @@ def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
     * ``best_k``/``best_n``: the cells whose mean Glorot+LSC accuracy is above both Glorot's and
       He's, of the compared cells; ``best_*`` its Wilson 95% interval;
     * ``gl_seeds``: per seed, the mean over its compared cells of (Glorot+LSC - Glorot), ``gl_*``
-    * per compared cell (``cells``, labelled "activation, lr"), over its seeds that are not
-      ties: ``cell_gl``, Glorot+LSC - Glorot, and ``cell_best``, Glorot+LSC minus the better
-      of Glorot and He (each seed paired), the per-cell statistics the claims decide on;
       its t interval; ``gl_k``/``gl_n`` the compared cells whose mean improves
       (``frac_glorot`` = gl_k / gl_n);
+    * per cell that exists (``cells``, labelled "activation, lr"; ``relu_cells`` those of
+      ReLU), over its seeds that are not ties: ``cell_gl``, Glorot+LSC - Glorot, and
+      ``cell_best``, Glorot+LSC minus the better of Glorot and He (each seed paired), the
+      per-cell statistics the claims decide on; and every seed's accuracy per arm
+      (``cell_acc[cell][init]``, ``arms``), from which the claims' rules tell the cells where
+      some arm trained and the gates read the best arm, on all the seeds of a record
+      (per seed, so that a record's shards join);
     * ReLU vs He (:func:`relu_vs_he`);
     * ``best_acc``: the best cell mean of any arm (the gate: the set-up trains at all);
       ``cells_trained``: the share of cells where all three arms trained (shown, never a gate).
@@ -572,16 +576,19 @@ def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
     diff = lsc - gl
     per_seed = [diff[..., s][use[..., s]] for s in range(S)]
     gl_seeds = [float(d.mean()) for d in per_seed if d.size]
-    labels, cell_gl, cell_best = [], {}, {}
-    for a, li in zip(*np.nonzero(cells)):
+    improve = seed_interval(gl_seeds) if len(gl_seeds) else None
+    better = (m_lsc > m_gl) & cells
+    labels, cell_gl, cell_best, cell_acc = [], {}, {}, {}
+    for a, li in zip(*np.nonzero(exists)):
         label = f"{acts[a]}, lr {float(lrs[li]):g}"
         k = keep[a, li]
         labels.append(label)
         cell_gl[label] = [float(v) for v in (lsc - gl)[a, li][k]]
         other = np.maximum(gl[a, li], he[a, li])
         cell_best[label] = [float(v) for v in (lsc[a, li] - other)[k]]
-    improve = seed_interval(gl_seeds) if len(gl_seeds) else None
-    better = (m_lsc > m_gl) & cells
+        cell_acc[label] = {
+            i: [float(v) for v in acc[a, n, li]] for n, i in enumerate(INITS)
+        }
     nan = float("nan")
     out = dict(
         n_cells=int(exists.sum()),
@@ -598,11 +605,14 @@ def compare(acc: np.ndarray, acts, lrs, same=None) -> dict:
         gl_hi=improve.hi if improve else nan,
         gl_k=int(better.sum()),
         gl_n=best_n,
-        cells=labels,
-        cell_gl=cell_gl,
-        cell_best=cell_best,
         n_identical=int(same.sum()),
         frac_glorot=float(better.sum() / best_n) if best_n else nan,
+        cells=labels,
+        relu_cells=[c for c in labels if c.startswith("relu, ")],
+        arms=list(INITS),
+        cell_gl=cell_gl,
+        cell_best=cell_best,
+        cell_acc=cell_acc,
         best_acc=float(np.nanmax(means)),
         chance=CHANCE,
     )

@@ -96,6 +96,10 @@ def test_teacher_student_and_finite_width_experiments():
     worst = max(float((rnn[-1] / rnn[0]).max()), float((conv[-1] / conv[0]).max()))
     assert s["train_ratio"] == pytest.approx(worst)
     assert s["ref_train_ratio"] == pytest.approx(float((conv[-1] / conv[0]).median()))
+    # per seed, for the rule's median and a record's shards (3 seeds: the middle one)
+    ratios = s["ref_ratio_seeds"]
+    assert ratios == pytest.approx((conv[-1] / conv[0]).tolist())
+    assert sorted(ratios)[len(ratios) // 2] == pytest.approx(s["ref_train_ratio"])
     assert (
         ts.drift("conv").shape == (20, 3, 5)
         and float(ts.drift("conv").max()) <= 1 + 1e-9

@@ -406,6 +406,10 @@ class FindingsDirective(SphinxDirective):
             mine = [c for c in claims.values() if c.get("chapter") == what]
         if not mine:
             raise self.error(f"findings: the ledger records no claim of {what!r}")
+        try:  # the verdict that counts, exploratory or confirmatory
+            mine = records_counting(self.env.app, mine)
+        except (OSError, ValueError) as e:
+            raise self.error(f"findings: {e}") from None
 
         try:
             seeds = _seed_records(self.env.app)
@@ -568,8 +572,9 @@ def record_html(
             " (decided again under the rule declared now, from the per-seed data it kept; "
             f"it ran under an earlier rule, which gave {rec['redecided']['verdict']})"
         )
+    design = prov.get("design") or "exploratory"  # the records before shards were
     return (
-        f"<li>{html.escape(prov['kind'])} record of {html.escape(prov['date'])} on "
+        f"<li>{design} {html.escape(prov['kind'])} record of {html.escape(prov['date'])} on "
         f"{html.escape(prov.get('device') or 'cpu')} ({html.escape(sizes)}; "
         f"{prov.get('wall_seconds', 0) / 60:.0f} min): "
         f"{pages.badge_html(rec['verdict'])}{stale}"
@@ -648,7 +653,7 @@ def add_records_to_boxes(app, doctree) -> None:
     the record slices declared for it that have not run yet."""
     by_claim, planned = _at_scale(app), _declared(app)
     older = _superseded(app)
-    if not by_claim and not planned and not older:
+    if not by_claim and not planned and not older and not _confirmatory(app):
         return
     docname = app.env.docname
     for box in doctree.findall(nodes.admonition):
@@ -657,6 +662,8 @@ def add_records_to_boxes(app, doctree) -> None:
         raw = "".join(n.astext() for n in box.findall(nodes.raw))
         m = _ANCHOR.search(raw)
         recs = by_claim.get(m.group(1), []) if m else []
+        for entry in _confirmatory(app).get(m.group(1), []) if m else []:
+            box += nodes.raw("", confirmatory_html(entry), format="html")
         if m and older.get(m.group(1)):
             box += nodes.raw("", superseded_html(older[m.group(1)]), format="html")
         done = {(r["record"]["chapter"], r["record"]["name"]) for r in recs}
@@ -664,6 +671,7 @@ def add_records_to_boxes(app, doctree) -> None:
             s
             for s in (planned.get(m.group(1), []) if m else [])
             if (s["chapter"], s["name"]) not in done
+            and s.get("kind") != "confirmatory"  # shown above, with its shards
         ]
         if todo:
             items = "".join(declared_html(s) for s in todo)
@@ -781,6 +789,66 @@ def scale_charts(book: dict | None, recs: list[dict]) -> str:
                 " the claim's line (dashed), the paper (dotted)</figcaption></figure>"
             )
     return "".join(out)
+
+
+def _confirmatory(app) -> dict[str, list[dict]]:
+    cached = getattr(app, "_rnnbook_confirmatory", None)
+    if cached is None:
+        from . import records
+
+        cached = app._rnnbook_confirmatory = records.confirmatory(
+            book_root(app), _loaded(app)
+        )
+    return cached
+
+
+def records_counting(app, claims: list[dict]) -> list[dict]:
+    """The claims with the verdict that counts (:func:`rnnbook.book.records.counting`)."""
+    from . import records
+
+    if not any(c.get("trained") for c in claims):
+        return claims
+    conf = _confirmatory(app)
+    out = []
+    for c in claims:
+        if c.get("trained"):
+            v = records.counting_verdict(book_root(app), c["id"], c, conf=conf)
+            c = {**c, "verdict": v["verdict"], "counting": v}
+        out.append(c)
+    return out
+
+
+def confirmatory_html(entry: dict) -> str:
+    """A claim's confirmatory record (:func:`rnnbook.book.records.confirmatory`), above
+    its exploratory ones: its declaration, its shards so far, then its verdict (which
+    then counts: :func:`rnnbook.book.records.counting_verdict`)."""
+    from . import shards
+
+    s, st = entry["slice"], entry["state"]
+    sizes = reading.parameters_text(s.get("parameters", {}))
+    size = shards.shard_size("slice", s)[0]
+    head = (
+        f"<p><strong>Confirmatory record</strong> <code>{html.escape(entry['chapter'])}:"
+        f"{html.escape(entry['name'])}</code>: declared before its first shard, at master "
+        f"seed {s['seed']} ({html.escape(sizes)}), in {st['of']} shards of {size} seeds; "
+    )
+    claim, rec = entry["claim"], entry["record"] or {}
+    if claim is not None and not rec.get("stale") and not claim.get("rule_changed"):
+        head += (
+            f"decided once on all its shards: {pages.badge_html(entry['claim']['verdict'])}"
+            " (this verdict counts).</p>"
+        )
+    else:
+        words = records_words(entry)
+        until = "" if claim is not None else "; no verdict until its last shard is in"
+        head += f"{html.escape(words)}{until}.</p>"
+    return f'<div class="claim-confirmatory">{head}</div>'
+
+
+def records_words(entry: dict) -> str:
+    from . import records
+
+    return records.confirmatory_words(entry).removeprefix("its ")
 
 
 def _superseded(app) -> dict[str, list[dict]]:

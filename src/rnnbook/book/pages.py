@@ -156,14 +156,24 @@ def at_scale_html(c: dict) -> str:
     )
 
 
+def kind_html(c: dict) -> str:
+    """Beside a training claim's verdict, which kind of verdict counts: exploratory
+    (the book's run) or confirmatory (:func:`rnnbook.book.records.counting_verdict`)."""
+    kind = (c.get("counting") or {}).get("kind")
+    return f'<span class="claim-kind">{html.escape(kind)}</span>' if kind else ""
+
+
 def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
-    """Each claim with ``at_scale``: its largest current record (gpu before cpu; a stale
-    record is not counted), where it has one."""
+    """Each claim with the verdict that counts (:func:`rnnbook.book.records.counting`)
+    and ``at_scale``: its largest current record (gpu before cpu; a stale record is not
+    counted), where it has one."""
     if root is None:
         return claims
     from . import records
 
-    by_claim = records.at_scale(root)
+    loaded = records.load(root)
+    claims = records.counting(root, claims, loaded)
+    by_claim = records.at_scale(root, loaded)
     out = []
     for c in claims:
         current = [
@@ -264,7 +274,7 @@ def claims_table(
             "versus": f'<span class="claim-paper"><em>paper:</em> '
             f"{paper}</span>"
             f'<span class="claim-measured"><em>measured:</em> {measured}</span>',
-            "verdict": badge_html(c["verdict"]) + at_scale_html(c),
+            "verdict": badge_html(c["verdict"]) + kind_html(c) + at_scale_html(c),
             "reason": prose_html(why, from_doc) if why else "—",
             "box": f'<a href="{href}">box</a>' if href else "—",
             "line": line_cell(c, from_doc),

@@ -223,6 +223,11 @@ class TeacherStudent:
             **final,
             "train_ratio": self.train_ratio(),
             "ref_train_ratio": self.ref_train_ratio(),
+            # per seed, the reference's final / initial training loss (the gate reads its
+            # median from these, so that a record's shards join them)
+            "ref_ratio_seeds": [
+                float(v) for v in loss_ratio(self.run.conv).cpu().numpy().ravel()
+            ],
             "B1": self.c41.B1,
             "rho_max": self.c41.rho_max,
             **self.setup,

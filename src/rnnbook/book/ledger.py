@@ -97,8 +97,9 @@ class Claim:
         }[self.verdict]
         doc = self.chapter or None
         anchor = f'<span id="{self.id}" class="claim-anchor"></span>'
+        found, rest = short_finding(finding(asdict(self)))
         rows = [
-            f"{anchor}**Found.** {prose_md(finding(asdict(self)), doc)}",
+            f"{anchor}**Found.** {prose_md(found, doc)}",
             "",
             f"**Claim.** {md_math(self.statement)}",
             "",
@@ -109,8 +110,10 @@ class Claim:
         if self.effects and isinstance(measured, str):
             measured = measured.partition("Decided: ")[0].rstrip(". ") or None
         if measured is not None:
-            rows.append(f"- **measured** ({self.profile} profile):{value_md(measured)}")
+            rows.append(f"- **measured** ({self.profile} profile):{inline(measured)}")
         more = []  # folded: each effect, the rule, the gate, the seeds, how it was run
+        if rest:
+            more.append(f"- **the finding in full**: {prose_md(rest, doc)}")
         if self.effects:
             more.append("- **each effect**, decided on its own interval:")
             more += [f"  - {effect_text(e, doc)}" for e in self.effects]
@@ -155,12 +158,12 @@ class Claim:
         if back:
             rows += [
                 "",
-                f'<a class="claim-back" href="{back}">this claim on the scorecard</a>',
+                f'<a class="claim-back" href="{back}">this claim on the scorecard</a> '
+                f'<span class="claim-id">({self.id})</span>',
             ]
         return "\n".join(
             [
-                f"::::{{admonition}} {prose_md(self.source)}: {self.verdict} "
-                f"(`{self.id}`)",
+                f"::::{{admonition}} {prose_md(self.source)}: {self.verdict}",
                 f":class: {kind} claim-box",
                 "",
                 *rows,
@@ -282,11 +285,10 @@ class Ledger:
         return claim
 
     def table(self) -> str:
-        """The chapter's verdicts in one line, each claim linked to its box (display it
-        with ``IPython.display.Markdown``; issue 51: a line, not a table)."""
-        from .pages import verdict_line
-
-        return verdict_line([asdict(c) for c in self.claims], self.chapter)
+        """Nothing (issue 51): a chapter's verdicts stand once, in one line at its top
+        (the ``findings`` directive, :func:`rnnbook.book.pages.verdict_line`), each linked
+        to its box; a list at its end only repeated them."""
+        return ""
 
 
 def failed_conditions(d: Any, values: dict, profile: str) -> list[str]:
@@ -868,6 +870,33 @@ def effect_text(e: dict, doc: str | None = None) -> str:
         f"{side} {md_escape(num(e.get('smallest')) or '—')}{paper}: **{verdict}**"
         + rides
     )
+
+
+def short_finding(text: str, most: int = 240) -> tuple[str, str]:
+    """A box's finding cut for the box (issue 51): its sentences up to about ``most``
+    characters, the rest (the other effects) for the fold; ``(text, "")`` when short."""
+    if len(text) <= most:
+        return text, ""
+    parts = re.split(r"(?<=[.;])\s+", text)
+    kept = parts[0]
+    for p in parts[1:]:
+        if len(kept) + len(p) + 1 > most:
+            break
+        kept += " " + p
+    rest = text[len(kept) :].strip()
+    if not rest:
+        return text, ""
+    return kept.rstrip(";") + " (the rest in the fold below)", text
+
+
+def inline(measured: Any) -> str:
+    """A measured value for a box, its parts on one line (:func:`value_md` lists them one
+    per line: a box a quarter of a page tall); a table stays a table."""
+    md = value_md(measured)
+    if "<table" in md or not md.startswith("\n"):
+        return md
+    items = [ln.strip()[2:] for ln in md.splitlines() if ln.strip().startswith("- ")]
+    return " " + "; ".join(items) if items else md
 
 
 def scorecard_url(chapter: str, claim_id: str) -> str:

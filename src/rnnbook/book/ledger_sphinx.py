@@ -933,4 +933,5 @@ def setup(app) -> dict[str, Any]:
     app.connect("config-inited", add_static)
     app.connect("build-finished", copy_ledger)
     app.add_css_file("rnnbook.css")
+    app.add_js_file("scorecard.js")  # the scorecard's filter; nothing on other pages
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -197,21 +197,30 @@ def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
 
 
 def verdict_line(claims: list[dict], from_doc: str) -> str:
-    """A chapter's verdicts in one line (issue 51): each claim by the start of what it
-    claims and its source, linked to its box, with its verdict badge."""
-    from .reading import _short
+    """A chapter's verdicts in one line (issue 51): per verdict its badge once, then each
+    claim by the start of what it claims and its source, linked to its box."""
+    from .reading import _cap
 
-    items = []
-    for c in claims:
-        name = prose_html(_short(c, 56))
-        href = html.escape(box_href(c, from_doc)) if c.get("chapter") else ""
-        name = f'<a href="{href}">{name}</a>' if href else name
-        items.append(
-            f'<span class="verdict-item">{name}&nbsp;{badge_html(c["verdict"])}</span>'
-        )
+    groups = []
+    for verdict in VERDICTS:
+        links = []
+        for c in (c for c in claims if c["verdict"] == verdict):
+            text = " ".join(c["statement"].split())
+            first = re.split(r"(?<=[a-z)$])\. (?=[A-Z])", text)[0].rstrip(".")
+            source = re.sub(r"\s*\(.*\)$", "", str(c.get("source") or ""))
+            name = prose_html(f"{_cap(first, 48)} ({source})")
+            href = html.escape(box_href(c, from_doc)) if c.get("chapter") else ""
+            links.append(f'<a href="{href}">{name}</a>' if href else name)
+        if links:
+            groups.append(
+                f'<span class="verdict-group">{badge_html(verdict)} '
+                + " · ".join(links)
+                + "</span>"
+            )
     return (
-        '<p class="verdict-line"><strong>Verdicts</strong> (each links to its box '
-        "below): " + " · ".join(items) + "</p>"
+        '<p class="verdict-line"><strong>Verdicts</strong> (each links to its box): '
+        + "; ".join(groups)
+        + "</p>"
     )
 
 
@@ -280,6 +289,7 @@ def claims_table(
             "line": line_cell(c, from_doc),
         }
         rid = f' id="{html.escape(row_id(c["id"]))}"' if row_ids else ""
+        rid += f' data-paper="{html.escape(c["paper"])}" data-verdict="{c["verdict"]}"'
         out.append(
             f"<tr{rid}>"
             + "".join(
@@ -353,6 +363,7 @@ def scorecard(claims: list[dict]) -> str:
         ),
         "",
     ]
+    out += _raw(scorecard_filter(papers, claims))
     for p in papers:
         mine = in_paper_order([c for c in claims if c["paper"] == p])
         out += [f"({_section_id(p)})=", f"## {PAPER_TITLES[p]}", ""]
@@ -373,6 +384,25 @@ def scorecard(claims: list[dict]) -> str:
             )
         )
     return "\n".join(out)
+
+
+def scorecard_filter(papers: list[str], claims: list[dict]) -> str:
+    """The scorecard's filter by paper and verdict (``static/scorecard.js``, offline)."""
+    paper_opts = "".join(
+        f'<option value="{html.escape(p)}">{html.escape(p)}</option>' for p in papers
+    )
+    have = [v for v in VERDICTS if any(c["verdict"] == v for c in claims)]
+    verdict_opts = "".join(f'<option value="{v}">{v}</option>' for v in have)
+    return (
+        '<form class="scorecard-filter" onsubmit="return false">'
+        "<strong>Show</strong>"
+        '<label>paper <select data-filter="paper"><option value="">every paper</option>'
+        f"{paper_opts}</select></label>"
+        '<label>verdict <select data-filter="verdict"><option value="">every verdict'
+        f"</option>{verdict_opts}</select></label>"
+        '<button type="reset">show all</button>'
+        '<span class="scorecard-shown" aria-live="polite"></span></form>'
+    )
 
 
 def _section_id(paper: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rnnbook.book import claims as C
-from rnnbook.book import records, shards
+from rnnbook.book import ledger_sphinx, pages, reading, records, shards
 from rnnbook.seeds import member_seeds
 
 CHAPTER = """# %% [markdown]
@@ -82,6 +82,8 @@ records:
 
 TOC = "format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/toy/toy\n"
 TARGET = "toy/toy:conf"
+#: the toy claim as the book's own run (exploratory) recorded it
+BOOK = {"id": "lsc.toy.gain", "verdict": "inconclusive", "trained": {"passed": True}}
 
 
 def _git(root: Path, *args: str) -> None:
@@ -151,6 +153,13 @@ def test_shards_run_their_own_members_and_are_decided_once_when_all_are_in(
     with pytest.raises(shards.ShardError, match="1 of 2 shards in, started"):
         shards.decide(toy, TARGET, "cpu", log=_quiet)
     assert shards.progress_text(_state(toy)).startswith("1 of 2 shards in, started")
+    v = records.counting_verdict(toy, "lsc.toy.gain", BOOK)  # the book's counts
+    assert (v["verdict"], v["kind"]) == ("inconclusive", "exploratory")
+    assert "toy/toy:conf: 1 of 2 shards in, started" in v["why"]
+    (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
+    box = ledger_sphinx.confirmatory_html(entry)
+    assert "1 of 2 shards in, started" in box and "no verdict until" in box
+    assert "sd-badge" not in box  # no effect, no verdict from a partial record
 
     # a failed shard leaves nothing and runs again on the same members
     monkeypatch.setenv("TOY_FAIL", "1")
@@ -177,6 +186,18 @@ def test_shards_run_their_own_members_and_are_decided_once_when_all_are_in(
     assert rec["measuring_hash"] == prov["measuring_hash"]
     (loaded,) = records.load(toy)
     assert not loaded["stale"] and loaded["design"] == "confirmatory"
+    # once decided, its verdict is the claim's, labelled confirmatory, everywhere
+    v = records.counting_verdict(toy, "lsc.toy.gain", BOOK)
+    assert (v["verdict"], v["kind"]) == (claim["verdict"], "confirmatory")
+    (counted,) = records.counting(toy, [BOOK])
+    assert counted["verdict"] == claim["verdict"]
+    assert "confirmatory" in pages.kind_html(counted)
+    assert reading.confirmatory_count([counted]).startswith(
+        "1 of these verdicts comes from a confirmatory record"
+    )
+    (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
+    box = ledger_sphinx.confirmatory_html(entry)
+    assert "this verdict counts" in box and "2 shards of 2 seeds" in box
 
 
 def test_a_code_change_between_shards_voids_the_record(toy):
@@ -189,6 +210,9 @@ def test_a_code_change_between_shards_voids_the_record(toy):
     st = _state(toy)
     assert st["void"] and "measuring code" in shards.progress_text(st)
     assert "new master seed" in shards.progress_text(st)
+    (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
+    assert "is void: shard 1 would run" in ledger_sphinx.confirmatory_html(entry)
+    assert records.counting_verdict(toy, "lsc.toy.gain", BOOK)["kind"] == "exploratory"
     with pytest.raises(shards.VoidRecord):  # void stays void
         shards.decide(toy, TARGET, "cpu", log=_quiet)
 

@@ -594,6 +594,7 @@ _WORDS = {
     "init": "initial",
     "val": "validation",
     "lr": "learning rate",
+    "fd": "finite-difference",
 }
 _CMP = {
     ast.Gt: "is above",
@@ -868,7 +869,25 @@ def bottom_line(
     seeds = seed_agreement(claims, seed_verdicts)
     if seeds:
         out.append(seeds)
+    kinds = confirmatory_count(claims)
+    if kinds:
+        out.append(kinds)
     return " ".join(out)
+
+
+def confirmatory_count(claims: list[dict]) -> str:
+    """How many of the verdicts above come from a complete confirmatory record (the
+    verdict that counts, :func:`rnnbook.book.records.counting`); nothing while none
+    does (every verdict is then the book's, exploratory)."""
+    kinds = [(c.get("counting") or {}).get("kind") for c in claims]
+    n, m = kinds.count("confirmatory"), kinds.count("exploratory")
+    if not n:
+        return ""
+    return (
+        f"{n} of these verdicts {'comes' if n == 1 else 'come'} from "
+        f"{'a confirmatory record' if n == 1 else 'confirmatory records'}, declared "
+        f"before they ran; {m} {'is' if m == 1 else 'are'} still exploratory."
+    )
 
 
 #: the master seed of the book's own run: its seed record is the book ledger kept, not

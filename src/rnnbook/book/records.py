@@ -398,6 +398,115 @@ def declared(root: Path) -> dict[str, list[dict]]:
     return out
 
 
+def confirmatory(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dict]]:
+    """Per claim id, its confirmatory slices as they stand: each ``{chapter, name, slice,
+    state}`` (:func:`rnnbook.book.shards.state`: shards in, started, void) and, once
+    decided, its ``record`` (:func:`load`) and ``claim`` (the claim in it)."""
+    from . import shards
+
+    loaded = load(root) if loaded is None else loaded
+    out: dict[str, list[dict]] = {}
+    for cid, found in declared(root).items():
+        for s in found:
+            if s.get("kind") != "confirmatory":
+                continue
+            where = (s["scale"], s["chapter"], s["name"])
+            st = shards.state(Path(root) / RESULTS, *where, s)
+            rec = next(
+                (
+                    r
+                    for r in loaded
+                    if (r.get("kind"), r.get("chapter"), r.get("name")) == where
+                    and r.get("design") == "confirmatory"
+                ),
+                None,
+            )
+            claim = next(
+                (c for c in (rec or {}).get("claims", []) if c["id"] == cid), None
+            )
+            entry = {
+                "chapter": s["chapter"],
+                "name": s["name"],
+                "slice": s,
+                "state": st,
+            }
+            out.setdefault(cid, []).append(entry | {"record": rec, "claim": claim})
+    return out
+
+
+def confirmatory_words(c: dict) -> str:
+    """Where one confirmatory record of a claim stands, in words."""
+    from . import shards
+
+    st, rec, claim = c["state"], c["record"], c["claim"]
+    name = f"{c['chapter']}:{c['name']}"
+    if claim is not None and rec.get("stale"):
+        return f"its confirmatory record {name} is stale: its code changed since it ran"
+    if claim is not None and claim.get("rule_changed"):
+        return f"its confirmatory record {name} ran under an earlier rule"
+    if claim is not None:
+        return f"its confirmatory record {name}, decided {rec['date']}"
+    if st["void"]:
+        return f"its confirmatory record {name} is {shards.progress_text(st)}"
+    if not st["done"]:
+        return f"its confirmatory record {name} is declared, not yet started"
+    if st["complete"]:
+        return f"every shard of its confirmatory record {name} is in, not yet decided"
+    return f"its confirmatory record {name}: {shards.progress_text(st)}"
+
+
+def counting_verdict(
+    root: Path,
+    claim_id: str,
+    ledger_claim: dict,
+    loaded: list[dict] | None = None,
+    conf: dict | None = None,
+) -> dict:
+    """The verdict that counts for a claim, the one the scorecard, the bottom lines and
+    the box show: its confirmatory record's once that is decided (and not stale), else
+    the book's own run's (``ledger_claim``), which is exploratory. Returns ``{verdict,
+    kind, why, book_verdict}`` (``kind``: ``confirmatory`` or ``exploratory``)."""
+    conf = confirmatory(root, loaded) if conf is None else conf
+    book = ledger_claim.get("verdict")
+    mine = conf.get(claim_id, [])
+    for c in mine:
+        claim, rec = c["claim"], c["record"]
+        if claim is not None and not rec.get("stale") and not claim.get("rule_changed"):
+            why = (
+                f"{confirmatory_words(c)}: {claim.get('seeds')} seeds at master seed "
+                f"{rec.get('master_seed')}, declared before its first shard"
+            )
+            return {
+                "verdict": claim["verdict"],
+                "kind": "confirmatory",
+                "why": why,
+                "book_verdict": book,
+            }
+    seed = ledger_claim.get("profile") or "book"
+    why = f"exploratory: the {seed} run at master seed 0, whose rules were set after a look"
+    notes = [confirmatory_words(c) for c in mine] or ["no confirmatory record yet"]
+    why += "; " + "; ".join(notes)
+    return {"verdict": book, "kind": "exploratory", "why": why, "book_verdict": book}
+
+
+def counting(
+    root: Path | None, claims: list[dict], loaded: list[dict] | None = None
+) -> list[dict]:
+    """The claims with the verdict that counts (:func:`counting_verdict`) in ``verdict``
+    and ``counting`` beside it (kind, why, the book's verdict); a claim that is not a
+    training claim keeps its verdict."""
+    if root is None or not any(c.get("trained") for c in claims):
+        return list(claims)
+    conf = confirmatory(root, loaded)
+    out = []
+    for c in claims:
+        if c.get("trained"):
+            v = counting_verdict(root, c["id"], c, loaded, conf)
+            c = {**c, "verdict": v["verdict"], "counting": v}
+        out.append(c)
+    return out
+
+
 def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dict]]:
     """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest first (``gpu``
     before ``cpu``, then the most seeds, then the newest), each ``{verdict, effects, seeds,

@@ -194,7 +194,8 @@ fig = figures.delay_trend(sweep, ensembles.checkpoints(P.steps, 8), flat=2.0)
 ledger.check("implicit-bias.fig3.delay-bias", seeds=P.seeds, **summary)
 
 # %% [markdown]
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The Fig. 3 rule was re-declared after its first runs under the book's single design ({doc}`/book/verdicts`):
 # a rise must reach a factor of 2 for the scaled convolution and the RNN, and the unscaled-to-scaled ratio is
@@ -202,8 +203,7 @@ ledger.check("implicit-bias.fig3.delay-bias", seeds=P.seeds, **summary)
 # unscaled convolution, median seed) instead of the worst run of every model, every effect is reproduced at 95%
 # without adjustment, and each effect declares the paper's size and the seeds that would reproduce it (the
 # claim box gives the old rules).
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -269,11 +269,5 @@ for k, v in mc.summary().items():
 display(ledger.check("implicit-bias.thm33a.init-gaussian", **mc.summary()))
 ledger.check("implicit-bias.thm41.init-norm", **mc.summary())
 
-# %% [markdown]
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`; the spectral
-# radius is discussed on the {doc}`/book/errata` page):
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -204,15 +204,15 @@ fig = figures.learned_filters(res)
 ledger.check("implicit-bias.table1.real-data", seeds=P.seeds, **res.summary())
 
 # %% [markdown]
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The Table 1 rule was re-declared after its first runs under the book's single design
 # ({doc}`/book/verdicts`): each of the four comparisons is its own effect. It was re-declared again on
 # 2026-11-28: its interval came from five folds of one recording and its line, 0.01 in $R^2$, from the macaque
 # data; now blocks of the recording give the interval and the line is half the paper's relative effect on the
 # stand-in's own $R^2$, and the compared models are no longer gated (the claim box gives the old rules).
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

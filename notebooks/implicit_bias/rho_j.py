@@ -190,10 +190,5 @@ fig = figures.rho_readout(conv)
 # %% tags=["hide-input"]
 ledger.check("implicit-bias.thm33b.ntk-limit", **conv.summary())
 
-# %% [markdown]
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -249,7 +249,8 @@ display(Markdown(kernel_regime.drift_table(ts, fw)))
 ledger.check("implicit-bias.thm41.drift-bound", seeds=P.seeds, **drift)
 
 # %% [markdown]
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The rules of Fig. 4 and Theorem 4.1 were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): the Fig. 4 slope must reach half the $n^{-1/2}$ rate, and the drift bound is
@@ -259,8 +260,7 @@ ledger.check("implicit-bias.thm41.drift-bound", seeds=P.seeds, **drift)
 # often); the gates now read the reference (the scaled convolutions, median run), every effect is reproduced
 # at 95% without adjustment, and each effect declares the paper's size and the seeds that would reproduce it
 # (each claim box gives its old rules).
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -182,10 +182,5 @@ ledger.check(
     outside_shown=[float(f"{x:.1e}") for x in outside],
 )
 
-# %% [markdown]
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -217,10 +217,5 @@ ledger.check(
     trunc_dev=max(trunc_dev.values()),
 )
 
-# %% [markdown]
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -528,10 +528,5 @@ ledger.check(
     seeds=P.ng_reps,
 )
 
-# %% [markdown]
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -285,7 +285,8 @@ plt.show()
 ledger.check("lsc.fig1c.gru", seeds=P.seeds, **fig1c)
 
 # %% [markdown]
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The Fig. 3 and Fig. 1c rules were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): the rates are pooled over the trials, with Wilson intervals, and an effect against the

@@ -190,7 +190,8 @@ plt.show()
 # [0, 1] (dashed: one half, the threshold of "most scenarios"); middle: Glorot + LSC minus Glorot; right: on ReLU, the best accuracy over learning rates of
 # Glorot + LSC minus He's.
 #
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The Fig. 2 rules were re-declared twice after their first runs ({doc}`/book/verdicts`; each claim box gives
 # the old rules). The second time (issue 38): the shares are taken over the cells' means, not per-seed wins;

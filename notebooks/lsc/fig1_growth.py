@@ -222,8 +222,6 @@ for claim in ("rho1-stacked", "rho1-eq1", "rho05"):
 # {glue:text}`zero_tail` steps. For $\rho=0.5$ the summed derivative never exceeds {glue:text}`max05:.4f`, while the
 # single-output derivative peaks at {glue:text}`last05:.3f`. The Eq. (1) discrepancy is the one of
 # {doc}`lemma2_paths`; see {doc}`/book/errata`.
-#
-# ## Verdicts
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -184,8 +184,6 @@ ledger.check("lsc.lemma2.sum-eq1", **sums.check(), **regimes)
 # of degree 7); at $T/\Delta l=100$ its logarithm grows by {glue:text}`rate_iii:.4f` per time step, approaching the
 # entropy $H(1/100)=$ {glue:text}`entropy_iii:.4f`: exponential, as the lemma says. The paper's *conclusion*
 # survives; its *count* of the paths of Eq. (1) does not. See {doc}`/book/errata`.
-#
-# ## Verdicts
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

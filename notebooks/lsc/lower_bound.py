@@ -260,7 +260,7 @@ ledger.check(
 )
 
 # %% [markdown]
-# ## Verdicts
+# ## What was found
 #
 # The product step of Theorem 5 is the weak law of large numbers and holds, in probability, for the median product
 # (not for its mean). The step before it fails for the anti-norm the paper proposes: the determinant is not

@@ -171,7 +171,8 @@ plt.show()
 # every layer to 1 and the depth transitions up to 1 through $B$, which makes the states of a short training run
 # large; a radius of 0.5 shrinks the input matrices instead.
 #
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The Table I and Fig. 4 rules were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): each (depth, clipping) setting is its own effect against a 2% perplexity difference,

@@ -246,7 +246,8 @@ ledger.check("lsc.lru.default-radius", **lru_values, **params)
 # transitions {glue:text}`lru_every:.3f`; without the transition from the embedding into the first block
 # {glue:text}`lru_inner:.3f`, against the paper's 0.525.
 #
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The pre-training rules were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): convergence is a share of runs with an exact interval, each ALIF network is decided

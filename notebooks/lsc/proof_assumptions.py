@@ -339,7 +339,8 @@ ledger.check(
 # above); the paper also shows ALIF networks and two more tasks.
 
 # %% [markdown]
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The Fig. S3 rule was re-declared after its first runs under the book's single design
 # ({doc}`/book/verdicts`): the fraction of significant correlations gets an interval over networks (Student

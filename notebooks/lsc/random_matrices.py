@@ -205,8 +205,6 @@ ledger.check("lsc.corollary1.orthogonal", orth_err=cor.orth_err, widths=P.he_wid
 # At width {glue:text}`pw` (parameter `paper_width`: at the `book` and `paper` profiles 128, the width of
 # the paper's FFNs, App. G, and of the book's Fig. 2 FFNs), Glorot normal gives $\mathbb E\rho=$ {glue:text}`glorot_pw:.3f`. See {doc}`/book/errata` for
 # Lemma 1.
-#
-# ## Verdicts
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

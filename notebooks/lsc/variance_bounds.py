@@ -211,8 +211,5 @@ ledger.check("lsc.theorem1.rho1", **ex.theorem1())
 # %% tags=["hide-input"]
 display(Markdown(nn.table()))
 
-# %% [markdown]
-# ## Verdicts
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -348,10 +348,6 @@ plt.show()
 # gates become correlated with $\mathbf W$ and the product of Jacobians is no longer the free product of the
 # theory. At $\mu_b=4$ the off-critical variances decay about as slowly ({glue:text}`grad_off4_end:.3f`): a large
 # gate bias already brings $\chi_1$ near 1, the "robust" region of the paper.
-#
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

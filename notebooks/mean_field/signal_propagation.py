@@ -459,10 +459,6 @@ ledger.check("mean-field.fig1e.timescale", **tl, **vars(P))
 # {glue:text}`second_root:.2f`, where the chaotic window closes and $\tau(\Sigma_{12}=1)$ diverges again; and
 # Algorithm 1 at $\mu_b=0$ and $\sigma_w=6.88$ would choose $\sigma_v=$ {glue:text}`sv_alg:.3f` rather than 1.39
 # (with 1.39 the critical point moves by a hundredth).
-#
-# ## Verdicts
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -296,6 +296,7 @@ ledger.check("lsc.fig1c.gru", seeds=P.seeds, **fig1c)
 # instead of being dropped, ties leave the statistic, the gate asks only that the experiment works, and the lines
 # lie short of the paper's own effect (for the rates, the small-telescope line 0.604 of the paper's 48 trials per
 # depth), with the seeds at which a paper that is exactly right would be reproduced declared in each box.
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

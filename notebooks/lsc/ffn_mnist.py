@@ -199,6 +199,7 @@ plt.show()
 # compared arm that did not train counts as its loss; seeds whose LSC net is the Glorot net are ties and leave
 # the statistic; ReLU's learning-rate grid has four points; each effect declares the paper's own size, and its
 # line lies below it.
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -181,6 +181,7 @@ plt.show()
 # the worst arm by far, blocked every claim; now every arm counts with its own perplexity, the gate asks only that
 # the default LRU trains somewhere, and each box declares the paper's own effect and the seeds at which a paper
 # that is exactly right would be reproduced.
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

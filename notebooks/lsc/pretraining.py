@@ -253,6 +253,7 @@ ledger.check("lsc.lru.default-radius", **lru_values, **params)
 # ({doc}`/book/verdicts`): convergence is a share of runs with an exact interval, each ALIF network is decided
 # on its own, and a full method that widens the spread counts against the paper before any partial verdict
 # (each claim box gives its old rule).
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

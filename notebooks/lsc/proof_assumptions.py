@@ -348,6 +348,7 @@ ledger.check(
 # fraction was decided only where the calibration above separates decaying from non-decaying covariance;
 # since issue 38 the claim is `not-attempted` where it does not, and the uncalibrated decay ratio is shown,
 # not decided (the claim box gives the old rules).
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

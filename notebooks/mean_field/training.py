@@ -382,7 +382,8 @@ plt.show()
 # (Fig. 3), and the minimalRNN's relative perplexity gap to the better gated model (Table 1).
 
 # %% [markdown]
-# ## Verdicts
+# ```{dropdown} How the rules of these claims changed
+# :class-container: rules-history
 #
 # The five rules of this chapter were re-declared after their first runs under the book's single design
 # ({doc}`/book/verdicts`): each model (and, for the speed claim, each weight distribution) is decided on its
@@ -393,8 +394,7 @@ plt.show()
 # paper's own size and the seeds that would reproduce it, and Table 1 decides the paper's "comparable" instead
 # of a ranking it does not claim (each claim box gives its old rules). The Fig. 2 agreement takes a Student t
 # interval over its five seeds since the seed check of Fig. 3 (not a bootstrap).
-#
-# The claims this chapter checked, as recorded in the ledger (see the {doc}`/book/scorecard`):
+# ```
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -418,10 +418,5 @@ ledger.check(
     },
 )
 
-# %% [markdown]
-# ## Verdicts
-#
-# The book's own cross-paper claims, as recorded in the ledger (see the {doc}`/book/scorecard`):
-
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

@@ -35,7 +35,8 @@ BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
 #: what counts as verdict apparatus on a chapter: its one line of verdicts, the claim
 #: boxes (their folds closed), the seed check and the closing "Verdicts" section
 APPARATUS_SELECTOR = (
-    ".verdict-line, div.findings, .claim-box, .seed-check, section#verdicts"
+    ".verdict-line, div.findings, .claim-box, .seed-check, section#verdicts, "
+    ".rules-history"
 )
 
 #: the height of a chapter's article and of its apparatus (outermost elements only)

@@ -385,3 +385,9 @@ def test_the_ledger_keeps_the_terms_of_a_rule_that_failed():
     assert len(got) == 1 and got[0].endswith("(it fails in 2 of 3)")
     assert "rows" in got[0] and "abs" not in got[0]
     assert failed_conditions(d, {"rows": rows[:1], "ok": True}, "book") == []
+    d = SimpleNamespace(rule=(("reproduced", "err < fd_tol"),), constants={})
+    got = failed_conditions(d, {"err": 0.0028, "fd_tol": 9.5e-05}, "book")
+    assert got == [
+        "error is below finite-difference tolerance (error 0.0028, "
+        "finite-difference tolerance 9.50e-5)"
+    ]

@@ -315,6 +315,15 @@ def failed_conditions(d: Any, values: dict, profile: str) -> list[str]:
         except Exception:  # a term that cannot be judged alone is left out
             continue
         words = rule_prose(src)
+        shown = [
+            f"{rule_prose(n)} {_reading.num(names[n])}"
+            for n in dict.fromkeys(
+                x.id for x in ast.walk(term) if isinstance(x, ast.Name)
+            )
+            if isinstance(names.get(n), (int, float))
+            and not isinstance(names.get(n), bool)
+        ]
+        words += f" ({', '.join(shown)})" if shown else ""
         gen = term.args[0] if isinstance(term, ast.Call) and term.args else None
         if (
             isinstance(term.func if isinstance(term, ast.Call) else None, ast.Name)

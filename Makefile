@@ -28,7 +28,7 @@ ARGS ?=
 # (importing them with the package: 8.6 s of CPU per process here instead of 2.6 s)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test paper chapter venv clean lint wheelhouse record seeds
+.PHONY: book test paper chapter venv clean lint wheelhouse record seeds help
 
 # --no-compile: pip byte-compiles all 245 MB of the packages' sources, one file after another
 # (29 s of the 86 s install here); Python compiles the fifth of them that the book and the tests
@@ -76,6 +76,26 @@ $(BROWSER): | $(STAMP)
 	  touch $(BROWSER) && echo "installed Debian's chromium-headless-shell (for the browser test)" || \
 	  echo "warning: could not install chromium-headless-shell: the browser test will skip"; \
 	else echo "warning: no chromium-headless-shell and not root: the browser test will skip (apt-get install chromium-headless-shell)"; fi
+
+help:
+	@echo 'make book       venv, every chapter at the book profile, HTML in _build/html'
+	@echo 'make test       venv, pytest: the unit tests and the whole book at the smoke profile'
+	@echo 'make chapter NB=lsc/pretraining ARGS="-p max_steps 20 --profile smoke"'
+	@echo '                re-run one chapter into _build/runs/ (reused unless --force)'
+	@echo 'make lint       ruff: formatted to 88 columns, lint-clean'
+	@echo 'make paper      every chapter at the papers'"'"' own sizes (hours; a GPU if present)'
+	@echo 'make record SLICE=chapter:slice [SCALE=cpu|gpu] [SHARD=next] [DECIDE=1]'
+	@echo '                a declared slice at its record scale, into results/'
+	@echo 'make seeds      the training chapters at other master seeds, into results/seeds/'
+	@echo 'make wheelhouse wheels of every pin and every data set, for a node without network'
+	@echo 'make venv       only the set-up (.venv, pinned; the data sets)'
+	@echo 'make clean      remove _build/'
+	@echo 'Inside the venv (.venv/bin/python -m rnnbook ...), from any folder of the repository:'
+	@echo '  list                    the chapters, their expected times, their claims'
+	@echo '  params CHAPTER          a chapter'"'"'s parameters: type, presets per profile, allowed values'
+	@echo '  claims check [CHAPTER]  validate the claims files without running anything'
+	@echo '  chapter CHAPTER -p NAME VALUE [--profile P] [--force]   re-run one chapter'
+	@echo '  build --profile book    the whole book (what make book runs)'
 
 venv: $(STAMP) $(AUSTEN) $(FASHION)
 

@@ -1,4 +1,6 @@
-"""Command line: ``python -m rnnbook build --profile book`` and ``python -m rnnbook chapter NB -p NAME VALUE``."""
+"""Command line: ``python -m rnnbook build --profile book``, ``python -m rnnbook chapter NB -p NAME VALUE``,
+``list``, ``params CHAPTER``, ``claims check [CHAPTER]`` (:mod:`~rnnbook.book.discover`), ``power``,
+``seeds``, ``record``. Every command finds the repository root from the folder it runs in (or ``--root``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ import yaml
 
 from .params import PROFILES, ParameterError
 from . import distributed
-from .pipeline import BuildError, build, dry_run, run_chapter
+from .pipeline import BuildError, build, dry_run
+
+
+_ROOT_HELP = "the repository (default: found from the working folder up)"
 
 
 def _value(text: str):
@@ -64,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser(
         "chapter", help="re-run one chapter with new parameters into _build/runs/"
     )
-    c.add_argument("name", help="chapter, e.g. implicit_bias/rho_j")
+    c.add_argument(
+        "name", help="chapter, e.g. implicit_bias/rho_j (`python -m rnnbook list`)"
+    )
     c.add_argument(
         "-p",
         "--parameter",
@@ -72,9 +79,24 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar=("NAME", "VALUE"),
+        help="set a parameter, read by its type (`python -m rnnbook params CHAPTER` "
+        "lists them): -p lr 1e-3 -p kinds gru,lstm; repeatable",
     )
-    c.add_argument("--profile", default=None, choices=PROFILES)
-    c.add_argument("--root", type=Path, default=Path("."))
+    c.add_argument(
+        "--profile",
+        default=None,
+        choices=PROFILES,
+        help="the presets the other parameters start from (default: book)",
+    )
+    c.add_argument(
+        "--force",
+        action="store_true",
+        help="run again even when the last run with these parameters and code is there",
+    )
+    c.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
+    from . import discover_cli
+
+    discover_cli.add_parsers(sub)
     w = sub.add_parser(
         "power",
         help="a training claim's power analysis: spreads read off a ledger, seeds needed",
@@ -130,6 +152,16 @@ def main(argv: list[str] | None = None) -> int:
         "--status", action="store_true", help="a sharded slice: its shards so far"
     )
     args = ap.parse_args(argv)
+    if getattr(args, "root", None) == Path("."):  # the default: found from here
+        from .spec import find_root
+
+        try:
+            args.root = find_root()
+        except ParameterError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+    if args.cmd in discover_cli.COMMANDS:
+        return discover_cli.run(args)
     if args.cmd == "record":
         return _record(args)
     if args.cmd == "power":
@@ -163,10 +195,12 @@ def main(argv: list[str] | None = None) -> int:
                 executor=distributed.from_scheduler(args.scheduler),
             )
         else:
-            overrides = {k: _value(v) for k, v in args.parameter}
+            from . import chapter_run
+
+            given = dict(args.parameter)
             if args.profile:
-                overrides["profile"] = args.profile
-            run_chapter(args.root, args.name, overrides)
+                given["profile"] = args.profile
+            chapter_run.run(args.root, args.name, given, force=args.force)
     except (BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

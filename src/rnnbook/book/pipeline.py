@@ -33,6 +33,7 @@ from . import pages
 from .execution import Executor, LocalPool, execute_job
 from .params import PROFILES, ParameterError
 from .progress import Progress
+from .spec import notebook_parameters  # noqa: F401 - read here, and by shards
 
 SOURCE_SUFFIXES = (".py", ".md")
 COSTS = Path(__file__).with_name("chapter_seconds.yaml")
@@ -95,30 +96,27 @@ def find_chapter(root: Path, name: str) -> Chapter:
     for ch in chapters(root):
         if ch.short == want:
             return ch
+    from .spec import did_you_mean
+
+    shorts = [c.short for c in chapters(root)]
     raise ParameterError(
-        f"chapter {name!r} is not in _toc.yml; the chapters are: "
-        + ", ".join(c.short for c in chapters(root))
+        f"chapter {name!r} is not in _toc.yml{did_you_mean(want, shorts)}; the chapters "
+        "are: " + ", ".join(shorts)
     )
 
 
-def notebook_parameters(source: Path) -> dict[str, Any]:
-    """The names and defaults of a chapter's ``parameters`` cell (as papermill infers them)."""
-    import jupytext
-
-    tmp = jupytext.read(source)
-    for cell in tmp.cells:
-        if "parameters" in cell.metadata.get("tags", []):
-            ns: dict[str, Any] = {}
-            exec(
-                compile(cell.source, str(source), "exec"), ns
-            )  # the cell only assigns literals
-            return {k: v for k, v in ns.items() if not k.startswith("__")}
-    raise BuildError(f"{source}: no cell tagged 'parameters'")
-
-
 def check_parameters(chapter: Chapter, given: dict[str, Any]) -> None:
-    """Unknown names stop the run before any kernel starts (papermill would only warn)."""
+    """Unknown names stop the run before any kernel starts (papermill would only warn). A name
+    of the chapter's ``SPEC`` that its parameters cell leaves out is settable too (papermill
+    injects it and ``start`` reads it)."""
     known = notebook_parameters(chapter.source)
+    if any(name not in known for name in given):
+        from .spec import chapter_spec
+
+        try:
+            known = {**known, **chapter_spec(chapter.source)}
+        except ParameterError:  # a chapter without a SPEC
+            pass
     for name in given:
         if name not in known:
             raise ParameterError(
@@ -573,13 +571,19 @@ def run_chapter(
     ch = find_chapter(root, name)
     params = {"profile": "book", **overrides}
     check_parameters(ch, params)
-    slug = "__".join(f"{k}={v}" for k, v in sorted(params.items()))
-    slug = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", slug)[:120]
-    out_dir = root / "_build" / "runs" / ch.short / slug
+    out_dir = run_folder(root, ch, params)
+    slug = out_dir.name
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     # two runs of one chapter with the same parameters share a folder: one at a time
     with xc.build_lock(out_dir.parent / f".{slug}", log=log):
         return _run_chapter(root, ch, params, out_dir, log, env)
+
+
+def run_folder(root: Path, ch: Chapter, params: dict[str, Any]) -> Path:
+    """``_build/runs/<chapter>/<slug>/``: the folder of a run of ``ch`` with ``params``."""
+    slug = "__".join(f"{k}={v}" for k, v in sorted(params.items()))
+    slug = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", slug)[:120]
+    return root / "_build" / "runs" / ch.short / slug
 
 
 def _run_chapter(

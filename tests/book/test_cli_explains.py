@@ -207,3 +207,33 @@ def test_make_help_names_the_targets_and_commands():
     readme = (root / "README.md").read_text()
     for text in ("make help", "rnnbook list", "rnnbook params", "claims check"):
         assert text in readme
+
+
+def test_a_yaml_error_names_the_file_and_line(repo):
+    from rnnbook.book import claims
+
+    path = repo / "notebooks" / "demo" / "ch.claims.yaml"
+    path.write_text(CLAIMS.replace("  source: Eq. 2", "  source: [Eq. 2"))
+    with pytest.raises(claims.ClaimError, match=rf"^{path}:\d+:\d+: "):
+        claims.load(path, "demo/ch")
+
+
+def test_every_option_has_help(monkeypatch):
+    import argparse
+
+    seen = {}
+
+    def grab(self, argv=None, namespace=None):
+        seen["parser"] = self
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", grab)
+    with pytest.raises(SystemExit):
+        cli.main(["list"])
+    sub = next(
+        a for a in seen["parser"]._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    for name, parser in sub.choices.items():
+        for a in parser._actions:
+            if not isinstance(a, argparse._HelpAction):
+                assert a.help, (name, a.option_strings or a.dest)

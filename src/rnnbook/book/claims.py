@@ -438,6 +438,10 @@ def load(path: Path, chapter: str = "") -> dict[str, Declaration]:
         raise ClaimError(
             f"no claims file {path}: every chapter declares its claims there"
         ) from None
+    except yaml.YAMLError as e:  # the file and line, not a bare ParserError
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise ClaimError(f"{where}: {getattr(e, 'problem', None) or e}") from None
     if not isinstance(data, dict) or data.get("paper") not in PAPERS:
         raise ClaimError(
             f"{path}: needs 'paper:' (one of {PAPERS}) and a 'claims:' list"

@@ -29,7 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser(
         "build", help="execute every chapter at a profile and render the book"
     )
-    b.add_argument("--profile", default="book", choices=PROFILES)
+    b.add_argument(
+        "--profile",
+        default="book",
+        choices=PROFILES,
+        help="the presets every chapter runs at (default: book)",
+    )
     b.add_argument(
         "--jobs",
         type=int,
@@ -65,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="execute every chapter, even those whose cached run is still valid",
     )
-    b.add_argument("--root", type=Path, default=Path("."))
+    b.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     c = sub.add_parser(
         "chapter", help="re-run one chapter with new parameters into _build/runs/"
     )
@@ -102,8 +107,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a training claim's power analysis: spreads read off a ledger, seeds needed",
     )
     w.add_argument("claim", nargs="+", help="claim id(s), e.g. lsc.fig3.half-beats-one")
-    w.add_argument("--ledger", type=Path, default=Path("_build/claims.json"))
-    w.add_argument("--root", type=Path, default=Path("."))
+    w.add_argument(
+        "--ledger",
+        type=Path,
+        default=Path("_build/claims.json"),
+        help="the ledger whose spreads are read (default: the book build's)",
+    )
+    w.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     w.add_argument(
         "--apply",
         default=None,
@@ -117,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "record it under results/seeds/ (or keep a book ledger as seed 0's record)",
     )
     s.add_argument("seed", nargs="*", type=int, help="master seeds, e.g. 4 5")
-    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument("--jobs", type=int, default=2, help="chapters at once (default: 2)")
     s.add_argument(
         "--only", action="append", default=None, help="only this chapter (repeatable)"
     )
@@ -127,15 +137,20 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="keep this book ledger (e.g. _build/claims.json) as master seed 0's record",
     )
-    s.add_argument("--root", type=Path, default=Path("."))
+    s.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     r = sub.add_parser(
         "record",
         help="run one declared slice (CHAPTER:SLICE) at its record scale into results/",
     )
     r.add_argument("target", help="e.g. mean_field/training:fig2")
-    r.add_argument("--scale", choices=("cpu", "gpu"), default="cpu")
+    r.add_argument(
+        "--scale",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="the record scale declared for the slice (default: cpu)",
+    )
     r.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
-    r.add_argument("--root", type=Path, default=Path("."))
+    r.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     once = r.add_mutually_exclusive_group()
     once.add_argument(
         "--shard",

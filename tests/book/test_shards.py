@@ -227,6 +227,8 @@ def test_a_new_machine_re_runs_a_finished_member_and_stops_on_other_bits(
     other = {**here, "host": "elsewhere", "id": "0123456789ab"}
     monkeypatch.setattr(shards, "machine", lambda: other)
     monkeypatch.setenv("TOY_SHIFT", "1e-12")  # the other machine rounds differently
+    bad = shards.trial_check(toy, TARGET, "cpu", log=_quiet)  # on demand: voids nothing
+    assert "other bits" in bad and not _state(toy)["void"]
     with pytest.raises(shards.VoidRecord, match="stopped: .*other bits.*'gains'"):
         shards.run_shard(toy, TARGET, "cpu", log=_quiet)
     assert "stopped" in _state(toy)["void"]

@@ -164,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a sharded slice: decide it once every declared shard is in",
     )
     once.add_argument(
+        "--check",
+        action="store_true",
+        help="a sharded slice: re-run its declared check members of shard 0 here and "
+        "compare bits, voiding nothing (whether 'check' can stop the record wrongly)",
+    )
+    once.add_argument(
         "--status", action="store_true", help="a sharded slice: its shards so far"
     )
     args = ap.parse_args(argv)
@@ -235,6 +241,10 @@ def _record(args) -> int:
             for line in st["damaged"]:
                 print(f"{line}; left out")
             return 0
+        if args.check:
+            bad = shards.trial_check(args.root, args.target, args.scale)
+            print(f"{args.target}: {bad or 'the same bits as shard 0'}")
+            return 1 if bad else 0
         if args.decide:
             path = shards.decide(args.root, args.target, args.scale)
         elif args.shard is not None:

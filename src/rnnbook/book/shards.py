@@ -557,6 +557,23 @@ def check_machine(
     return None
 
 
+def trial_check(
+    root: Path, target: str, scale: str, log: Callable = print, device=None
+) -> str | None:
+    """The machine check (:func:`check_machine`) on demand, on any machine, voiding
+    nothing and listing no machine: whether re-running the declared ``check`` members of
+    shard 0 gives its bits (a chapter whose members are drawn as one batch per shard
+    needs ``check: shard``). ``None`` where they agree, else what differs."""
+    root = Path(root).resolve()
+    chapter, name, s = sharded_slice(root, target, scale)
+    results = root / "results"
+    st = state(results, scale, chapter, name, s)
+    if 0 not in st["done"]:
+        raise ShardError(f"{target}: shard 0 is not in yet: nothing to compare")
+    base = folder(results, scale, chapter, name)
+    return check_machine(root, chapter, s, st, base, device, log)
+
+
 def st_machine_words() -> str:
     m = machine()
     return f"{m['cpu']} on {m['host']}"

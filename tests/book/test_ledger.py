@@ -234,8 +234,13 @@ def test_rules_see_values_inside_comprehensions_and_nan_compares(tmp_path, monke
     monkeypatch.setenv("RNNBOOK_CLAIMS_DIR", str(tmp_path / "claims"))
     led = Ledger("mean_field/z", "book")
     assert led.check("mean-field.q", rows=[[1, 1]], p=0.5).verdict == "reproduced"
-    c = led.check("mean-field.q", rows=np.array([[3.0, 1.0]]), p=float("nan"))
+    c = led.check("mean-field.q", rows=np.array([[3.0, 1.0]]), p=0.5)
     assert c.verdict == "not-reproduced"
+    # a NaN that a rule reads decides nothing (issue 49): inconclusive, never a verdict
+    c = led.check("mean-field.q", rows=np.array([[3.0, 1.0]]), p=float("nan"))
+    assert c.verdict == "inconclusive"
+    c = led.check("mean-field.q", rows=np.array([[float("nan"), 1.0]]), p=0.5)
+    assert c.verdict == "inconclusive"
 
 
 def test_box_shows_each_effect_of_a_claim_decided_per_effect(book):

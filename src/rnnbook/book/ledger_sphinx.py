@@ -703,7 +703,9 @@ def fold_records(app, doctree) -> None:
             n
             for n in box.children
             if isinstance(n, nodes.raw)
-            and n.astext().startswith('<div class="claim-records"')
+            and n.astext().startswith(
+                ('<div class="claim-records"', '<div class="claim-confirmatory"')
+            )
         ]
         if not parts:
             continue
@@ -712,6 +714,7 @@ def fold_records(app, doctree) -> None:
         kinds = [
             words
             for key, words in (
+                ("<strong>Confirmatory record</strong>", "confirmatory record"),
                 ("<strong>At scale</strong>", "records at scale"),
                 ("<strong>Records declared</strong>", "records declared"),
                 ("<strong>Superseded draws</strong>", "superseded draws"),

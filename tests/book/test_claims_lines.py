@@ -206,3 +206,13 @@ def test_the_scorecard_has_the_largest_line_cleared_in_a_column():
     assert "other:" not in table  # no finite interval: nothing cleared
     assert pages.claims_table([{**claim, "effects": None}], "x", cols).count("—") >= 1
     assert "largest line cleared" in pages.scorecard([claim])
+
+
+def test_a_records_line_says_the_largest_line_each_effect_clears():
+    from rnnbook.book import ledger_sphinx
+
+    got = ledger_sphinx._clears_html(_effect(line_source="book"))
+    assert got == " (clears at least 0.12; the book&#x27;s line: 0.05)"
+    within = _effect(direction="within", lo=-0.02, hi=0.05, smallest=0.1)
+    assert ledger_sphinx._clears_html(within) == " (clears ±0.05; the line: ±0.1)"
+    assert ledger_sphinx._clears_html(_effect(lo=float("nan"))) == ""

@@ -551,6 +551,7 @@ def record_html(
             if gate.get("passed") is False
             else f", {html.escape(str(e['decision']))}"
         )
+        + _clears_html(e)
         for e in rec.get("effects") or []
         if all(isinstance(e.get(k), (int, float)) for k in ("estimate", "lo", "hi"))
     )
@@ -585,6 +586,24 @@ def record_html(
         + where_html(prov)
         + "</li>"
     )
+
+
+def _clears_html(e: dict) -> str:
+    """A record's effect: the largest line its interval clears against the claim's line
+    (how much rides on the line, issue 49)."""
+    from .lines import cleared
+
+    x = reading.num(cleared(e))
+    if x is None or not e.get("in_setting", True) or "smallest" not in e:
+        return ""
+    d = e.get("direction")
+    line = reading.num(e.get("smallest")) or "—"
+    if d == "within":
+        got, line = f"±{x.lstrip('-')}", f"±{line.lstrip('-')}"
+    else:
+        got = f"{'at least' if d == 'above' else 'at most'} {x}"
+    whose = "the book's line" if e.get("line_source") == "book" else "the line"
+    return html.escape(f" (clears {got}; {whose}: {line})")
 
 
 def where_html(prov: dict) -> str:

@@ -99,8 +99,12 @@ help:
 
 venv: $(STAMP) $(AUSTEN) $(FASHION)
 
-book: $(STAMP) $(AUSTEN) $(FASHION)
+# ... and ends by checking the pages it rendered (rnnbook.book.page_check: warning text,
+# collapsed figures, tables wider than the column, code literals, the verdict apparatus's
+# share of each chapter at 1280 px): it prints what fails
+book: $(STAMP) $(AUSTEN) $(FASHION) $(BROWSER)
 	$(PY) -m rnnbook build --profile book $(if $(JOBS),--jobs $(JOBS))
+	$(PY) -m rnnbook.book.page_check _build/html
 
 paper: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook build --profile paper $(if $(JOBS),--jobs $(JOBS))

@@ -59,7 +59,7 @@ PROSE_JS = """() => {
   if (!a) return [];
   const copy = a.cloneNode(true);
   copy.querySelectorAll('pre, code, script, style, mjx-container, .math, .cell_input, '
-    + '.highlight, .claim-code, svg, .rnnbook-scale').forEach(e => e.remove());
+    + '.highlight, .claim-code, svg, .rnnbook-scale, dl.py, .sig').forEach(e => e.remove());
   const out = [];
   copy.querySelectorAll('p, li, td, th, figcaption, summary, dd, h1, h2, h3, .admonition-title')
     .forEach(e => { const t = e.textContent.replace(/\\s+/g, ' ').trim(); if (t) out.push(t); });
@@ -114,7 +114,7 @@ LITERALS = (
     (re.compile(r"<=|>=|!="), "an ASCII comparison"),
     (
         re.compile(
-            r"(?<![\w./#-])[a-z][a-z0-9]*_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*(?![\w./(-])"
+            r"(?<![\w./#-])[a-z][a-z0-9]*_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*(?![\w/(-]|\.\w)"
         ),
         "a code name (a dictionary key or variable)",
     ),
@@ -192,7 +192,9 @@ def page_problems(page, html: Path, path: Path) -> tuple[list[str], float | None
     out = [f"warning text: {w}" for w in page.evaluate(WARNINGS_JS)]
     out += page.evaluate(WIDE_TABLES_JS)
     for f in page.evaluate(FIGURES_JS):
-        if 0 < f["h"] < MIN_FIGURE_PX:
+        if not f["natural"]:
+            out.append(f"a figure does not load: {f['src']}")
+        elif 0 < f["h"] < MIN_FIGURE_PX:
             out.append(f"a figure shown {f['h']:.0f} px tall: {f['src']}")
     for text in page.evaluate(PROSE_JS):
         out += literals(text)

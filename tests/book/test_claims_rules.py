@@ -348,7 +348,9 @@ def test_most_settings_by_holm(tmp_path):
     rng = np.random.default_rng(0)
 
     def run(means):
-        gain = {k: list(m + 0.01 * rng.standard_normal(8)) for k, m in zip("abcde", means)}
+        gain = {
+            k: list(m + 0.01 * rng.standard_normal(8)) for k, m in zip("abcde", means)
+        }
         return claims.decide(d, {"gain": gain, "ref": 1.0}, "book")
 
     assert run([0.1, 0.1, 0.1, -0.1, 0.0]).verdict == "reproduced"  # 3 of 5 best
@@ -358,3 +360,27 @@ def test_most_settings_by_holm(tmp_path):
     assert all(x["holm"] for x in dec.effects)
     assert [x["decision"] for x in dec.effects][3] == "not-reproduced"
     assert "Holm" in d.rule_text()
+
+
+def test_a_comparison_of_capped_runs_is_not_a_verdict():
+    """The LRU's claims compare trained networks: with more than one run in twenty at the
+    step cap the gate fails and the claim is inconclusive, whatever the effects say; with
+    the runs finished the same data decide."""
+    import dataclasses
+
+    d = dataclasses.replace(DECLARED["lsc.fig4.half-beats-one"], measured=None, note="")
+    rng = np.random.default_rng(1)
+    settings = ["L=3", "L=3 clip", "L=6", "L=6 clip"]
+    values = {
+        "settings": settings,
+        "unigram": 500.0,
+        "runs_per_seed": 16,
+        "default_ppl": {s: [200.0] * 8 for s in settings},
+        "half_one_seeds": {
+            s: list(-0.5 + 0.01 * rng.standard_normal(8)) for s in settings
+        },
+    }
+    finished = claims.decide(d, {**values, "capped_runs": [0] * 7 + [1]}, "book")
+    assert finished.trained["passed"] and finished.verdict == "reproduced"
+    capped = claims.decide(d, {**values, "capped_runs": [16] * 8}, "book")
+    assert not capped.trained["passed"] and capped.verdict == "inconclusive"

@@ -537,7 +537,15 @@ def _inline(x: Any, top: bool = True) -> str:
 def _round_text(s: str) -> str:
     """Running text with its long floats rounded and its dicts and lists written for reading."""
     s = _LONG_FLOAT.sub(lambda m: num_text(float(m.group()), 4), s)
-    return "".join(_piece(p) for p in split_literals(s))
+    return symbols("".join(_piece(p) for p in split_literals(s)))
+
+
+_SYMBOLS = {"<=": "≤", ">=": "≥", "!=": "≠", "==": "="}
+
+
+def symbols(text: str) -> str:
+    """ASCII comparisons as the signs a reader reads (``x <= 2`` is ``x ≤ 2``; issue 51)."""
+    return re.sub(r"<=|>=|!=|==", lambda m: _SYMBOLS[m[0]], text)
 
 
 def value_text(x: Any) -> str:
@@ -824,7 +832,7 @@ def rule_rows(
     declared before the run or how it changed after one."""
     when = "changed after a run" if history else "declared before the run"
     words = rule if effects else rule_sentence(rule)
-    rows = [f"- **rule** ({when}): {prose_md(words, doc)}"]
+    rows = [f"- **rule** ({when}): {prose_md(symbols(words), doc)}"]
     for h in history or []:
         old = _rule_text(h.get("old_rule"))
         old = (
@@ -834,7 +842,8 @@ def rule_rows(
         )
         rows.append(
             f"- **until {md_escape(str(h.get('date', 'an earlier run')))} the rule was**: "
-            f"{prose_md(old, doc)}. Changed because: {prose_md(h.get('why') or '', doc)}"
+            f"{prose_md(symbols(old), doc)}. Changed because: "
+            f"{prose_md(symbols(h.get('why') or ''), doc)}"
         )
     return rows
 

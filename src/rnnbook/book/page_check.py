@@ -174,11 +174,19 @@ class Tab:
         self.page = self.context.new_page()
 
     def open(self, path: Path):
-        self.page.goto(Path(path).resolve().as_uri(), wait_until="load")
-        self.page.evaluate(
-            "() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null"
-        )
-        self.page.wait_for_timeout(150)
+        for attempt in range(3):  # a page that navigates on load is opened again
+            try:
+                self.page.goto(Path(path).resolve().as_uri(), wait_until="load")
+                self.page.evaluate(
+                    "() => window.MathJax && MathJax.startup ? "
+                    "MathJax.startup.promise : null"
+                )
+                self.page.wait_for_timeout(150)
+                return self.page
+            except Exception:
+                if attempt == 2:
+                    raise
+                self.page.wait_for_timeout(500)
         return self.page
 
     def close(self) -> None:
@@ -223,7 +231,10 @@ def check(html: Path, only=None) -> tuple[dict[str, list[str]], dict[str, float]
                 continue
             if 'http-equiv="refresh"' in path.read_text(errors="replace")[:2000]:
                 continue  # a redirect stub
-            found, share = page_problems(tab.open(path), html, path)
+            try:
+                found, share = page_problems(tab.open(path), html, path)
+            except Exception as e:  # a page that cannot be opened is a problem too
+                found, share = [f"could not be checked: {str(e)[:120]}"], None
             if found:
                 problems[name] = found
             if share is not None:

@@ -236,6 +236,27 @@ def test_a_changed_rule_decides_a_record_again_from_its_kept_data(tmp_path):
     assert "at_scale" not in pages.attach_records([CLAIMS[0]], root)[0]
 
 
+def test_a_record_without_a_fingerprint_runs_under_the_rule_of_its_date():
+    """An old record kept no rule fingerprint: it ran under the rule of its date. Where the
+    claim's history has a change after that date, it is decided again from its kept data
+    (or, without data, marked and not counted); where not, it stands as recorded."""
+    from rnnbook.book import claims
+
+    d = claims.Declaration(
+        id="lsc.a",
+        paper="lsc",
+        source="s",
+        statement="t",
+        rule=(("reproduced", "x > 0"),),
+        history=({"date": "2026-12-01", "old_rule": "x > 1", "why": "w"},),
+    )
+    c = {"id": "lsc.a", "verdict": "reproduced", "effects": []}
+    assert records.current(c, {"lsc.a": d}, "2026-12-02") is c  # after the change
+    got = records.current(c, {"lsc.a": d}, "2026-11-28")  # before it: no data kept
+    assert got["rule_changed"] and got["verdict"] == "reproduced"
+    assert records.current(c, {"lsc.a": d}, None) is c  # no date: as recorded
+
+
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
 
 

@@ -561,7 +561,19 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
 
 
 ROOMS = ("lsc", "implicit_bias", "mean_field", "infinite_width", "synthesis")
-COMMON = ("datasets", "plotting", "stats", "cache", "device")
+COMMON = ("datasets", "plotting", "stats", "cache", "device", "seeds")
+#: names a module re-exports from another (the docstrings cite them where they are used):
+#: the API page gives each a short entry that points to where it is documented
+ALIASES = {
+    "rnnbook.lsc.lsc_pretrain_": ("function", "rnnbook.lsc.pretrain.lsc_pretrain_", ()),
+    "rnnbook.lsc.pretrain.StackedRNN": (
+        "class",
+        "rnnbook.lsc.stack.StackedRNN",
+        ("lsc_jacobians",),
+    ),
+    "rnnbook.lsc.pretrain.Cell": ("class", "rnnbook.lsc.stack.Cell", ()),
+    "rnnbook.lsc.pretrain.Transition": ("class", "rnnbook.lsc.stack.Transition", ()),
+}
 
 
 def _room_modules(room: str) -> list[str]:
@@ -639,6 +651,23 @@ def api() -> str:
     out += ["### The common layer", "", "```{eval-rst}"]
     for m in COMMON:
         out += [f".. automodule:: rnnbook.{m}", "   :members:", ""]
+    out += ["```", "", "### Names used where they are imported", "", "```{eval-rst}"]
+    for name, (kind, home, methods) in ALIASES.items():
+        short = home.rsplit(".", 1)[1]
+        ref = "func" if kind == "function" else "class"
+        out += [
+            f".. py:{kind}:: {name}",
+            "",
+            f"   Imported here: :{ref}:`{short} <{home}>`.",
+            "",
+        ]
+        for meth in methods:
+            out += [
+                f"   .. py:method:: {meth}",
+                "",
+                f"      See :meth:`{home}.{meth}`.",
+                "",
+            ]
     return "\n".join(out + ["```", ""])
 
 

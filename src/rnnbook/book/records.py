@@ -113,13 +113,21 @@ def _rules(root: Path) -> dict[str, str]:
     }
 
 
-def current(c: dict, declared: dict) -> dict:
+def current(c: dict, declared: dict, date: str | None = None) -> dict:
     """A recorded claim under the rule declared now: as recorded where the rule is the one
     it ran under; else decided again from the per-effect data it kept (``redecided``, with
     the verdict it was recorded with), or, where it kept none, marked ``rule_changed``
-    (shown, not counted: it needs a re-run)."""
+    (shown, not counted: it needs a re-run). A record that kept no rule fingerprint ran
+    under the rule of its ``date``: where the claim's history has a change after that
+    date, its rule changed too."""
     d = declared.get(c.get("id"))
-    if d is None or not c.get("rule") or c["rule"] == _claims.fingerprint(d):
+    if d is None:
+        return c
+    if not c.get("rule"):
+        later = [h for h in d.history if date and str(h.get("date", "")) > str(date)]
+        if not later:
+            return c
+    elif c["rule"] == _claims.fingerprint(d):
         return c
     dec = _claims.redecide(d, c)
     if dec is None:
@@ -291,7 +299,7 @@ def load(root: Path, kind: str | None = None, report=_report) -> list[dict]:
             continue
         if declared is None:
             declared = _claims.all_declared(root)
-        prov["claims"] = [current(c, declared) for c in kept]
+        prov["claims"] = [current(c, declared, prov.get("date")) for c in kept]
         chapter, version = prov["chapter"], prov.get("measuring_version", 1)
         if (chapter, version) not in hashes:  # once per chapter: many records share one
             try:

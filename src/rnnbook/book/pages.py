@@ -653,14 +653,10 @@ def api() -> str:
         out += [f".. automodule:: rnnbook.{m}", "   :members:", ""]
     out += ["```", "", "### Names used where they are imported", "", "```{eval-rst}"]
     for name, (kind, home, methods) in ALIASES.items():
-        short = home.rsplit(".", 1)[1]
+        module, short = name.rsplit(".", 1)
         ref = "func" if kind == "function" else "class"
-        out += [
-            f".. py:{kind}:: {name}",
-            "",
-            f"   Imported here: :{ref}:`{short} <{home}>`.",
-            "",
-        ]
+        out += [f".. py:currentmodule:: {module}", "", f".. py:{kind}:: {short}", ""]
+        out += [f"   Imported here: :{ref}:`{short} <{home}>`.", ""]
         for meth in methods:
             out += [
                 f"   .. py:method:: {meth}",

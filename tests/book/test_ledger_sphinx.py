@@ -81,9 +81,10 @@ def test_role_and_findings_quote_the_ledger(tmp_path):
     # measured values written for reading: the long float rounded, in the table and the quote
     assert text.count("3 mismatches in 40 pairs, max 0.1235") >= 2
     assert "0.123456789" not in text
-    # the statement's math typeset by MathJax, in the findings table and the quoted statement
+    # the statement's math typeset by MathJax, in the findings table, the quoted statement
+    # and the bottom line, which names a failing claim by what it claims
     math = r'<span class="math notranslate nohighlight">\(e^{x/e} \ge x\)</span>'
-    assert text.count(math) == 2 and "$e^" not in text
+    assert text.count(math) == 3 and "$e^" not in text
     assert "mathjax" in text.lower()  # the page loads MathJax
     # the paper value's math too, in the table and the quote
     value = r'<span class="math notranslate nohighlight">\(x = e\)</span>'
@@ -94,7 +95,8 @@ def test_role_and_findings_quote_the_ledger(tmp_path):
     assert "Fails: 3 mismatches in 40 pairs" in text
     assert '<p class="bottom-line">At the smoke scale the book checked' in text
     assert "More detail here" not in text
-    assert text.index("It grows as") > text.index("Paths are counted")  # paper order
+    table = text[text.index("<table") :]  # the findings table, after the bottom line
+    assert table.index("It grows as") > table.index("Paths are counted")  # paper order
     assert json.loads((out / "claims.json").read_text())[0]["id"] == "lsc.a"
     assert (out / "_static" / "rnnbook.css").exists()
 

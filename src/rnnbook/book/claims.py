@@ -1040,28 +1040,33 @@ def claim_power(d: Declaration, seeds: int) -> float:
     """The chance that the claim is ``reproduced`` at ``seeds`` seeds when every effect is
     exactly the paper's (``paper``), each with its declared per-seed ``spread`` or
     ``trials_per_seed``: the product of its effects' chances (taken as independent)."""
-    from rnnbook.stats import power_to_reproduce
-
     names = {**d.constants, "profile": "book"}
     if d.combine == "most":
         return _most_power(d, seeds, names)
     total = 1.0
     for e in d.effects:
-        if "paper" not in e:
-            raise ClaimError(f"claim {d.id}: effect {e['name']!r} needs 'paper'")
-        p = power_to_reproduce(
-            e.get("interval", "mean"),
-            e["direction"],
-            float(e["paper"]),
-            float(evaluate(e["smallest"], names, d.id)),
-            float(evaluate(e["no_effect"], names, d.id)),
-            seeds,
-            e.get("spread"),
-            e.get("trials_per_seed"),
-            LEVEL,
-        )
-        total *= p ** effect_keys(d, e)
+        total *= _effect_power(d, e, seeds, names, LEVEL) ** effect_keys(d, e)
     return total
+
+
+def _effect_power(d: Declaration, e: dict, seeds: int, names: dict, level: float):
+    """One declared effect's chance of being found beyond its line at ``level`` when it is
+    exactly the paper's (:func:`rnnbook.stats.power_to_reproduce`)."""
+    from rnnbook.stats import power_to_reproduce
+
+    if "paper" not in e:
+        raise ClaimError(f"claim {d.id}: effect {e['name']!r} needs 'paper'")
+    return power_to_reproduce(
+        e.get("interval", "mean"),
+        e["direction"],
+        float(e["paper"]),
+        float(evaluate(e["smallest"], names, d.id)),
+        float(evaluate(e["no_effect"], names, d.id)),
+        seeds,
+        e.get("spread"),
+        e.get("trials_per_seed"),
+        level,
+    )
 
 
 def _most_power(d: Declaration, seeds: int, names: dict) -> float:
@@ -1070,25 +1075,10 @@ def _most_power(d: Declaration, seeds: int, names: dict) -> float:
     Holm's), taken as independent, and the chance that more than half of them pass."""
     from scipy import stats as _st
 
-    from rnnbook.stats import power_to_reproduce
-
     n = sum(effect_keys(d, e) for e in d.effects)
     p = []
     for e in d.effects:
-        if "paper" not in e:
-            raise ClaimError(f"claim {d.id}: effect {e['name']!r} needs 'paper'")
-        one = power_to_reproduce(
-            e.get("interval", "mean"),
-            e["direction"],
-            float(e["paper"]),
-            float(evaluate(e["smallest"], names, d.id)),
-            float(evaluate(e["no_effect"], names, d.id)),
-            seeds,
-            e.get("spread"),
-            e.get("trials_per_seed"),
-            1 - ALPHA / n,
-        )
-        p += [one] * effect_keys(d, e)
+        p += [_effect_power(d, e, seeds, names, 1 - ALPHA / n)] * effect_keys(d, e)
     return float(_st.binom.sf(n // 2, n, sum(p) / n))
 
 

@@ -391,3 +391,33 @@ def test_the_ledger_keeps_the_terms_of_a_rule_that_failed():
         "error is below finite-difference tolerance (error 0.0028, "
         "finite-difference tolerance 9.50e-5)"
     ]
+
+
+def test_box_shows_the_first_clause_of_a_long_measurement_and_folds_the_rest():
+    from rnnbook.book.ledger import first_clause
+
+    long = (
+        "MNIST: Glorot+LSC - Glorot = +0.043 [-0.073, +0.160] (mean over the compared "
+        "cells; 95% interval over seeds); 5 of 6 cells improve on their means; 0 cells "
+        "left out"
+    )
+    head, rest = first_clause(long)
+    assert head.endswith("interval over seeds)")  # the ';' in brackets does not cut
+    assert rest.startswith("5 of 6 cells") and rest.endswith("left out")
+    assert first_clause("short; text") == ("short; text", "")
+    assert first_clause({"a": 1}) == ({"a": 1}, "")
+    c = record()
+    c.pop("effects")
+    box = Claim(**{**c, "measured": long}, effects=[effect()])._repr_markdown_()
+    fold = box.index('<details class="claim-more">')
+    assert box.index("5 of 6 cells") > fold and box.index("interval over seeds)") < fold
+    assert box.index("(on the scorecard)") < fold < box.index("claim id")
+
+
+def test_the_closing_table_of_a_chapter_shows_nothing_but_is_not_empty():
+    from IPython.display import Markdown
+
+    from rnnbook.book.ledger import Ledger
+
+    md = Markdown(Ledger.table(None))._repr_markdown_()
+    assert md and md.startswith("<!--") and md.endswith("-->")

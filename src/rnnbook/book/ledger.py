@@ -98,10 +98,16 @@ class Claim:
         doc = self.chapter or None
         anchor = f'<span id="{self.id}" class="claim-anchor"></span>'
         found, rest = short_finding(finding(asdict(self)))
+        back = scorecard_url(self.chapter, self.id) if self.chapter else ""
+        link = (
+            f' <a class="claim-back" href="{back}">(on the scorecard)</a>'
+            if back
+            else ""
+        )
         rows = [
             f"{anchor}**Found.** {prose_md(found, doc)}",
             "",
-            f"**Claim.** {md_math(self.statement)}",
+            f"**Claim.** {md_math(self.statement)}{link}",
             "",
         ]
         if self.paper_value is not None:
@@ -109,11 +115,15 @@ class Claim:
         measured = self.measured
         if self.effects and isinstance(measured, str):
             measured = measured.partition("Decided: ")[0].rstrip(". ") or None
+        measured, measured_rest = first_clause(measured)
         if measured is not None:
             rows.append(f"- **measured** ({self.profile} profile):{inline(measured)}")
         more = []  # folded: each effect, the rule, the gate, the seeds, how it was run
         if rest:
             more.append(f"- **the finding in full**: {prose_md(rest, doc)}")
+        if measured_rest:
+            more.append(f"- **measured, the rest**: {prose_md(measured_rest, doc)}")
+        more.append(f'- **claim id**: <span class="claim-id">{self.id}</span>')
         if self.effects:
             more.append("- **each effect**, decided on its own interval:")
             more += [f"  - {effect_text(e, doc)}" for e in self.effects]
@@ -153,13 +163,6 @@ class Claim:
                 *more,
                 "",
                 "</details>",
-            ]
-        back = scorecard_url(self.chapter, self.id) if self.chapter else ""
-        if back:
-            rows += [
-                "",
-                f'<a class="claim-back" href="{back}">this claim on the scorecard</a> '
-                f'<span class="claim-id">({self.id})</span>',
             ]
         return "\n".join(
             [
@@ -285,10 +288,12 @@ class Ledger:
         return claim
 
     def table(self) -> str:
-        """Nothing (issue 51): a chapter's verdicts stand once, in one line at its top
-        (the ``findings`` directive, :func:`rnnbook.book.pages.verdict_line`), each linked
-        to its box; a list at its end only repeated them."""
-        return ""
+        """Nothing a reader sees (issue 51): a chapter's verdicts stand once, in one line at
+        its top (the ``findings`` directive, :func:`rnnbook.book.pages.verdict_line`), each
+        linked to its box; a list at its end only repeated them. An HTML comment, not an
+        empty string: ``Markdown("")`` has no markdown to show, and the page would print
+        the object's ``repr`` in its place."""
+        return "<!-- the verdicts stand in one line at the top of the chapter -->"
 
 
 def failed_conditions(d: Any, values: dict, profile: str) -> list[str]:
@@ -905,6 +910,22 @@ def short_finding(text: str, most: int = 240) -> tuple[str, str]:
     if not rest:
         return text, ""
     return kept.rstrip(";") + " (the rest in the fold below)", text
+
+
+def first_clause(measured: Any, most: int = 110) -> tuple[Any, str]:
+    """A long measured sentence cut for the box (issue 51): its first clause (up to the
+    first ``;`` outside brackets) shown, the rest for the fold; anything else (a value
+    with a table in it too), or a sentence of at most ``most`` characters, whole and
+    ``""``."""
+    if not isinstance(measured, str) or len(measured) <= most or "{" in measured:
+        return measured, ""
+    depth = 0
+    for i, ch in enumerate(measured):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == ";" and depth == 0 and measured[i + 1 : i + 2] == " ":
+            return measured[:i], measured[i + 1 :].strip()
+    return measured, ""
 
 
 def inline(measured: Any) -> str:

@@ -77,6 +77,17 @@ WARNINGS_JS = """() => {
   return m ? m : [];
 }"""
 
+#: an output shown as its Python ``repr`` (a display object with nothing to show in its
+#: place, e.g. ``Markdown("")``), outside the code a reader reads as code
+REPRS_JS = """() => {
+  const a = document.querySelector('article') || document.querySelector('main');
+  if (!a) return [];
+  const copy = a.cloneNode(true);
+  copy.querySelectorAll('.cell_input, script, style').forEach(e => e.remove());
+  const m = copy.textContent.match(/<[A-Za-z_][\\w.]* object( at 0x[0-9a-f]+)?>/g);
+  return m ? m : [];
+}"""
+
 #: tables wider than the column they stand in (scrolling inside a box of their own included)
 WIDE_TABLES_JS = """() => {
   const a = document.querySelector('article.bd-article') || document.querySelector('article');
@@ -198,6 +209,7 @@ class Tab:
 def page_problems(page, html: Path, path: Path) -> tuple[list[str], float | None]:
     """What fails on one opened page, and (for a chapter) its apparatus share."""
     out = [f"warning text: {w}" for w in page.evaluate(WARNINGS_JS)]
+    out += [f"an output shown as its repr: {r}" for r in page.evaluate(REPRS_JS)]
     out += page.evaluate(WIDE_TABLES_JS)
     for f in page.evaluate(FIGURES_JS):
         if not f["natural"]:

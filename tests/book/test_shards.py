@@ -334,3 +334,24 @@ def test_files_are_written_whole_and_read_with_care(tmp_path):
     with pytest.raises(ValueError, match=f"damaged file {path}"):
         shards.read_json(path)
     shutil.rmtree(path.parent)
+
+
+def test_a_claim_that_admits_no_replication_says_why_it_has_no_record(tmp_path):
+    (tmp_path / "notebooks" / "toy").mkdir(parents=True)
+    alone = CLAIMS.split("records:")[0].replace(
+        "power: {seeds: 4}",
+        "power: {seeds: 4, replication: 'one recording: seeds re-draw only the nets'}",
+    )
+    (tmp_path / "notebooks" / "toy" / "toy.claims.yaml").write_text(alone)
+    book = {**BOOK, "chapter": "notebooks/toy/toy"}
+    v = records.counting_verdict(tmp_path, "lsc.toy.gain", book)
+    assert v["kind"] == "exploratory" and v["verdict"] == "inconclusive"
+    assert "no confirmatory record: one recording: seeds re-draw" in v["why"]
+    assert records.no_replication(tmp_path, "lsc.toy.gain", "toy/toy")
+    (tmp_path / "notebooks" / "toy" / "toy.claims.yaml").write_text(
+        CLAIMS.split("records:")[0]
+    )
+    v = records.counting_verdict(tmp_path, "lsc.toy.gain", book)
+    assert v["why"].endswith("no confirmatory record yet")
+    with pytest.raises(C.ClaimError, match="replication"):
+        C._power({"seeds": 4, "replicate": "x"}, "here")

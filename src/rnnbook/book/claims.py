@@ -414,17 +414,20 @@ ALPHA = 0.05
 
 
 def _power(raw: Any, where: str) -> dict | None:
-    """A claim's declared power analysis: ``{seeds: N, spread_from: "..."}``."""
+    """A claim's declared power analysis: ``{seeds: N, spread_from: "..."}``, and for a
+    claim whose data admit no independent replication, ``replication: "why not"`` (it gets
+    no confirmatory record; its box says why)."""
     if raw is None:
         return None
     if (
         not isinstance(raw, dict)
-        or set(raw) - {"seeds", "spread_from", "why"}
+        or set(raw) - {"seeds", "spread_from", "why", "replication"}
         or not isinstance(raw.get("seeds"), int)
         or raw["seeds"] < 2
     ):
         raise ClaimError(
-            f"{where}: 'power' is {{seeds: N >= 2, spread_from: '...', why: '...'}}"
+            f"{where}: 'power' is {{seeds: N >= 2, spread_from: '...', why: '...', "
+            "replication: 'why no run can replicate it' (optional)}}"
         )
     return dict(raw)
 

@@ -683,6 +683,9 @@ def add_records_to_boxes(app, doctree) -> None:
         recs = by_claim.get(m.group(1), []) if m else []
         for entry in _confirmatory(app).get(m.group(1), []) if m else []:
             box += nodes.raw("", confirmatory_html(entry), format="html")
+        alone = no_replication_html(app, m.group(1), docname) if m else ""
+        if alone:
+            box += nodes.raw("", alone, format="html")
         if m and older.get(m.group(1)):
             box += nodes.raw("", superseded_html(older[m.group(1)]), format="html")
         done = {(r["record"]["chapter"], r["record"]["name"]) for r in recs}
@@ -865,6 +868,22 @@ def confirmatory_html(entry: dict) -> str:
         until = "" if claim is not None else "; no verdict until its last shard is in"
         head += f"{html.escape(words)}{until}.</p>"
     return f'<div class="claim-confirmatory">{head}</div>'
+
+
+def no_replication_html(app, claim_id: str, docname: str) -> str:
+    """For a claim whose data admit no independent replication, why it has no
+    confirmatory record (:func:`rnnbook.book.records.no_replication`); else ``""``."""
+    from . import records
+
+    if _confirmatory(app).get(claim_id):
+        return ""
+    why = records.no_replication(book_root(app), claim_id, docname)
+    if not why:
+        return ""
+    return (
+        '<div class="claim-confirmatory"><p><strong>No confirmatory record</strong>: '
+        f"{reading.prose_html(why)}</p></div>"
+    )
 
 
 def records_words(entry: dict) -> str:

@@ -442,6 +442,22 @@ def confirmatory(root: Path, loaded: list[dict] | None = None) -> dict[str, list
     return out
 
 
+def no_replication(root: Path, claim_id: str, chapter: str | None) -> str | None:
+    """Why claim ``claim_id`` gets no confirmatory record (its ``power: {replication:
+    ...}``: its data admit no independent replication), or ``None``."""
+    if not chapter:
+        return None
+    try:
+        found = _claims.load(
+            _claims.claims_file(chapter.removeprefix("notebooks/"), Path(root)), chapter
+        )
+    except (_claims.ClaimError, OSError):
+        return None
+    d = found.get(claim_id)
+    why = ((d.power or {}).get("replication") if d else None) or None
+    return " ".join(str(why).split()) if why else None
+
+
 def confirmatory_words(c: dict) -> str:
     """Where one confirmatory record of a claim stands, in words."""
     from . import shard_plan as shards
@@ -492,7 +508,10 @@ def counting_verdict(
             }
     seed = ledger_claim.get("profile") or "book"
     why = f"exploratory: the {seed} run at master seed 0, whose rules were set after a look"
-    notes = [confirmatory_words(c) for c in mine] or ["no confirmatory record yet"]
+    alone = no_replication(root, claim_id, ledger_claim.get("chapter"))
+    notes = [confirmatory_words(c) for c in mine] or [
+        f"no confirmatory record: {alone}" if alone else "no confirmatory record yet"
+    ]
     why += "; " + "; ".join(notes)
     return {"verdict": book, "kind": "exploratory", "why": why, "book_verdict": book}
 

@@ -17,6 +17,17 @@
 # ```{findings}
 # ```
 #
+# **Why this matters.** Every theory of recurrent networks has to answer one practical question: how many
+# steps can a freshly initialized network carry a signal forward, or a gradient backward, before it fades or
+# blows up? The answer bounds how long a dependence the network can learn from data. Three of the papers in
+# this book answer it, each in its own language: the eigenvalues of a transition derivative (the LSC), the
+# slope of a variance map (mean field), the weights of a tangent kernel (implicit bias). The fourth, on deep
+# linear networks, says which solution training ends on, the other half of the story that the implicit-bias
+# paper tells. Met one at a time, they look like four different effects. For the simplest recurrent network,
+# the linear one, they are one effect, and this chapter shows it by derivation and by measurement; then it
+# shows where the agreement ends, once a nonlinearity or a gate enters, which is where the choice of theory
+# starts to matter.
+#
 # **What the four papers say, each in its own language.** For a recurrent network
 # $h_t = W h_{t-1}/\sqrt n + F x_t$ with $W_{ij}\sim\mathcal N(0,\nu_W)$, the linear RNN of
 # {cite:t}`emami2021implicit` and a special case of the models of the three RNN papers (unrolled in
@@ -47,6 +58,30 @@
 # linear network is not in the kernel regime (its kernel evolves), and lands on $X^+y$ because its
 # predictor starts at zero and, from the initialization of its infinite-width limit, never leaves the row
 # space of $X$.
+#
+# **The idea in one calculation.** Write $J=W/\sqrt n$, whose entries are independent, of mean zero and
+# variance $\nu_W/n$. For any fixed vector $v$,
+#
+# $$\mathbb E\,\|Jv\|^2=\sum_i\mathbb E\Big(\sum_k J_{ik}v_k\Big)^2=n\cdot\frac{\nu_W}{n}\,\|v\|^2=\nu_W\|v\|^2 :$$
+#
+# one step of the recurrence multiplies the mean square of whatever it carries by $\nu_W$. Unrolled, the
+# recurrence reads $h_T=\sum_k J^kFx_{T-k}$: an input $k$ steps old reaches the state through $J^k$, the
+# gradient from step $T$ back to step $T-k$ passes through $(J^\top)^k$, and the impulse response of Emami
+# et al., $L_k=CJ^kF/\sqrt n$, is the same power again. If the $k$ factors acted independently, each would
+# contribute its $\nu_W$:
+#
+# $$\mathbb E\,\|J^kv\|^2\approx\nu_W^k\,\|v\|^2=e^{-k/\tau}\,\|v\|^2,\qquad \tau=-\frac1{\log\nu_W}.$$
+#
+# With $\nu_W=0.9$, $\tau\approx9.5$: after about ten steps the mean square of a signal, a gradient or a
+# memory has fallen by a factor $e$. With $\nu_W=0.5$ that takes a step and a half. At $\nu_W=1$ nothing
+# decays and the timescale is infinite: the critical point of all four diagnostics, beyond which everything
+# grows. (The factors are not quite independent, the same $J$ acting at every step; Section 1 computes the
+# exact correction, which vanishes as $n$ grows.) Each paper reads $\nu_W$ off a different object. The LSC
+# looks at the eigenvalues of $J$, which the circular law spreads uniformly over a disc whose edge lies at
+# $\sqrt{\nu_W}$, so that the square of the largest modulus tends to $\nu_W$. Mean field looks at $\chi_1$,
+# the mean squared singular value of one step, which is the calculation above. The implicit-bias paper looks
+# at how fast the kernel weights $\rho_j$ fall from one lag to the next, and the gradient itself at how fast
+# it decays.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -217,6 +252,14 @@ fig = figures.four_curves(lin)
 # spectral radius lies above the line and approaches it slowly as $n$ grows, the asymptotic member of the
 # four. The NTK ratio follows the dotted curve, which
 # reaches $\nu_W$ only at long lags. Criticality ($\nu_W=1$) is the same point for all four.
+#
+# **How to read Figure 1.** Each panel is one width, and the panels run from narrow to wide networks. Along
+# the horizontal axis is the variance $\nu_W$ of the recurrent weights; on the vertical axis, the factor by
+# which each diagnostic says a squared signal changes in one step: below 1 it fades, above 1 it grows. A
+# diagnostic that sits on the grey line in every panel measures the one number of the calculation above
+# exactly; one that closes in on the line from panel to panel measures it only in the wide limit; one that
+# keeps its distance measures something else. The dotted curve is what the kernel ratio should be at the
+# finite lag the experiment can reach.
 
 # %% tags=["hide-input"]
 for name in ("radius", "chi1", "rho-ratio", "gradient-decay"):
@@ -234,6 +277,21 @@ for name in ("radius", "chi1", "rho-ratio", "gradient-decay"):
 # measured targets are the per-step decay of the gradient $\|\partial h_T/\partial h_{T-k}\|_F^2$ and of
 # the memory $\|\partial h_T/\partial x_{T-k}\|_F^2$ (the squared impulse response of the linearised
 # network).
+#
+# **Why they part.** A nonlinearity puts a diagonal factor into every step. For the tanh RNN the one-step
+# Jacobian is $J_t=\mathrm{diag}\big(\phi'(e_t)\big)\,W/\sqrt n$, and the calculation of the introduction,
+# with the derivatives taken independent of the weights as mean field does, gives
+#
+# $$\mathbb E\,\|J_tv\|^2\approx\nu_W\,\mathbb E\big[\phi'(e)^2\big]\,\|v\|^2=\chi_1\|v\|^2 .$$
+#
+# The factor $\mathbb E[\tanh'^2]$, below one as soon as the units saturate, is exactly what the linear
+# prediction leaves out; it depends on how strongly the inputs and the recurrence drive the units, which is
+# why mean field evaluates it at the fixed point of the pre-activation variance. For the gated minimalRNN,
+# $J_t=\mathrm{diag}(u_t)+\mathrm{diag}(a_t)W$ (Chen et al., Eq. 10): a unit whose gate $u$ is near one
+# copies its own state forward whatever $W$ does, and in $\chi_1=\mathbb E[u^2]+\sigma_w^2\,\mathbb E[a^2]$
+# (their Eq. 11) the gate's term does not involve $\nu_W$ at all. One number still gives the average decay
+# per step, but it is no longer $\nu_W$, and the eigenvalues of a Jacobian whose diagonal is not random no
+# longer tell that average.
 
 # %%
 kw = dict(seeds=P.seeds, T=P.nl_T, seed=P.seed, sigma_v2=P.sigma_v2, device=P.device)
@@ -256,6 +314,12 @@ fig = figures.nonlinear_panels([tanh, gated])
 # Jacobian $\mathrm{diag}(u_t) + \mathrm{diag}(a_t)W$ is dominated by its non-random diagonal, its spectral
 # radius is set by the largest gate values $u$ (the units that keep most of their state, $u$ near 1), and
 # it no longer tells the average decay: only $\chi_1$ does.
+#
+# **How to read Figure 2.** The axes are those of Figure 1, one panel per cell. There are now two lines to
+# compare the markers with: the grey diagonal, the linear prediction $\nu_W$, and the dashed curve, the
+# mean-field $\chi_1$ computed from the cell's own equations. Where the two lines part, the markers choose
+# between them. The dotted horizontal line at 1 separates fading from growth: a cell whose markers stay
+# below it over the whole sweep never reaches its critical point in the range of $\nu_W$ shown.
 
 # %% tags=["hide-input"]
 ledger.check(
@@ -288,6 +352,17 @@ ledger.check(
 
 # %% [markdown]
 # ## 4. Two implicit biases, two mechanisms
+#
+# **In words.** Both models of this section fit more lags than there are equations, so infinitely many
+# impulse responses fit the data exactly, and the question is which one training picks. Gradient descent
+# answers it through where it starts and through the geometry of its steps. A model trained in its kernel
+# regime moves as little as it can from its start, distance being measured by its tangent kernel. For the
+# wide linear RNN that kernel is diagonal in the lags, with weights $\rho_j$ that eventually fall by a
+# factor $\nu_W$ per lag (Eqs. 21-22 of Emami et al.), so a change at a long lag costs much more than the
+# same change at a short one: this is their implicit bias towards short memory (Sec. 4). The deep linear
+# network of Chizat et al. ends on the interpolant of smallest plain Euclidean norm, by a different route
+# that the second half of this section makes precise. Both results fit one formula; what fixes the answer
+# differs.
 #
 # **The derivation.** Linearise the RNN's impulse response at its initialization,
 # $h(\theta) = h^0 + G(\theta-\theta_0)$ with $G = \partial h/\partial\theta$, and run GD on
@@ -417,6 +492,21 @@ ledger.check(
         for k, h in (("rho", h_rho0), ("l2", h_l2), ("true", h_true))
     },
 )
+
+# %% [markdown]
+# ## What was found
+#
+# For the linear RNN the derivation of Section 1 holds: the four diagnostics are one number, $\nu_W$, in the
+# wide limit, and they differ only in how they approach it, as the boxes of Section 2 record ($\chi_1$ exact
+# at every width {claim}`synthesis.timescale.chi1`, the gradient decay as the width grows
+# {claim}`synthesis.timescale.gradient-decay`, the kernel ratio at long lags
+# {claim}`synthesis.timescale.rho-ratio`). Once the network is nonlinear the one number is the mean-field
+# $\chi_1$ at the network's own fixed point, not $\nu_W$: the claim that $\chi_1$ still predicts the decay
+# of gradients and memories is {claim}`synthesis.nonlinear.chi1-predicts`, the claim that $\nu_W$ no longer
+# does is {claim}`synthesis.nonlinear.linear-fails`. The two implicit biases end on interpolants of the same
+# form for different reasons, and on the same data they are different impulse responses: the kernel-regime
+# RNN keeps its random start and leans towards short lags, the deep linear network lands on $X^+y$
+# ({claim}`synthesis.bias.min-l2`, {claim}`synthesis.bias.weighting`).
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

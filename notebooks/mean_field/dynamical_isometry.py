@@ -17,6 +17,20 @@
 # ```{findings}
 # ```
 #
+# **Why this matters.** A gradient that reaches the first step of a long sequence has been multiplied by one
+# Jacobian per step. Keeping its *mean* squared size at one ($\chi_1=1$, the edge between order and chaos of
+# the forward pass) stops it from exploding or vanishing on average, but not in every direction: if the
+# singular values of the product spread out, some directions of the gradient grow while others die, and the
+# network learns slowly although its average gradient looks healthy. *Dynamical isometry* asks for more,
+# that all singular values of the end-to-end Jacobian stay close to one; for very deep feed-forward networks
+# it was found to speed up training dramatically {cite:p}`pennington2017resurrecting`.
+# {cite:t}`chen2018dynamical` ask whether recurrent networks can have it, and answer that gating is what
+# makes it easy: the vanilla RNN reaches it only "at the boundary between order-and-chaos, a one-dimensional
+# line in parameter space", with orthogonal weights, while the minimalRNN reaches it in "a robust
+# multi-dimensional subspace" (Sec. 1). In their MNIST experiments the critical initialization trains the
+# vanilla RNN about two orders of magnitude faster than an off-critical one (Sec. 4.2). This chapter checks
+# the formula behind that answer and the recipe that follows from it.
+#
 # **What the paper claims.** {cite:t}`chen2018dynamical` (Sec. 3.2.2) study the end-to-end Jacobian
 # $\mathbf J=\prod_t\mathbf J_t$ of the minimalRNN with untied weights, where the one-step Jacobian is
 # $\mathbf J_t=\mathbf D_{\mathbf u^t}+\mathbf D_{\sigma'(\mathbf e^t)\odot(\mathbf h^{t-1}-\tilde{\mathbf x}^t)}\mathbf W$ (Eq. 10). Its mean squared
@@ -45,6 +59,22 @@
 # 5: $\sigma_w^2\leftarrow(1-\mathbb E[u^2])/(Q^*+R)/\mathbb E[u'^2]$; 6: $\sigma_b^2\leftarrow0$; 7: $\sigma_v^2\leftarrow(q^*-Q^*\sigma_w^2-\sigma_b^2)/R$.
 # $Q^*$ initialises $\mathbf h^0$ "to avoid transient phase".
 # :::
+#
+# **The idea in words.** The spectrum of a product of many random matrices is hard to compute directly, but
+# free probability turns products into sums: for factors that are "freely independent", as wide random
+# matrices with untied weights are, the mean of the spectrum of $\mathbf J\mathbf J^\top$ multiplies over
+# the steps and its relative variance (variance over squared mean) adds up. The mean of the product is
+# $\chi_1^T$, so at criticality the only thing left to grow is the spread, by a fixed amount per step: the
+# variance of the spectrum of one step's $\mathbf J_t\mathbf J_t^\top$. Eq. (12) has that form, with the
+# one-step variance written out from the quantities of Eq. (13). For the minimalRNN the gate decides it.
+# With a large positive gate bias $\mu_b$, every gate $u=\sigma(e)$ is close to one and its slope
+# $\sigma'(e)$ close to zero, so
+# $\mathbf J_t=\mathbf D_{\mathbf u}+\mathbf D_{\sigma'(\mathbf e)\odot(\mathbf h-\tilde{\mathbf x})}\mathbf W$
+# is close to the identity: each unit copies its state forward, and the identity has all its singular values
+# at one, whatever the weights. Algorithm 1 then supplies the variances that put $\chi_1$ exactly at one for
+# a chosen $q^*$ (the pre-activation variance), $\mu_b$ and input variance $R$, where it is feasible. It
+# first solves the fixed point of the hidden state's second moment $Q^*$ (line 3), then chooses $\sigma_w^2$
+# to make $\chi_1=1$ (line 5) and $\sigma_v^2$ to make the pre-activation variance equal $q^*$ (line 7).
 #
 # **What this chapter does.** It samples untied minimalRNNs (and vanilla RNNs) at their fixed point, multiplies
 # their exact Jacobians (`rnnbook.mean_field.jacobian_spectrum`) and measures the first two moments of the spectrum of
@@ -269,6 +299,13 @@ plt.show()
 # falls as $\mu_b$ grows, as the paper says. The variance Eq. (12) implies (dashed, Eq. (12) $-\chi_1^{2T}$)
 # separates Gaussian from orthogonal $\mathbf W$ by $2\mu_2$ per step; the derived one-step variance separates them
 # by $\mu_2^2$ only (the paired Monte Carlo above), and its free product (dotted) follows the measurements.
+#
+# **How to read Figure 3.** Each panel is one critical initialization, so the mean of the spectrum is one at
+# every $T$ and only its spread can change. A straight rising line is the linear growth Eq. (12) predicts;
+# its slope is the one-step variance, the number that decides how close the network stays to isometry after
+# many steps. Compare the slopes across panels (the effect of the gate bias $\mu_b$) and, within a panel,
+# the Gaussian and the orthogonal markers (the effect of $s_1$, which the paper says does not matter for the
+# minimalRNN).
 
 # %% tags=["hide-input"]
 display(Markdown(study.table()))
@@ -348,6 +385,19 @@ plt.show()
 # gates become correlated with $\mathbf W$ and the product of Jacobians is no longer the free product of the
 # theory. At $\mu_b=4$ the off-critical variances decay about as slowly ({glue:text}`grad_off4_end:.3f`): a large
 # gate bias already brings $\chi_1$ near 1, the "robust" region of the paper.
+#
+# ## What was found
+#
+# Algorithm 1 does what it promises on paper: its outputs put $\chi_1$ at one identically, and where the
+# $Q^*$ it returns is a stable fixed point of the variance map a network started there stays critical; where
+# it picks the unstable root, a network drifts away from criticality ({claim}`mean-field.alg1.chi1`,
+# {claim}`mean-field.alg1.fixed-point`). The picture of Eq. (12), a spread that grows linearly at
+# criticality and more slowly for a larger gate bias, is tested against sampled networks
+# ({claim}`mean-field.eq12.minimal-isometry`), while the one-step terms of Eq. (13) are checked one by one
+# and three of the five do not follow from the trace expansion ({claim}`mean-field.eq13.one-step-terms`).
+# The practical promise, flat gradients through time, holds in the setting of the theory, with untied
+# weights; for the real network, whose weight matrix is shared by all steps, the free-product argument no
+# longer applies, and Figure 5 shows what that costs ({claim}`mean-field.alg1.flat-gradients`).
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

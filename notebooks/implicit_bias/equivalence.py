@@ -17,6 +17,17 @@
 # ```{findings}
 # ```
 #
+# **Why this matters.** Recurrent networks are known to struggle with long-term dependencies, and the usual
+# explanation, gradients that vanish or explode through time, describes the difficulty without saying what a
+# trained network ends up preferring. {cite:t}`emami2021implicit` give a precise answer for the linear RNN:
+# trained by gradient descent from a random start, a wide linear RNN is biased towards *short memory*. Their
+# route has three steps. A linear RNN computes a convolution of its input; gradient descent on the RNN's
+# weights is, in the wide limit, gradient descent on a convolution whose coefficients are rescaled lag by
+# lag; and the rescaling decays geometrically with the lag. This chapter checks everything on that route
+# that needs no training: why the weights must be small enough for the network to be stable, the equivalence
+# of RNNs and convolutions in both directions, the tangent kernel of the rescaled convolution, and the
+# random impulse response the RNN starts from.
+#
 # **What the paper claims.** {cite:t}`emami2021implicit` compare the linear RNN of their Eq. (1),
 # $h_t = W h_{t-1}/\sqrt n + F x_t$, $y_t = C h_t/\sqrt n$, initialized by (4), with linear 1D convolutions
 # $y_t = \sum_{j\le t} L_j x_{t-j}$ (Eq. 5) and their *scaled* version $L_j = \sqrt{\rho_j}\,\theta_j$ (Eqs. 7-8).
@@ -53,6 +64,22 @@
 # Gaussians with i.i.d. $\mathcal N(0,\nu_C\nu_F\nu_W^j)$ components, and
 # $\lim_n \mathbb E\|L^0_{j}\|_F^2 = n_xn_y\,\nu_C\nu_F\nu_W^j$.
 # :::
+#
+# **The idea.** Unroll the recurrence from $h_{-1}=0$: $h_t=\sum_{j\le t}(W/\sqrt n)^jFx_{t-j}$, so
+#
+# $$y_t=\frac{1}{\sqrt n}Ch_t=\sum_{j\le t}\underbrace{\frac{CW^jF}{n^{(j+1)/2}}}_{L_j}\,x_{t-j}.$$
+#
+# The RNN and the convolution compute the same kind of function, a linear filter with impulse response
+# $L_0,L_1,\dots$ (Proposition 2.1). They differ in how the filter is parametrized: a convolution owns each
+# $L_j$ outright, while the RNN builds $L_j$ as a product of $j+2$ matrices, so that its output is linear in
+# the input but not in the weights. Gradient descent moves parameters, not functions, and the NTK measures
+# how a step in the parameters moves the function. For the convolution it is a fixed, exact formula (Theorem
+# 3.2); for the wide RNN it is the same formula with the lags weighted by $\rho_j$ (Theorem 3.3(b)), and
+# $\rho_j$ is at most a constant times $\nu_W^{j-1}$ (Eq. 22), so long lags change slowly (Theorem 4.1).
+# Where training starts matters too: at initialization the RNN's own filter is random, with variance
+# $\nu_C\nu_F\nu_W^j$ at lag $j$ (Theorem 3.3(a)): it already fades with the lag. Both decays need
+# $\nu_W<1$, which is exactly the stability condition of Sec. 2: "it is this constraint that will limit the
+# ability of the linear RNN to learn long-term memory".
 #
 # The NTK limit of Theorem 3.3(b) and the scale factors $\rho_j$ are derived in {doc}`rho_j`; training
 # follows in {doc}`training_dynamics`.
@@ -268,6 +295,21 @@ for k, v in mc.summary().items():
 # %% tags=["hide-input"]
 display(ledger.check("implicit-bias.thm33a.init-gaussian", **mc.summary()))
 ledger.check("implicit-bias.thm41.init-norm", **mc.summary())
+
+# %% [markdown]
+# ## What was found
+#
+# The parts of the route that need no training hold, with one correction. The spectral radius of $W/\sqrt n$
+# tends to $\sqrt{\nu_W}$, not to the $\nu_W$ that Sec. 2 states, but the two are below one together, so the
+# stability condition $\nu_W<1$ stands ({claim}`implicit-bias.sec2.spectral-radius`,
+# {claim}`implicit-bias.sec2.stability`). An RNN is the convolution with its impulse response, to round-off
+# ({claim}`implicit-bias.prop21a.impulse-response`); the converse construction of App. B.1 is exact on paper
+# but numerically useless for long filters, where a delay line does the same job with fewer states
+# ({claim}`implicit-bias.prop21b.realization`). The tangent kernel of the rescaled convolution is Eq. (17)
+# exactly ({claim}`implicit-bias.thm32.conv-ntk`), and the random impulse response at initialization has the
+# variance of Eq. (24) and, as the width grows, the Gaussian law of Theorem 3.3(a)
+# ({claim}`implicit-bias.thm41.init-norm`, {claim}`implicit-bias.thm33a.init-gaussian`). What the rescaling
+# does to training is the subject of {doc}`rho_j` and {doc}`training_dynamics`.
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

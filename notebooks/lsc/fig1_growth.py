@@ -17,6 +17,16 @@
 # ```{findings}
 # ```
 #
+# **Why this matters.** In a deep RNN the gradient that reaches a parameter is a sum over paths through a
+# grid of time steps and layers, each path a product of transition derivatives. With a radius of one, the
+# classical choice that keeps a feed-forward net or a shallow RNN stable, no path shrinks (in the toy
+# network of Fig. 1c exactly; in general, the proof of Theorem 1 bounds each path by the product of its
+# factors' sizes), and the gradient can be as large as the number of paths. Whether $\rho_t=1$ is safe for a
+# deep RNN is therefore a question about counting: does the number of paths grow like a power of the grid's
+# sides, which training can live with, or exponentially, which it cannot? The paper's answer, both,
+# depending on how the grid grows, is what makes it recommend $\rho_t=\tfrac12$ for deep RNNs
+# ({doc}`deep_rnns`, {doc}`lru_ptb`), and this chapter checks it exactly.
+#
 # **What the paper claims.** {cite:t}`herranzcelotti2024lsc` (Sec. III-B, Fig. 1b and App. C) count the gradient
 # paths of a deep RNN as the shortest paths across a grid of sides $T$ and $\Delta l$, $\binom{T+\Delta l}{T}$,
 # and state three regimes, proven for Lemma 2's quantity $\frac1T\binom{T+\Delta l+2}{T}$ (Eqs. 30-33):
@@ -44,6 +54,19 @@
 # against every inequality of the proof; proves Theorem 4 with sympy and checks the step of Eq. (33) that uses
 # it; and reruns the PascalRNN, saying exactly which derivative is drawn, on the recurrence the text states and
 # on the one the authors' code implements.
+#
+# **The idea: paths as coin tosses.** A shortest path across a grid of $T$ time steps and $\Delta l$ layers
+# is a word of $T$ letters "time" and $\Delta l$ letters "layer", so there are $\binom{T+\Delta l}{T}$ of
+# them. If one side is fixed, say $\Delta l=5$, this is a polynomial of degree 5 in $T$: large, but tame. If
+# both sides grow together, $T=k\Delta l$, Stirling's formula gives
+# $\log\binom{(k+1)\Delta l}{\Delta l}\approx\Delta l\,\big[(k+1)\log(k+1)-k\log k\big]$, linear in
+# $\Delta l$: the count is exponential. Now weight each step by $\rho$. With $\rho=1$ every path counts
+# fully and the gradient inherits the count. With $\rho=\tfrac12$ a path of $m$ steps weighs $2^{-m}$, which
+# is the probability that a walker who tosses a fair coin at every step, to climb a layer or to move on in
+# time, follows exactly that path. The derivative of the summed output with respect to one input is then a
+# probability, that of reaching the top layer before the sequence ends, and can never exceed one, however
+# deep and long the grid: this is the "constant 1" of Fig. 1c. The same picture explains why the derivative
+# of the last output alone is a bump, the probability of arriving at the top at exactly that step.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -222,6 +245,19 @@ for claim in ("rho1-stacked", "rho1-eq1", "rho05"):
 # {glue:text}`zero_tail` steps. For $\rho=0.5$ the summed derivative never exceeds {glue:text}`max05:.4f`, while the
 # single-output derivative peaks at {glue:text}`last05:.3f`. The Eq. (1) discrepancy is the one of
 # {doc}`lemma2_paths`; see {doc}`/book/errata`.
+#
+# ## What was found
+#
+# The paper's three regimes are right: the number of gradient paths grows like a power of the grid's side
+# when the other side is fixed and exponentially when both grow together ({claim}`lsc.fig1b.regimes`), and
+# the bounds the proof states hold ({claim}`lsc.fig1b.proof-bounds`). Theorem 4 is true
+# ({claim}`lsc.theorem4`), but one step of Eq. (33) that uses it drops a factor and is false for small
+# $\Delta l$ ({claim}`lsc.theorem4.eq33-step`); the inequality it leads to, and the regime it is meant to
+# prove, survive. In the PascalRNN a radius of one makes the gradient follow the binomial count on the
+# stacked graph of the authors' code, and a smaller count on the graph of the text
+# ({claim}`lsc.fig1c.rho1-stacked`, {claim}`lsc.fig1c.rho1-eq1`), while a radius of one half keeps the
+# summed derivative at or below one on both ({claim}`lsc.fig1c.rho05`), as the coin-tossing picture says it
+# must.
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

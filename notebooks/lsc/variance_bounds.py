@@ -17,6 +17,13 @@
 # ```{findings}
 # ```
 #
+# **Why this matters.** Theorem 1 is the result the whole LSC paper stands on: it is why the pre-training
+# aims at a radius, and why it aims at one half rather than one in deep RNNs. It is an upper bound on how
+# much a parameter can move in one update, and a bound can fail in two ways: the quantity it bounds can
+# exceed it, or the argument can contain a step that is not true in general, so that the bound holds for
+# some networks and not for others. This chapter tests both, on networks simple enough that the update can
+# be computed exactly.
+#
 # **What the paper claims.** {cite:t}`herranzcelotti2024lsc` (Sec. II-B, App. A) bound the element-wise variance of
 # the parameter update $\Delta\theta_l = -\eta\,\partial\bar{\mathcal L}/\partial\theta_l$ of the deep RNN of Eq. (1),
 # with $\bar{\mathcal L}=\frac1T\sum_t\mathcal L_t$, through the transition derivatives $M_k\in\{\partial h_{t,l}/\partial h_{t-1,l},
@@ -43,6 +50,20 @@
 #
 # The step from norms to radii (Eq. 20, step ii) uses "a sub-multiplicative matrix norm that can be upper-bounded by
 # the matrix radius, $\|A\|_M\le\rho(A)+\epsilon$".
+#
+# **The argument in words.** The update of a layer's parameters adds up, over pairs of times $t'\le t$, the
+# Jacobian that carries the loss at time $t$ back to the layer at time $t'$ (Eq. 5). Each such Jacobian is a
+# sum over the paths of the time-depth grid of products of transition derivatives (Eq. 7). A matrix norm
+# turns the norm of a sum into at most the sum of the norms, and the norm of a product into at most the
+# product of the norms, so the update is at most a sum over paths of products of numbers $a_k$. If every
+# $a_k$ is one, each path contributes one and the bound is the number of paths, the binomial coefficient of
+# {doc}`lemma2_paths`. If a time factor and a depth factor add up to one, the path weights behave like the
+# probabilities of a walk that at every step either moves in time or changes layer (the picture of
+# {doc}`fig1_growth`), so each Jacobian is bounded by a constant and the update by the number of time pairs,
+# which grows linearly in $T$. The last step replaces the norms by the radii the pre-training controls. For
+# one matrix that is harmless, since some norm comes within $\epsilon$ of its radius. For many matrices at
+# once it is not: the radius of a product can far exceed the product of the radii when the matrices are not
+# normal, and no single norm is then close to every radius at once.
 #
 # **What this chapter does.** It builds deep *linear* RNNs whose transition derivatives are the weight matrices
 # themselves, drawn with exact target radii or norms, and measures the parameter update exactly: for the biases
@@ -210,6 +231,19 @@ ledger.check("lsc.theorem1.rho1", **ex.theorem1())
 
 # %% tags=["hide-input"]
 display(Markdown(nn.table()))
+
+# %% [markdown]
+# ## What was found
+#
+# The bounds built from norms are sound: with norms of mean one the update stays under the path sum
+# ({claim}`lsc.theorem2.norm-bound`), and with a time norm and a depth norm adding up to one the Jacobians
+# stop growing with time and depth ({claim}`lsc.theorem3.norm-half`). With a radius of one the update grows
+# with time and depth and stays under the theorem's binomial bound ({claim}`lsc.theorem1.rho1`). Radii in
+# place of norms hold up for the random and orthogonal networks of this chapter, but not in general: the
+# non-normal pair has exactly the radii the LSC asks for, and its derivatives grow exponentially with depth,
+# beyond the bound Theorem 1 promises for a radius of one half and for the split targets
+# ({claim}`lsc.theorem1.rho05`, {claim}`lsc.theorem1.split`). Pre-training a network to the target radii
+# therefore does not by itself guarantee the bound; controlling norms would.
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

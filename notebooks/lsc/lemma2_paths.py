@@ -17,6 +17,13 @@
 # ```{findings}
 # ```
 #
+# **Why this matters.** Backpropagation through a network that is deep in time and in layers adds up one
+# product of transition derivatives for every route the gradient can take, so how many routes there are is
+# the first thing a bound on the gradient must know. Lemma 2 is that count, and the bound of Theorem 1 for a
+# radius of one is built from it ({doc}`variance_bounds`); its growth is the "additive" explosion that makes
+# the paper prefer a radius of one half in deep RNNs ({doc}`fig1_growth`). A count of routes is only as good
+# as the map it is made on: which edges the network's graph has decides which routes exist.
+#
 # **What the paper claims.** In a deep RNN the gradient from the output at $(t, L)$ reaches the state
 # $(t', l)$ along many chains of transition derivatives. {cite:t}`herranzcelotti2024lsc` (Sec. II-B, Fig. 1a-b
 # and App. C) count these chains as the shortest paths between opposite corners of a rectangular grid of
@@ -35,6 +42,17 @@
 # checks it by brute force, and then counts the gradient paths on the computational graph of the network
 # that the paper actually defines (its Eq. 1 and the PascalRNN) by autograd, where with $\rho=1$ and scalar
 # states $\partial h_{T,L}/\partial h_{t,l}$ *is* the number of paths.
+#
+# **The idea: two maps of the same network.** Draw a dot for every state $(t,l)$ and an arrow for every
+# transition derivative. In the paper's Eq. (1) the state $\boldsymbol h_{t,l}$ reads
+# $\boldsymbol h_{t-1,l}$ and $\boldsymbol h_{t-1,l-1}$: both arrows go one step back in time, one of them
+# also one layer down. A route from $(t,L)$ down to $(t-\Delta t,L-\Delta l)$ is then a sequence of exactly
+# $\Delta t$ arrows, $\Delta l$ of which also change layer, and there are $\binom{\Delta t}{\Delta l}$ such
+# sequences, none at all when the layer gap exceeds the time gap. In the usual stacked RNN layer $l$ reads
+# layer $l-1$ *at the same time step*: the depth arrow is vertical, a route has $\Delta t+\Delta l$ arrows,
+# and their orders number $\binom{\Delta l+\Delta t}{\Delta t}$, the count of the lemma. The two maps agree
+# when $\Delta l=0$ and part as soon as the route changes layer, which is what the autograd count below
+# measures.
 
 # %% tags=["parameters"]
 profile = "book"
@@ -184,6 +202,17 @@ ledger.check("lsc.lemma2.sum-eq1", **sums.check(), **regimes)
 # of degree 7); at $T/\Delta l=100$ its logarithm grows by {glue:text}`rate_iii:.4f` per time step, approaching the
 # entropy $H(1/100)=$ {glue:text}`entropy_iii:.4f`: exponential, as the lemma says. The paper's *conclusion*
 # survives; its *count* of the paths of Eq. (1) does not. See {doc}`/book/errata`.
+#
+# ## What was found
+#
+# The algebra of Lemma 2 is right: the double sum of binomials equals the paper's closed form
+# ({claim}`lsc.lemma2.identity`), and a rectangular grid has the number of shortest paths the lemma uses
+# ({claim}`lsc.lemma2.grid-paths`). That grid is the map of a stacked RNN
+# ({claim}`lsc.lemma2.paths-stacked`), not of the network the paper defines in Eq. (1), whose routes are
+# fewer ({claim}`lsc.lemma2.paths-eq1`, {claim}`lsc.lemma2.sum-eq1`). Since the paper's count is the larger,
+# the bounds built on it still hold for the network of Eq. (1), only less tightly; and the corrected count
+# still grows at most polynomially when one side of the grid is fixed (it even vanishes once the layer gap
+# exceeds the time gap) and exponentially when both grow together.
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

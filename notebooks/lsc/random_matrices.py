@@ -28,12 +28,12 @@
 # zero and variance $1/n$. As $n$ grows its eigenvalues spread uniformly over the unit disc of the complex
 # plane (the circular law), and the largest modulus tends to the edge, one. At finite $n$ the largest
 # modulus is the maximum of $n$ moduli that fluctuate near the edge, and a maximum of fluctuating values
-# tends to lie *above* the edge. For complex Gaussian entries Kostlan's theorem makes this exact: the
-# squared moduli have the law of independent Gamma variables with shapes $1,\dots,n$, and the spectral
-# radius is the largest of them. Lemma 1 takes instead the $n$-th modulus as a chi variable with $n$ degrees
-# of freedom, whose mean $\sqrt2\,\Gamma(\frac{n+1}2)/\Gamma(\frac n2)$ lies *below* $\sqrt n$ (the scale of
-# entries of variance one used in the lemma). The Monte Carlo below shows which of the two pictures the
-# matrices follow.
+# tends to lie *above* the edge. For complex Gaussian entries (of variance one) Kostlan's theorem makes this
+# exact: the squared moduli have the law of independent Gamma variables with shapes $1,\dots,n$, and the
+# squared spectral radius is the largest of them. Lemma 1 takes instead the $n$-th modulus as a chi variable
+# with $n$ degrees of freedom, whose mean $\sqrt2\,\Gamma(\frac{n+1}2)/\Gamma(\frac n2)$ lies *below*
+# $\sqrt n$ (the scale of entries of variance one used in the lemma). The Monte Carlo below shows which of
+# the two pictures the matrices follow.
 #
 # **What the paper claims.** To show that the classical initializations satisfy the LSC, {cite:t}`herranzcelotti2024lsc`
 # (Sec. II-C, App. B) need the expected spectral radius of a random matrix at *finite* size:

@@ -28,18 +28,21 @@
 # * for the ALIF networks, "the deeper the network, the more favorable it was to pre-train to $\rho_t=1$".
 #
 # **Why depth should favour $\rho_t=\tfrac12$ (Sec. II-B, Theorem 1, Lemma 2).** In a deep RNN the gradient
-# travels back on a grid of time and depth: each transition derivative moves it one step back in time within a
-# layer, or one layer down. What reaches layer $l$ at time $t$ from the output at $(T,L)$ is the *sum* over every
-# path through that grid, and there are $\binom{\Delta l+\Delta t}{\Delta t}$ of them. Each path is a product of
-# transition derivatives, so with radius $\rho$ its size is about $\rho$ to the power of its length. With
-# $\rho=1$, the classical choice that keeps a shallow network stable, every path keeps its size and the sum
-# grows with the number of paths: slowly when only time or only depth grows, but exponentially when both grow
-# together. This is an *additive* explosion, which no single transition derivative shows. With $\rho=\tfrac12$
-# the paths of one length have weights that add up to at most one, like the chances of a fair coin's runs of
-# heads and tails, and the variance of the update grows only linearly with time (Theorem 1). A shallow network
-# has few paths, so the two targets should differ little at depth 2. The deeper the network, the more paths
-# there are, and the more $\rho_t=\tfrac12$ should help: Fig. 3 tests exactly this, expecting $\rho_t=0.5$ to beat
-# $\rho_t=1$ at both depths and the gap over no pre-training to open at depth 5.
+# travels back on a grid of time and depth: each transition derivative moves it one step back in time within
+# a layer, or one layer down. What reaches layer $l$ at time $t$ from the output at $(T,L)$ is the *sum*
+# over every path through that grid, and the paper counts $\binom{\Delta l+\Delta t}{\Delta t}$ of them (the
+# network the paper defines has fewer, which still grow exponentially when time and depth grow together:
+# {doc}`lemma2_paths`). Each path is a product of transition derivatives, so with radius $\rho$ its size is
+# about $\rho$ to the power of its length. With $\rho=1$, the classical choice that keeps a shallow network
+# stable, every path keeps its size and the sum grows with the number of paths: slowly when only time or
+# only depth grows, but exponentially when both grow together. This is an *additive* explosion, which no
+# single transition derivative shows. With $\rho=\tfrac12$ the paths of one length have weights that add up
+# to at most one, like the chances of a fair coin's runs of heads and tails (the walker of
+# {doc}`fig1_growth`), and the bound on the variance of the update grows only linearly with time (Theorem
+# 1). A shallow network has few paths (at depth 2 their number grows only polynomially with time), so the
+# case for one half is weakest there. The deeper the network, the more paths there are, and the more
+# $\rho_t=\tfrac12$ should help: Fig. 3 tests exactly this, expecting $\rho_t=0.5$ to beat $\rho_t=1$ at
+# both depths and the gap over no pre-training to open at depth 5.
 #
 # Fig. 1c (bottom) shows a GRU of depth 7 pre-trained on SHD: with $\rho=1$ its gradient grows backwards in time
 # (an explosion of *additive* origin, bounded by the binomial count of gradient paths), with $\rho=0.5$ it stays

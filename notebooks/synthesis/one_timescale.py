@@ -164,6 +164,15 @@ display(Math(steps["chi1"]), Math(steps["frobenius"]))
 display(Math(steps["rho"]))
 
 # %% [markdown]
+# **Why one matrix reused makes a difference.** With an independent matrix at every step, the untied network
+# of mean field, $\mathbb E\|J_k\cdots J_1v\|^2=\nu_W^k\|v\|^2$ exactly: each step averages out on its own.
+# A recurrent network reuses one $J$, and $\mathbb E\|J^kv\|^2$ is then an average of products of $2k$
+# entries of the same matrix. Wick's theorem evaluates such an average as a sum over the ways of pairing the
+# $2k$ factors. The pairings that match every factor with its own partner in the transposed product give
+# back $\nu_W^k$; the others exist only because the same entries recur, and they add corrections that are
+# smaller by powers of $1/n$. A one-step quantity such as $\chi_1$ has no room for them and is exact at
+# every width; a $k$-step quantity such as the gradient decay reaches $\nu_W$ only as the width grows.
+#
 # **Gradients.** The gradient from step $T$ back to $t = T-k$ is $\partial h_T/\partial h_t = J^k$.
 # Wick's theorem (`rnnbook.synthesis.frobenius_moments`, an enumeration of the $(2k-1)!!$ pairings of the
 # $2k$ Gaussian factors of $\operatorname{tr} W^k (W^\top)^k$) gives
@@ -442,6 +451,15 @@ glue("kw_n", P.kernel_widths[-1], display=False)
 # $\rho$-weighted correction: the kernel-regime bias fixes the *change* $h-h^0$, so the randomness of the
 # initialization stays in the learned response wherever the data do not constrain it. Lower panel: the
 # weights $\rho_j$ at the chosen $\nu_W$ (not monotone: the $j\nu_F\nu_W^{j-1}$ term of Eq. 21 first rises).
+#
+# **How to read Figure 3.** Read it from left, the short lags, to right, the long ones. All three learned
+# responses satisfy the same equations, so they differ only in directions the data do not see; where they
+# part is where each model's bias shows. The blue and orange curves are both the smallest response that
+# fits, measured from zero, and differ only in the norm: plain, or weighted by $1/\rho_j$, which makes norm
+# cheap where $\rho_j$ is large, at the short lags. The green curve also carries its random start, so it
+# wanders where neither the data nor the correction reach. The teacher is there to show what the equations
+# were made from, not what either bias is expected to recover: with fewer equations than lags, no method can
+# be sure to recover it.
 
 # %% tags=["hide-input"]
 gd, lim = two_biases.width_sweep(

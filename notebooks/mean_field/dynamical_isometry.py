@@ -386,6 +386,14 @@ plt.show()
 # theory. At $\mu_b=4$ the off-critical variances decay about as slowly ({glue:text}`grad_off4_end:.3f`): a large
 # gate bias already brings $\chi_1$ near 1, the "robust" region of the paper.
 #
+# **How to read Figure 5.** The vertical axis is logarithmic, so a constant loss per step is a straight line
+# and a flat line is a gradient that keeps its size however far back it travels. The thick lines are
+# measured networks (dotted: the critical one at half the width); each thin dashed line is mean field's
+# prediction $\chi_1^T$ for the initialization of its colour. Where a measured line follows its dashed one,
+# the theory of one step, multiplied $T$ times, describes the network; where it parts from it, something
+# that theory leaves out matters, such as the same weights acting at every step. Comparing the critical
+# network with tied and with untied weights isolates that one difference.
+#
 # ## What was found
 #
 # Algorithm 1 does what it promises on paper: its outputs put $\chi_1$ at one identically, and where the

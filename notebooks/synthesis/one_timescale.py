@@ -472,6 +472,14 @@ fig = figures.kernel_convergence(P.kernel_widths, gd, lim)
 # empirical kernel of the same network (blue: GD reaches it to rounding) and to the wide-limit closed
 # form with $K=\mathrm{diag}(\rho)$ (orange: the gap is the finite-width fluctuation of the NTK and
 # shrinks as the width grows, roughly like $n^{-1/2}$, dotted), mean over seeds and every seed (dots).
+#
+# **How to read Figure 4.** The two curves separate two questions. The blue one asks whether gradient
+# descent found what the kernel argument says it finds for *this* network, the interpolant closest to its
+# start in the metric of its own tangent kernel; it should sit at rounding error at every width. The orange
+# one asks how far this network's kernel is from the wide limit $\mathrm{diag}(\rho_j)$ that Theorem 3.3(b)
+# describes; it should shrink as the width grows, at the rate of the kernel's random fluctuations. Together
+# they say that the gap between a finite network and the $\rho$-weighted interpolant is a matter of width,
+# not of optimization.
 
 # %% tags=["hide-input"]
 ledger.check(
@@ -525,6 +533,14 @@ ledger.check(
 # form for different reasons, and on the same data they are different impulse responses: the kernel-regime
 # RNN keeps its random start and leans towards short lags, the deep linear network lands on $X^+y$
 # ({claim}`synthesis.bias.min-l2`, {claim}`synthesis.bias.weighting`).
+#
+# The practical reading, which is mean field's: to predict how fast gradients and memories fade in a network
+# at initialization, compute the mean squared singular value of its one-step Jacobian at the states the
+# network actually visits, its $\chi_1$. The weight variance $\nu_W$, the decay of the kernel weights and
+# the eigenvalues of the transition derivative all coincide with that number for the linear network in the
+# wide limit, and part from it once the network is not linear. How well $\chi_1$ itself does here is the box
+# of Section 3; over many steps of a network whose weights are shared by all steps it is an approximation
+# too ({doc}`/notebooks/mean_field/dynamical_isometry`, Figure 5).
 
 # %% tags=["hide-input"]
 display(Markdown(ledger.table()))

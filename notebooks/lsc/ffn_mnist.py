@@ -288,11 +288,12 @@ training_figures.ffn_trend({ffn_mnist.DATASETS[k]: r for k, r in runs.items()})
 plt.show()
 
 # %% [markdown]
-# **Figure 3.** Each claim's statistic (dots) with its 95% interval (band) against the training budget, on
-# both data sets. Left: the share of cells where Glorot + LSC has the best mean, with its Wilson interval,
-# which stays inside [0, 1] (black dashes: one half, the threshold of "most scenarios"; the claim itself
-# decides each cell over its seeds, and this share summarises the cells); middle: Glorot + LSC minus Glorot;
-# right: on ReLU, the best accuracy over learning rates of Glorot + LSC minus He's. The coloured dashes mark
+# **Figure 3.** Each claim's statistic (dots) against the training budget, on both data sets. Left: the
+# share of the compared cells in which Glorot + LSC is found better than the better of Glorot and He, each
+# cell tested over its seeds and Holm's procedure across the cells, as the claim decides them (black dashes:
+# one half, "most scenarios"); middle: Glorot + LSC minus Glorot, mean over the compared cells with its 95%
+# interval over seeds (band); right: on ReLU, the best accuracy over learning rates of Glorot + LSC minus
+# He's, with its interval. The coloured dashes mark
 # the effect the paper's curves suggest. A band that moves away from its line as the budget grows is an
 # effect that more training would make clearer; one that drifts towards the line may vanish at the paper's
 # scale.

@@ -108,3 +108,32 @@ def test_effect_figure():
     texts = [t.get_text() for t in fig.axes[0].get_legend().texts]
     assert texts == ["a", *lines]
     assert sorted(ln.get_ydata()[0] for ln in fig.axes[0].lines[1:]) == [0.5, 0.6]
+
+
+def test_cells_found_best_decides_each_cell_as_the_claim_does():
+    from scipy import stats as st
+
+    from rnnbook.lsc.training_figures import cells_found_best
+
+    rng = np.random.default_rng(3)
+    best = {
+        "relu, 0.01": list(0.05 + 0.01 * rng.standard_normal(8)),  # clearly best
+        "relu, 0.001": list(0.001 + 0.05 * rng.standard_normal(8)),  # undecided
+        "cos, 0.001": list(0.04 + 0.01 * rng.standard_normal(8)),  # clearly best
+        "sin, 0.001": list(0.1 + 0.01 * rng.standard_normal(8)),  # no arm trained
+    }
+    acc = {c: {"glorot": [0.5] * 8, "he": [0.5] * 8} for c in best}
+    acc["sin, 0.001"] = {"glorot": [0.1] * 8, "he": [0.12] * 8}
+    share = cells_found_best({"cell_best": best, "cell_acc": acc, "chance": 0.1})
+    # brute force: one-sided t per compared cell, Holm at 5% over the three
+    p = sorted(
+        st.ttest_1samp(best[c], 0.0, alternative="greater").pvalue
+        for c in ("relu, 0.01", "relu, 0.001", "cos, 0.001")
+    )
+    found = 0
+    for i, q in enumerate(p):
+        if q > 0.05 / (3 - i):
+            break
+        found += 1
+    assert share == found / 3 == 2 / 3
+    assert np.isnan(cells_found_best({"cell_best": {}, "cell_acc": {}}))

@@ -421,3 +421,15 @@ def test_the_closing_table_of_a_chapter_shows_nothing_but_is_not_empty():
 
     md = Markdown(Ledger.table(None))._repr_markdown_()
     assert md and md.startswith("<!--") and md.endswith("-->")
+
+
+def test_a_rules_median_reads_as_a_median():
+    assert (
+        R.rule_prose("sorted(ref_ratio_seeds)[len(ref_ratio_seeds) // 2] <= gate")
+        == "the median of reference ratio seeds is at most gate"
+    )
+    joined = "sorted(sum(r_seeds, []))[len(sum(r_seeds, [])) // 2]"
+    assert R.rule_prose(joined).startswith("the median of all r")
+    # not a median: another list's length, or another divisor
+    assert "median" not in R.rule_prose("sorted(a)[len(b) // 2]")
+    assert "median" not in R.rule_prose("sorted(a)[len(a) // 3]")

@@ -695,6 +695,9 @@ def _prose(node: ast.AST) -> str:
         return str(node.value)
     if isinstance(node, ast.Subscript):
         key = node.slice
+        median = _median_of(node)
+        if median is not None:
+            return f"the median of {median}"
         if isinstance(key, ast.Slice) and key.lower is None and key.upper is not None:
             return f"the first {_prose(key.upper)} of {_prose(node.value)}"
         if isinstance(key, ast.Constant) and isinstance(key.value, int):
@@ -723,6 +726,40 @@ def _prose(node: ast.AST) -> str:
     if isinstance(node, (ast.List, ast.Tuple)):
         return ", ".join(_prose(x) for x in node.elts)
     return humanize(ast.unparse(node))
+
+
+def _median_of(node: ast.Subscript) -> str | None:
+    """``sorted(X)[len(X) // 2]`` (a rule's median, the upper one of an even number) as
+    the words for ``X``; ``sum(X, [])`` (a list of lists joined) reads "all X"; else
+    ``None``."""
+    v, k = node.value, node.slice
+    if not (
+        isinstance(v, ast.Call)
+        and isinstance(v.func, ast.Name)
+        and v.func.id == "sorted"
+        and len(v.args) == 1
+        and isinstance(k, ast.BinOp)
+        and isinstance(k.op, ast.FloorDiv)
+        and isinstance(k.right, ast.Constant)
+        and k.right.value == 2
+        and isinstance(k.left, ast.Call)
+        and isinstance(k.left.func, ast.Name)
+        and k.left.func.id == "len"
+        and len(k.left.args) == 1
+        and ast.dump(k.left.args[0]) == ast.dump(v.args[0])
+    ):
+        return None
+    inner = v.args[0]
+    if (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "sum"
+        and len(inner.args) == 2
+        and isinstance(inner.args[1], ast.List)
+        and not inner.args[1].elts
+    ):
+        return "all " + _prose(inner.args[0])
+    return _prose(inner)
 
 
 def _over(g: ast.GeneratorExp) -> ast.AST:

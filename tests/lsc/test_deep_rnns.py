@@ -7,15 +7,37 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
+import jupytext
 import numpy as np
 import pytest
 import torch
 
 from rnnbook.book import claims, ledger
-from rnnbook.lsc import deep_rnns, tasks
+from rnnbook.lsc import deep_rnns, models, tasks
 from rnnbook.stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parents[2]
+CHAPTER = ROOT / "notebooks/lsc/deep_rnns.py"
+
+
+def chapter_per_seed():
+    """The chapter's own ``per_seed`` (its code cell, run here): what it adds to
+    :meth:`Runs.comparisons` for the Fig. 3 claims, per seed (issue 50)."""
+    cells = [c.source for c in jupytext.read(CHAPTER).cells if c.cell_type == "code"]
+    (cell,) = [c for c in cells if c.startswith("def per_seed(")]
+    ns = {"models": models, "deep_rnns": deep_rnns}
+    exec(compile(cell, str(CHAPTER), "exec"), ns)
+    return ns["per_seed"]
+
+
+PER_SEED = chapter_per_seed()
+
+
+def chapter_values(runs) -> dict:
+    """What the chapter passes to the Fig. 3 claims."""
+    v = runs.comparisons()
+    return v | PER_SEED(runs, v["tol"])
+
 
 BASE = dict(
     profile="smoke",
@@ -212,7 +234,7 @@ def test_table_and_boxes_quote_the_same_numbers():
 
 
 def quoted(runs, declared):
-    values, summary = runs.comparisons(), runs.summary()
+    values, summary = chapter_values(runs), runs.summary()
     table = runs.rates_table(summary)
     assert deep_rnns.LEVEL == claims.LEVEL
     for cid in deep_rnns.CLAIMS:

@@ -131,9 +131,9 @@ def test_fig3_training_on_the_device(dev):
     with strict(dev):
         setups = training_speed.seed_setups(X, 49, 6, 0.7, 0, 2)
         r = training_speed.run(
-            setups, (X, Y), (X[:20], Y[:20]), 6, 3, 1e-2, 4, 0, 0.7, device=dev
+            setups, (X, Y), (X[:20], Y[:20]), 6, 3, 1e-2, 4, 0.7, device=dev
         )
-    ref = training_speed.run(setups, (X, Y), (X[:20], Y[:20]), 6, 3, 1e-2, 4, 0, 0.7)
+    ref = training_speed.run(setups, (X, Y), (X[:20], Y[:20]), 6, 3, 1e-2, 4, 0.7)
     for k in ref:
         assert r[k].accuracy.shape == ref[k].accuracy.shape == (3, 8)
         assert np.allclose(r[k].loss, ref[k].loss, atol=1e-4)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from rnnbook.mean_field import trainable_depth as td
+from rnnbook.mean_field.trainability import best_seed_mean
 
 
 def test_sweeps_and_their_timescales():
@@ -82,13 +83,24 @@ def test_seed_values_on_seeds_that_follow_tau_or_not():
         acc[(n, "untied")] = acc[(n, "tied")] = a
     r = td.Fig2Run(acc, {"vanilla": [5, 10], "minimal": [3, 6]})
     v = td.seed_values(r, tau, sweeps, Ts, 0.5)
-    assert v["n_seeds"] == 3 and v["best_acc"] == {"vanilla": 0.1, "minimal": 0.9}
-    assert v["agree"]["minimal"]["mean"] == 1.0
+    assert v["n_seeds"] == 3
+    # the gate's values per network and seed; its best network's seed mean per model
+    assert (
+        len(v["best_acc"]["minimal"]) == 6 and "m, 3, tied" in v["best_acc"]["minimal"]
+    )
+    assert v["best_acc"]["minimal"]["m, 3, untied"] == [0.9] * 3
+    best = {m: best_seed_mean(a) for m, a in v["best_acc"].items()}
+    assert best == pytest.approx({"vanilla": 0.1, "minimal": 0.9})
+    assert v["agree_iv"]["minimal"]["mean"] == 1.0
     # nothing trains: 'never' (T0 = 0) is right everywhere, the smallest k tau rule is not
-    m = v["margin"]["vanilla"]
+    m = v["margin_iv"]["vanilla"]
     assert m["lo"] == m["hi"] == m["mean"] == -0.083 and m["n"] == 3
-    assert v["margin"]["minimal"]["lo"] > 0  # identical seeds: a zero-width interval
-    assert v["diff"]["untied"]["mean"] == 0.333  # fractions are rounded to 3 digits
+    assert v["margin_iv"]["minimal"]["lo"] > 0  # identical seeds: a zero-width interval
+    assert v["diff_iv"]["untied"]["mean"] == 0.333  # fractions are rounded to 3 digits
+    # what a rule reads holds one entry per seed, nothing over the seeds
+    for name in ("agree", "margin", "diff"):
+        for k, x in v[name].items():
+            assert x == {"seeds": v[f"{name}_iv"][k]["seeds"]} and len(x["seeds"]) == 3
     lv = td.ledger_values(v)
     assert "n_seeds" not in lv and lv["trend"]["vanilla"][1].startswith("10: -0.083")
     panels = td.trend_panels(v)

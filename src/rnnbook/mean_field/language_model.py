@@ -15,7 +15,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from .trainability import checkpoints, flush_denormals, interval, trend_text
+from rnnbook.seeds import member_seeds
+
+from .trainability import (
+    checkpoints,
+    flush_denormals,
+    interval,
+    per_seed,
+    stream_seed,
+    trend_text,
+)
 
 CELLS = ("minimalRNN", "GRU", "LSTM")
 
@@ -231,14 +240,19 @@ def compare(
     n_checkpoints: int = 1,
     progress=lambda it, **kw: it,
     device: str = "cpu",
+    seed_start: int = 0,
 ) -> dict[str, list[LMResult]]:
     """Table 1 in miniature: the three cells with an embedding of size ``hidden_lstm``, the LSTM's
     hidden size set and the others matched to its parameter count; each trained ``n_seeds`` times
-    (seed ``seed + 100 s``: initial weights and the stream's starting point) for ``steps`` Adam
-    steps of 20 x 35 tokens (lr 2e-3). Returns cell -> one LMResult per seed."""
+    for ``steps`` Adam steps of 20 x 35 tokens (lr 2e-3). Seed s is member ``seed_start + s`` of
+    the master ``seed`` (:func:`rnnbook.seeds.member_seed`); its three models take the seed of
+    its stream "lm" (:func:`rnnbook.mean_field.trainability.stream_seed`: initial weights and
+    the stream's starting point), the same in any run that holds it. Returns cell -> one
+    LMResult per seed."""
     d = hidden_lstm
     target = total_parameters("LSTM", corpus.vocab_size, d, hidden_lstm)
     out = {c: [] for c in CELLS}
+    members = member_seeds(seed, seed_start, n_seeds)
     jobs = [(c, s) for s in range(n_seeds) for c in CELLS]
     for cell, s in progress(jobs, desc="language models"):
         N = matched_hidden_size(cell, corpus.vocab_size, d, target)
@@ -252,7 +266,7 @@ def compare(
                 batch=20,
                 bptt=35,
                 lr=2e-3,
-                seed=seed + 100 * s,
+                seed=stream_seed(members[s], "lm"),
                 eval_tokens=eval_tokens,
                 n_checkpoints=n_checkpoints,
                 device=device,
@@ -314,12 +328,15 @@ def perplexity_values(results: dict[str, LMResult]) -> dict:
 def seed_values(runs: dict[str, list[LMResult]], unigram_ppl: float) -> dict:
     """The measured values of the Table 1 claim over seeds: seed-mean test perplexities and
     their ranking (reported, not decided); per seed the minimalRNN's perplexity relative to the
-    GRU's and to the LSTM's ('min_gru_rel', 'min_lstm_rel': the claim's 'comparable'), its gap
-    to the better of the two and the differences LSTM - GRU and GRU - minimalRNN, as 95%
-    intervals; the gap at every checkpoint ('trend_gap'); and the gate's numbers: the reference
-    models' (GRU, LSTM) seed-mean perplexities ('ref_ppl') and the unigram baseline. A
-    minimalRNN that did not train has a large perplexity, so it lies outside any band of
-    'comparable' (a loss for it inside the statistic)."""
+    GRU's and to the LSTM's ('min_gru_rel', 'min_lstm_rel' as ``{'seeds': [...]}``: the
+    claim's 'comparable'; their 95% intervals for the text under '..._iv'), its gap to the
+    better of the two and the differences LSTM - GRU and GRU - minimalRNN as 95% intervals; the
+    gap at every checkpoint ('trend_gap'); and the gate's numbers: the reference models' (GRU,
+    LSTM) test perplexities per seed ('ref_ppl': the gate reads their seed means) and the
+    unigram baseline. Every value a rule reads is a list over seeds (or the same in every run:
+    the unigram baseline), so that the seeds of a record's shards join. A minimalRNN that did
+    not train has a large perplexity, so it lies outside any band of 'comparable' (a loss for
+    it inside the statistic)."""
     ppl = {c: np.array([r.test_ppl for r in rs]) for c, rs in runs.items()}
     curve = {
         c: np.array([[p for _, p in r.test_curve] for r in rs])
@@ -329,6 +346,10 @@ def seed_values(runs: dict[str, list[LMResult]], unigram_ppl: float) -> dict:
         curve["minimalRNN"] / np.minimum(curve["GRU"], curve["LSTM"]) - 1
     )  # (seeds, ck)
     mean = {c: round(float(v.mean()), 1) for c, v in ppl.items()}
+    rel = {
+        "min_gru_rel": interval(ppl["minimalRNN"] / ppl["GRU"] - 1),
+        "min_lstm_rel": interval(ppl["minimalRNN"] / ppl["LSTM"] - 1),
+    }
     return {
         "n_seeds": len(ppl["LSTM"]),
         "test_ppl": mean,
@@ -338,9 +359,9 @@ def seed_values(runs: dict[str, list[LMResult]], unigram_ppl: float) -> dict:
         "gru_min": interval(ppl["GRU"] - ppl["minimalRNN"], 2),
         "lstm_gru_rel": interval(ppl["LSTM"] / ppl["GRU"] - 1),
         "gru_min_rel": interval(ppl["GRU"] / ppl["minimalRNN"] - 1),
-        "min_gru_rel": interval(ppl["minimalRNN"] / ppl["GRU"] - 1),
-        "min_lstm_rel": interval(ppl["minimalRNN"] / ppl["LSTM"] - 1),
-        "ref_ppl": {c: mean[c] for c in ("GRU", "LSTM")},
+        **{k: per_seed(iv) for k, iv in rel.items()},
+        **{f"{k}_iv": iv for k, iv in rel.items()},
+        "ref_ppl": {c: [round(float(x), 4) for x in ppl[c]] for c in ("GRU", "LSTM")},
         "unigram_ppl": round(unigram_ppl, 2),
         "parameters": {c: rs[0].parameters for c, rs in runs.items()},
         "trend_steps": [s for s, _ in runs["LSTM"][0].test_curve],

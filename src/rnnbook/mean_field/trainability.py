@@ -15,12 +15,21 @@ Seeds are one more axis of the ensemble: with ``groups`` (network k -> data stre
 seeds x initializations x variants at once; ``benchmarks/ensemble_training.py`` measures the gain over
 a loop of single networks.
 
+Member seeds (a shard of a record, :mod:`rnnbook.seeds`): seed ``s`` of a chapter's master seed is
+member ``s``, and every draw of it (its networks' weights with ``net_seeds``, its minibatches and
+noise) comes from generators seeded by :func:`stream_seed` of its member seed, a stream name and
+the draw's own keys. A member's draws are thus the same whether it trains alone or among others,
+in whichever chunk of a grid; only the draws common to all members (the evaluation noise) come
+from the master seed.
+
 Tasks: :func:`mnist_then_noise` (Sec. 4.1: the image, then T Gaussian noise inputs) and
 :func:`sequential_mnist` (Sec. 4.2: the pixels in T chunks of 784/T).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -29,7 +38,24 @@ import numpy as np
 import torch
 
 from rnnbook import datasets
+from rnnbook.seeds import member_seeds
 from rnnbook.stats import seed_interval
+
+
+# --------------------------------------------------------------------------------------------- seeds
+def stream_seed(seed: int, stream: str, *keys: int | str) -> int:
+    """The seed (63 bits) of the random stream ``stream`` of ``seed`` (a member seed, or a master
+    seed for a draw all members share), at ``keys`` (a depth, a network's index): a hash of all
+    three, so that different seeds, streams or keys share no draw."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"stream_seed: seed = {seed!r} must be an integer >= 0")
+    text = json.dumps([seed, str(stream), *keys])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+
+
+def generator(seed: int, stream: str, *keys: int | str) -> torch.Generator:
+    """A CPU generator seeded with :func:`stream_seed` ``(seed, stream, *keys)``."""
+    return torch.Generator(device="cpu").manual_seed(stream_seed(seed, stream, *keys))
 
 
 # ---------------------------------------------------------------------------------------------------- data
@@ -120,7 +146,11 @@ def _init_matrix(
 
 @dataclass
 class GridRNN:
-    """K RNNs of one kind (``"vanilla"`` or ``"minimal"``) trained together; see the module docstring."""
+    """K RNNs of one kind (``"vanilla"`` or ``"minimal"``) trained together; see the module docstring.
+
+    The weights are drawn from one generator seeded ``seed`` (network after network), or, with
+    ``net_seeds``, network k's from a generator of its own seeded ``net_seeds[k]``: then a
+    network's weights do not depend on the others of its grid."""
 
     kind: str
     specs: list[InitSpec]
@@ -136,70 +166,72 @@ class GridRNN:
         None  # data stream (seed) of each network; None: one stream
     )
     params: dict = field(default_factory=dict)
+    net_seeds: list[int] | None = None  # each network's own generator (None: ``seed``)
 
     def __post_init__(self) -> None:
         if self.kind not in ("vanilla", "minimal"):
             raise ValueError(f"kind = {self.kind!r}: must be 'vanilla' or 'minimal'")
-        gen = torch.Generator().manual_seed(int(self.seed))
-        N, M, S = self.N, self.M, self.steps
+        N, M, S, K = self.N, self.M, self.steps, len(self.specs)
         n_in = M if self.kind == "vanilla" else N
         self.tied_idx = [k for k, s in enumerate(self.specs) if s.tied]
         self.untied_idx = [k for k, s in enumerate(self.specs) if not s.tied]
         # the order in which the forward pass stacks the networks -> position of network k
         order = self.tied_idx + self.untied_idx
-        self.perm = torch.tensor(
-            [order.index(k) for k in range(len(self.specs))], device="cpu"
-        )
-        groups = self.groups if self.groups is not None else [0] * len(self.specs)
-        if len(groups) != len(self.specs):
-            raise ValueError(
-                f"groups has {len(groups)} entries for {len(self.specs)} networks"
-            )
+        self.perm = torch.tensor([order.index(k) for k in range(K)], device="cpu")
+        groups = self.groups if self.groups is not None else [0] * K
+        if len(groups) != K:
+            raise ValueError(f"groups has {len(groups)} entries for {K} networks")
         self.group = torch.tensor(groups, dtype=torch.long, device="cpu")
-
-        def cell_params(s: InitSpec, n_copies: int, W, V, b) -> None:
-            # drawn straight into the grid's tensors, in the order W_1..W_S, V_1..V_S, b
-            for c in range(n_copies):
-                _init_matrix(N, N, s.sigma_w, s.orthogonal, gen, out=W[c])
-            for c in range(n_copies):
-                _init_matrix(N, n_in, s.sigma_v, False, gen, out=V[c])
-            b.copy_(
-                s.mu_b + s.sigma_b * torch.randn(*b.shape, generator=gen, device="cpu")
-            )
-
-        for group, idx, copies in (
-            ("tied", self.tied_idx, 1),
-            ("untied", self.untied_idx, S),
-        ):
-            if not idx:
-                continue
-            lead = (len(idx),) if copies == 1 else (len(idx), copies)
-            Ws = torch.empty(*lead, N, N, device="cpu")
-            Vs = torch.empty(*lead, N, n_in, device="cpu")
-            bs = torch.empty(*lead, N, device="cpu")
-            for j, k in enumerate(idx):
-                one = (w[j].reshape(copies, *w.shape[-2:]) for w in (Ws, Vs))
-                cell_params(self.specs[k], copies, *one, bs[j].reshape(copies, N))
-            self.params[f"W_{group}"] = Ws
-            self.params[f"V_{group}"] = Vs
-            self.params[f"b_{group}"] = bs
-        K = len(self.specs)
-        if self.kind == "minimal":
-            self.params["Wx"] = torch.randn(
-                K, N, M, generator=gen, device="cpu"
-            ) * np.sqrt(self.input_scale2 / M)
-        self.h0 = torch.stack(
-            [
-                np.sqrt(s.h0_var) * torch.randn(N, generator=gen, device="cpu")
-                for s in self.specs
+        if self.net_seeds is None:
+            gens = [torch.Generator(device="cpu").manual_seed(int(self.seed))] * K
+        elif len(self.net_seeds) != K:
+            raise ValueError(f"net_seeds has {len(self.net_seeds)} for {K} networks")
+        else:
+            gens = [
+                torch.Generator(device="cpu").manual_seed(int(s))
+                for s in self.net_seeds
             ]
-        )  # (K, N)
-        self.params["C"] = torch.randn(
-            K, N, self.n_classes, generator=gen, device="cpu"
-        ) / np.sqrt(N)
+        lead = {"tied": (len(self.tied_idx),), "untied": (len(self.untied_idx), S)}
+        for group, shape in lead.items():
+            self.params[f"W_{group}"] = torch.empty(*shape, N, N, device="cpu")
+            self.params[f"V_{group}"] = torch.empty(*shape, N, n_in, device="cpu")
+            self.params[f"b_{group}"] = torch.empty(*shape, N, device="cpu")
+        if self.kind == "minimal":
+            self.params["Wx"] = torch.empty(K, N, M, device="cpu")
+        self.params["C"] = torch.empty(K, N, self.n_classes, device="cpu")
+        h0 = torch.empty(K, N, device="cpu")
+        for k, (spec, gen) in enumerate(zip(self.specs, gens)):
+            self._draw(k, spec, gen, h0)
+        for group in lead:  # a grid without tied (untied) networks has none of them
+            if not lead[group][0]:
+                for n in "WVb":
+                    del self.params[f"{n}_{group}"]
+        self.h0 = h0  # (K, N)
         self.params["d"] = torch.zeros(K, 1, self.n_classes, device="cpu")
         for p in self.params.values():
             p.requires_grad_(True)
+
+    def _draw(self, k: int, s: InitSpec, gen: torch.Generator, h0) -> None:
+        """Network k's weights from ``gen``, straight into the grid's tensors, in the order
+        W_1..W_S, V_1..V_S, b, W_x (minimalRNN), h^0, C."""
+        group = "tied" if s.tied else "untied"
+        j = (self.tied_idx if s.tied else self.untied_idx).index(k)
+        W, V, b = (self.params[f"{n}_{group}"][j] for n in "WVb")
+        copies = 1 if s.tied else self.steps
+        W, V = (w.reshape(copies, *w.shape[-2:]) for w in (W, V))
+        for c in range(copies):
+            _init_matrix(self.N, self.N, s.sigma_w, s.orthogonal, gen, out=W[c])
+        for c in range(copies):
+            _init_matrix(self.N, V.shape[-1], s.sigma_v, False, gen, out=V[c])
+        b.copy_(s.mu_b + s.sigma_b * torch.randn(*b.shape, generator=gen, device="cpu"))
+        if self.kind == "minimal":
+            Wx = self.params["Wx"][k]
+            torch.randn(self.N, self.M, generator=gen, device="cpu", out=Wx)
+            Wx.mul_(np.sqrt(self.input_scale2 / self.M))
+        h0[k] = np.sqrt(s.h0_var) * torch.randn(self.N, generator=gen, device="cpu")
+        C = self.params["C"][k]
+        torch.randn(self.N, self.n_classes, generator=gen, device="cpu", out=C)
+        C.div_(np.sqrt(self.N))
 
     @property
     def K(self) -> int:
@@ -390,6 +422,18 @@ def interval(samples, digits: int = 4) -> dict:
     }
 
 
+def per_seed(iv: dict) -> dict:
+    """The per-seed samples of an :func:`interval` alone, ``{'seeds': [...]}``: what a rule
+    reads, joined over the shards of a record (a mean or an interval cannot be)."""
+    return {"seeds": list(iv["seeds"])}
+
+
+def best_seed_mean(per_arm: dict) -> float:
+    """The largest seed mean of ``{arm: [value per seed]}``: the best arm, as the gates of the
+    training claims read it (their rules compute it from the same lists)."""
+    return max(float(np.mean(v)) for v in per_arm.values())
+
+
 def trend_text(steps, intervals: list[dict]) -> list[str]:
     """A statistic over training as text for the ledger: 'step: mean [lo, hi]' per checkpoint."""
     return [
@@ -428,44 +472,53 @@ def trainability_grid(
     progress=lambda it, **kw: it,
     device: str = "cpu",
     budget: int | None = None,
+    seed_start: int = 0,
 ) -> tuple[list[int], np.ndarray]:
     """Train the K networks of ``specs``, ``n_seeds`` times over (each seed its own initial weights
     and minibatches), on the MNIST-then-noise task for every depth T in ``Ts``: one batched run of
     n_seeds x K networks per T. Returns the evaluation steps (``n_checkpoints`` evenly spaced, the
     last one at ``steps``) and the training accuracy there, shape (n_checkpoints, len(Ts), n_seeds,
     K), measured on ``n_eval`` training images with fresh noise. A grid that does not fit in
-    ``budget`` bytes (default ``GRID_BYTES``) trains in chunks (:func:`grid_chunks`)."""
+    ``budget`` bytes (default ``GRID_BYTES``) trains in chunks (:func:`grid_chunks`).
+
+    The seeds are members ``seed_start .. seed_start + n_seeds - 1`` of the master ``seed``
+    (:func:`rnnbook.seeds.member_seed`): member m's networks at depth T are drawn from
+    :func:`stream_seed` ``(m, "grid <kind> weights", T, k)`` (k: the spec's index), its
+    minibatches and noise from ``(m, "grid <kind> batches", T)``; the evaluation noise, the same
+    for every network, from the master seed. A member's draws do not depend on the other
+    members of its run (see :func:`member_streams`)."""
+    members = member_seeds(seed, seed_start, n_seeds)
     all_specs, groups = replicate(specs, n_seeds)
     at = checkpoints(steps, n_checkpoints)
     n_in = X.shape[1] if kind == "vanilla" else N
     out = []
-    for i, T in enumerate(progress(Ts, desc=f"{kind}: depths")):
+    for T in progress(Ts, desc=f"{kind}: depths"):
+        net_seeds, _ = member_streams(members, f"grid {kind}", len(specs), T)
         acc = []
-        rows = max(
-            batch, n_eval
-        )  # the evaluation forward holds n_eval sequences at once
+        rows = max(batch, n_eval)  # the evaluation forward holds n_eval sequences
         chunks = grid_chunks(all_specs, N, n_in, T + 1, rows, budget)
-        for c, part in enumerate(chunks):
-            # every chunk sees the same minibatches and evaluation noise (fresh generators);
-            # the first keeps the grid's seed, so a grid that fits in one chunk is unchanged
-            gen = torch.Generator(device="cpu").manual_seed(seed + 1000 * i)
-            eval_gen = torch.Generator(device="cpu").manual_seed(seed + 999)
+        for part in chunks:
+            # every chunk sees the same minibatches and evaluation noise (fresh generators)
+            _, gens = member_streams(members, f"grid {kind}", len(specs), T)
+            eval_gen = generator(seed, f"master: grid {kind} evaluation", T)
             net = GridRNN(
                 kind,
                 all_specs[part],
                 N,
                 X.shape[1],
                 T + 1,
-                seed=seed + 1000 * i + 1 if c == 0 else _chunk_seed(seed, i, c),
                 input_scale2=input_scale2,
                 groups=groups[part],
+                net_seeds=net_seeds[part],
             ).to(device)
 
-            def make_batch(step: int, T=T, gen=gen):
-                idx = torch.randint(
-                    0, len(X), (n_seeds, batch), generator=gen, device="cpu"
-                )
-                return mnist_then_noise(X[idx], T, sigma_x, gen), Y[idx]
+            def make_batch(step: int, T=T, gens=gens):
+                seqs, ys = [], []
+                for g in gens:  # each member its own images and noise
+                    idx = torch.randint(0, len(X), (batch,), generator=g, device="cpu")
+                    seqs.append(mnist_then_noise(X[idx], T, sigma_x, g))
+                    ys.append(Y[idx])
+                return torch.stack(seqs, 1), torch.stack(ys)
 
             Xe, Ye = X[:n_eval], Y[:n_eval]
             res = train(
@@ -483,6 +536,22 @@ def trainability_grid(
             del net, res
         out.append(np.concatenate(acc, 1).reshape(len(at), n_seeds, len(specs)))
     return at, np.stack(out, 1)
+
+
+def member_streams(
+    members: list[int], stream: str, n_nets: int, *keys: int | str
+) -> tuple[list[int], list[torch.Generator]]:
+    """The draws of an ensemble of members (their member seeds), ``n_nets`` networks each,
+    seed-major as :func:`replicate` lays them out: each network's weight seed,
+    :func:`stream_seed` ``(m, stream + " weights", *keys, k)``, and each member's data
+    generator, ``(m, stream + " batches", *keys)``."""
+    nets = [
+        stream_seed(m, f"{stream} weights", *keys, k)
+        for m in members
+        for k in range(n_nets)
+    ]
+    gens = [generator(m, f"{stream} batches", *keys) for m in members]
+    return nets, gens
 
 
 GRID_BYTES = 4 * 2**30  # the most memory one batched training grid may take (4 GiB)
@@ -517,11 +586,6 @@ def grid_chunks(
             start, used = k, 0
         used += b
     return parts + [slice(start, len(specs))]
-
-
-def _chunk_seed(seed: int, depth_index: int, chunk: int) -> int:
-    """The initialization seed of chunk ``chunk`` > 0 of a grid, apart from every other grid's."""
-    return int(np.random.SeedSequence([seed, depth_index, chunk]).generate_state(1)[0])
 
 
 def depth_boundary(acc: np.ndarray, Ts: list[int], threshold: float) -> np.ndarray:

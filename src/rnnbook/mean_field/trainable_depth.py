@@ -21,6 +21,7 @@ from .trainability import (
     constant_rule_agreement,
     depth_boundary,
     interval,
+    per_seed,
     spearman,
     trend_text,
     tau_rule_agreement,
@@ -125,11 +126,14 @@ def run(
     n_eval: int = 512,
     device: str = "cpu",
     budget: int | None = None,
+    seed_start: int = 0,
 ) -> Fig2Run:
     """Train every network of every sweep, untied and tied, at every depth, ``n_seeds`` times: one
     batched grid (seeds x networks) per model and depth (``steps[kind]`` Adam steps); the accuracy
     on ``n_eval`` training images with fresh noise; each grid within ``budget`` bytes
-    (:func:`rnnbook.mean_field.trainability.grid_chunks`)."""
+    (:func:`rnnbook.mean_field.trainability.grid_chunks`). The seeds are members ``seed_start``
+    on of the master ``seed``, each drawn as it is in any run that holds it
+    (:func:`rnnbook.mean_field.trainability.trainability_grid`)."""
     acc, eval_steps = {}, {}
     for kind in MODELS:
         names = [n for n, s in sweeps.items() if s.kind == kind]
@@ -157,6 +161,7 @@ def run(
             n_eval=n_eval,
             device=device,
             budget=budget,
+            seed_start=seed_start,
         )
         half, pos = len(specs) // 2, 0
         for n in names:
@@ -230,10 +235,14 @@ def seed_values(
     r: Fig2Run, tau: dict, sweeps: dict[str, Sweep], Ts: list[int], threshold: float
 ) -> dict:
     """The measured values of the two Fig. 2 claims over seeds: per model (untied) the tau-rule
-    agreement and its margin over the tau-free rule, per weights the minimalRNN-minus-vanilla
-    fraction trainable at the largest depth, each as a 95% interval over seeds, with the margin
-    and the untied difference at every checkpoint ('trend'), and the gate (``best_acc``: the best
-    network's seed-mean accuracy at the smallest depth, per model)."""
+    agreement ('agree') and its margin over the tau-free rule ('margin'), per weights the
+    minimalRNN-minus-vanilla fraction trainable at the largest depth ('diff'), each per seed
+    (``{'seeds': [...]}``) with its 95% interval over seeds for the text ('agree_iv',
+    'margin_iv', 'diff_iv'), the margin and the untied difference at every checkpoint
+    ('trend'), and the gate's values ('best_acc': per model, per network of its grid, the
+    accuracy at the smallest depth after the last step, per seed; the gate reads the best
+    network's seed mean, :func:`rnnbook.mean_field.trainability.best_seed_mean`). Every value
+    a rule reads is a list over seeds, so that the seeds of a record's shards join."""
     n_ck = len(next(iter(r.steps.values())))
     n_seeds = next(iter(r.acc.values())).shape[2]
     per = [
@@ -256,49 +265,46 @@ def seed_values(
             - d[("vanilla", w)]["fraction_trainable_at_T_max"]
         )
 
-    mean = r.final_mean()
+    def agree(m):
+        return lambda d: d[(m, "untied")]["agreement_tau_rule"]
+
     last = n_ck - 1
-    fr = {
-        f"{m},{w}": round(
-            float(
-                np.mean(
-                    [
-                        per[last][s][(m, w)]["fraction_trainable_at_T_max"]
-                        for s in range(n_seeds)
-                    ]
-                )
-            ),
-            3,
-        )
+    frac = {
+        (m, w): [
+            per[last][s][(m, w)]["fraction_trainable_at_T_max"] for s in range(n_seeds)
+        ]
         for m in MODELS
         for w in WEIGHTS
     }
-    return {
-        "n_seeds": n_seeds,
-        "agree": {
-            m: stat(last, lambda d, m=m: d[(m, "untied")]["agreement_tau_rule"])
-            for m in MODELS
-        },
+    ivs = {
+        "agree": {m: stat(last, agree(m)) for m in MODELS},
         "margin": {m: stat(last, margin(m)) for m in MODELS},
         "diff": {w: stat(last, diff(w)) for w in WEIGHTS},
-        "fractions": fr,
-        "best_acc": {
-            m: round(
-                float(
-                    max(
-                        mean[(n, w)][0].max()
-                        for n, s in sweeps.items()
-                        if s.kind == m
-                        for w in WEIGHTS
-                    )
-                ),
-                3,
-            )
-            for m in MODELS
+    }
+    out = {"n_seeds": n_seeds}
+    for name, by in ivs.items():
+        out[name] = {k: per_seed(iv) for k, iv in by.items()}
+        out[f"{name}_iv"] = by
+    return out | {
+        "fractions": {
+            f"{m},{w}": round(float(np.mean(f)), 3) for (m, w), f in frac.items()
         },
+        "best_acc": {m: _first_depth(r, sweeps, m) for m in MODELS},
         "trend_margin": {m: [stat(c, margin(m)) for c in range(n_ck)] for m in MODELS},
         "trend_diff": {w: [stat(c, diff(w)) for c in range(n_ck)] for w in WEIGHTS},
         "trend_steps": dict(r.steps),
+    }
+
+
+def _first_depth(r: Fig2Run, sweeps: dict[str, Sweep], model: str) -> dict:
+    """Per network of ``model``'s grid ('sweep, value, weights'), its accuracy at the smallest
+    depth after the last step, one entry per seed."""
+    return {
+        f"{n}, {x:g}, {w}": [round(float(a), 6) for a in r.acc[(n, w)][-1, 0, :, i]]
+        for n, s in sweeps.items()
+        if s.kind == model
+        for w in WEIGHTS
+        for i, x in enumerate(s.xs)
     }
 
 

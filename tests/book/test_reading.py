@@ -433,3 +433,10 @@ def test_a_rules_median_reads_as_a_median():
     # not a median: another list's length, or another divisor
     assert "median" not in R.rule_prose("sorted(a)[len(b) // 2]")
     assert "median" not in R.rule_prose("sorted(a)[len(a) // 3]")
+
+
+def test_a_rules_mean_reads_as_a_mean():
+    assert R.rule_prose("sum(gains) / len(gains) > 0") == "the mean of gains is above 0"
+    assert "mean" not in R.rule_prose("sum(a) / len(b) > 0")
+    words = R.rule_prose("max(sum(acc[c]) / len(acc[c]) for c in acc) >= 2 * chance")
+    assert words.startswith("the largest mean of acc")

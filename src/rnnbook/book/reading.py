@@ -680,6 +680,8 @@ def _prose(node: ast.AST) -> str:
         for op, right in zip(node.ops, node.comparators):
             out += [_CMP.get(type(op), "compared with"), _prose(right)]
         return " ".join(out)
+    if isinstance(node, ast.BinOp) and _is_mean(node):
+        return f"the mean of {_prose(node.left.args[0])}"
     if isinstance(node, ast.BinOp):
         op = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "/"}.get(
             type(node.op), "?"
@@ -720,12 +722,33 @@ def _prose(node: ast.AST) -> str:
             word = "the smallest" if f == "min" else "the largest"
             if isinstance(args[0], ast.GeneratorExp):
                 inner = _prose(_over(args[0]))
-                return inner if inner.startswith(word) else f"{word} {inner}"
+                if inner.startswith(word):
+                    return inner
+                return f"{word} {inner.removeprefix('the ')}"
             return f"{word} of {', '.join(_prose(a) for a in args)}"
         return f"{humanize(f)} of {', '.join(_prose(a) for a in args)}"
     if isinstance(node, (ast.List, ast.Tuple)):
         return ", ".join(_prose(x) for x in node.elts)
     return humanize(ast.unparse(node))
+
+
+def _is_mean(node: ast.BinOp) -> bool:
+    """``sum(X) / len(X)``, a rule's mean of a per-seed list."""
+
+    def call(n: ast.AST, name: str) -> bool:
+        return (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id == name
+            and len(n.args) == 1
+        )
+
+    return (
+        isinstance(node.op, ast.Div)
+        and call(node.left, "sum")
+        and call(node.right, "len")
+        and ast.dump(node.left.args[0]) == ast.dump(node.right.args[0])
+    )
 
 
 def _median_of(node: ast.Subscript) -> str | None:

@@ -355,3 +355,19 @@ def test_a_claim_that_admits_no_replication_says_why_it_has_no_record(tmp_path):
     assert v["why"].endswith("no confirmatory record yet")
     with pytest.raises(C.ClaimError, match="replication"):
         C._power({"seeds": 4, "replicate": "x"}, "here")
+
+
+def test_a_share_of_seeds_joins_weighted_by_its_shards_seeds():
+    """A fraction of a shard's seeds joined over shards is the fraction of all the seeds:
+    brute force over per-seed flags split unevenly."""
+    flags = [1, 0, 1, 1, 0, 1, 1, 0, 0, 1, 1]
+    cuts = [(0, 4), (4, 9), (9, 11)]
+    shares = [sum(flags[a:b]) / (b - a) for a, b in cuts]
+    got = shards.merge("c", "x", "share", shares, [b - a for a, b in cuts])
+    assert math.isclose(got, sum(flags) / len(flags), rel_tol=1e-12)
+    with pytest.raises(shards.ShardError, match="joined by its shards' seeds"):
+        shards.merge("c", "x", "share", shares)
+    with pytest.raises(shards.ShardError, match="not a number in"):
+        shards.check_value("c", "x", "share", 1.5, 4)
+    with pytest.raises(shards.ShardError, match="not a number in"):
+        shards.check_value("c", "x", "share", [0.5], 4)

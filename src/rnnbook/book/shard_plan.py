@@ -19,7 +19,7 @@ from . import claims as _claims
 
 KINDS = ("exploratory", "confirmatory")
 #: how a value joins over shards (:func:`merge`)
-MERGES = ("seeds", "counts", "same", "union")
+MERGES = ("seeds", "counts", "same", "union", "share")
 SHARDS = "shards"
 #: the provenance fields a shard must share with shard 0
 GUARDED = ("measuring_hash", "rules", "slice_hash", "arithmetic", "versions", "device")
@@ -166,6 +166,10 @@ def check_value(cid: str, name: str, how: str, value: Any, members: int) -> None
             )
     elif how == "counts" and not _numbers(value):
         raise ShardError(f"{where} is declared as counts but holds other than numbers")
+    elif how == "share" and not (
+        _numbers(value) and not isinstance(value, (list, dict)) and 0 <= value <= 1
+    ):
+        raise ShardError(f"{where} is declared a share but is not a number in [0, 1]")
     elif how == "union" and not isinstance(value, list):
         raise ShardError(f"{where} is declared a union of keys but is not a list")
 
@@ -192,11 +196,21 @@ def _shape(x: Any) -> str:
     return f"a {type(x).__name__} ({str(x)[:40]})"
 
 
-def merge(cid: str, name: str, how: str, parts: list[Any]) -> Any:
+def merge(
+    cid: str, name: str, how: str, parts: list[Any], seeds: list[int] | None = None
+) -> Any:
     """Join one value over the shards, in shard order (:data:`MERGES`): ``seeds``
     concatenates per-seed lists (a dict's keys must agree); ``counts`` sums elementwise;
-    ``same`` must be equal in every shard; ``union`` joins lists of keys."""
+    ``same`` must be equal in every shard; ``union`` joins lists of keys; ``share``, a
+    fraction of a shard's seeds, is weighted by the shard's ``seeds``: the fraction of
+    all the seeds, exactly."""
     where = f"claim {cid}: value {name!r}"
+    if how == "share":
+        if seeds is None or len(seeds) != len(parts) or not sum(seeds):
+            raise ShardError(f"{where}: a share is joined by its shards' seeds")
+        if not all(_numbers(p) and not isinstance(p, (list, dict)) for p in parts):
+            raise ShardError(f"{where} is declared a share but is not one number")
+        return sum(float(p) * n for p, n in zip(parts, seeds)) / sum(seeds)
     if how == "same":
         first = json.dumps(parts[0], sort_keys=True)
         if any(json.dumps(p, sort_keys=True) != first for p in parts[1:]):

@@ -17,6 +17,7 @@ A slice declares its partition with its sizes, before its first shard::
           arm_ok: same                 # the same in every shard (a setting), else refused
           wins: counts                 # [successes, trials] and other counts, summed
           cells: union                 # a list of keys, joined without repeats
+          gd_toward: share             # a fraction of the shard's seeds, weighted by them
         check: 1                       # members a new machine re-runs ('shard': all of
                                        # shard 0, where a member's draw depends on its shard)
         minutes: 600
@@ -338,7 +339,13 @@ def merged_values(s: dict, done: dict, kept: dict) -> dict[str, dict]:
                 continue  # shown by the chapter's own run only
             if any(n not in p["values"] for p in parts):
                 raise ShardError(f"claim {cid}: value {n!r} is missing from a shard")
-            values[n] = merge(cid, n, how, [p["values"][n] for p in parts])
+            values[n] = merge(
+                cid,
+                n,
+                how,
+                [p["values"][n] for p in parts],
+                [p["seeds"] for p in parts],
+            )
         out[cid] = {
             "values": values,
             "seeds": sum(p["seeds"] for p in parts),

@@ -371,3 +371,11 @@ def test_a_share_of_seeds_joins_weighted_by_its_shards_seeds():
         shards.check_value("c", "x", "share", 1.5, 4)
     with pytest.raises(shards.ShardError, match="not a number in"):
         shards.check_value("c", "x", "share", [0.5], 4)
+
+
+def test_a_smallest_over_seeds_joins_as_the_smallest_of_the_shards():
+    per_seed = [0.7, 0.2, 0.9, 0.4, 0.3]
+    parts = [min(per_seed[:2]), min(per_seed[2:])]
+    assert shards.merge("c", "B1", "min", parts) == min(per_seed)
+    with pytest.raises(shards.ShardError, match="not one number"):
+        shards.merge("c", "B1", "min", [[0.1], [0.2]])

@@ -19,7 +19,7 @@ from . import claims as _claims
 
 KINDS = ("exploratory", "confirmatory")
 #: how a value joins over shards (:func:`merge`)
-MERGES = ("seeds", "counts", "same", "union", "share")
+MERGES = ("seeds", "counts", "same", "union", "share", "min")
 SHARDS = "shards"
 #: the provenance fields a shard must share with shard 0
 GUARDED = ("measuring_hash", "rules", "slice_hash", "arithmetic", "versions", "device")
@@ -203,8 +203,13 @@ def merge(
     concatenates per-seed lists (a dict's keys must agree); ``counts`` sums elementwise;
     ``same`` must be equal in every shard; ``union`` joins lists of keys; ``share``, a
     fraction of a shard's seeds, is weighted by the shard's ``seeds``: the fraction of
-    all the seeds, exactly."""
+    all the seeds, exactly; ``min``, the smallest over a shard's seeds, is the smallest of
+    the shards' (the smallest over all the seeds, exactly)."""
     where = f"claim {cid}: value {name!r}"
+    if how == "min":
+        if not all(_numbers(p) and not isinstance(p, (list, dict)) for p in parts):
+            raise ShardError(f"{where} is declared a smallest but is not one number")
+        return min(parts)
     if how == "share":
         if seeds is None or len(seeds) != len(parts) or not sum(seeds):
             raise ShardError(f"{where}: a share is joined by its shards' seeds")

@@ -939,6 +939,48 @@ def check_prose(app, doctree) -> None:
             )
 
 
+#: nodes whose text is code or math, never reworded
+_VERBATIM = (
+    nodes.literal,
+    nodes.literal_block,
+    nodes.math,
+    nodes.math_block,
+    nodes.raw,
+    nodes.comment,
+    nodes.target,
+)
+#: pages whose text is code by nature (the API reference's docstrings)
+_CODE_PAGES = ("book/api",)
+
+
+def plain_page(app, doctree, docname: str) -> None:
+    """Code literals in words on every page but the API reference (issue 51;
+    :func:`rnnbook.book.plain_words.plain`): its prose and the HTML that directives write
+    (boxes, scorecard, part pages, errata), never code or math."""
+    from .plain_words import plain, plain_html
+
+    if docname in _CODE_PAGES:
+        return
+    for node in list(doctree.findall(nodes.Text)):
+        parent = node.parent
+        if parent is None or any(isinstance(a, _VERBATIM) for a in _ancestors(parent)):
+            continue
+        new = plain(str(node))
+        if new != str(node):
+            parent.replace(node, nodes.Text(new))
+    for node in list(doctree.findall(nodes.raw)):
+        if node.get("format") == "html":
+            new = plain_html(node.astext())
+            if new != node.astext():
+                node.parent.replace(node, nodes.raw("", new, format="html"))
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
 def mark_math(app, doctree) -> None:
     """A page whose findings or scorecard tables carry a statement's math (raw HTML) loads
     MathJax too: Sphinx adds it only to pages with math nodes."""
@@ -971,6 +1013,7 @@ def setup(app) -> dict[str, Any]:
     app.add_directive("findings", FindingsDirective)
     app.connect("doctree-read", check_prose)
     app.connect("doctree-read", mark_math)
+    app.connect("doctree-resolved", plain_page, priority=900)
     app.connect("config-inited", add_static)
     app.connect("build-finished", copy_ledger)
     app.add_css_file("rnnbook.css")

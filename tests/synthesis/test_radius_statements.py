@@ -41,7 +41,7 @@ SQ, R = "squared radius", "radius"
 STATEMENTS = [
     ("book/intro.md", "which local radius keeps them stable", R, None, None, None),
     ("book/intro.md", "Lemma 1's formula for the mean spectral radius", R),
-    ("book/intro.md", "a radius of 0.5 trains better than a radius of 1", R),
+    ("book/intro.md", "a radius of 0.5 trains better than 1", R),
     (
         "book/intro.md",
         "the spectral radius of $W/\\sqrt n$ tends to $\\sqrt{\\nu_W}$",

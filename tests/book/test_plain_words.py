@@ -32,3 +32,9 @@ def test_html_keeps_its_tags_code_and_math():
         '<td class="x">holds: yes</td><code>flag=True</code> \\(a<=b\\) '
         '<span title="a">1 seed</span> $x<=y$'
     )
+
+
+def test_a_binomial_whose_arguments_stand_in_other_nodes():
+    assert plain_html("only binom( <em>t</em> - 1, L - 1) paths") == (
+        "only C( <em>t</em> - 1, L - 1) paths"
+    )

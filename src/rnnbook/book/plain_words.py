@@ -12,6 +12,7 @@ import re
 _BOOL = re.compile(r"(?<![\w`'\"])(True|False)(?![\w`'\"])")
 _ONE = re.compile(r"(?<![\d.])1 (cell|seed|run|trial|step)s\b")
 _CMP = {"<=": "≤", ">=": "≥", "!=": "≠"}
+_OPEN = re.compile(r"\bbinom\(")
 _BINOM = re.compile(
     r"\bbinom\(\s*([^(),]+(?:\([^()]*\))?[^(),]*),\s*([^()]+(?:\([^()]*\))?[^()]*)\)"
 )
@@ -21,6 +22,7 @@ def plain(text: str) -> str:
     """``text`` with its code literals in words: ``True``/``False`` as yes/no, ``1 steps``
     as ``1 step``, ``<=`` as ``≤``, ``binom(a, b)`` as ``C(a, b)``."""
     text = _BINOM.sub(lambda m: f"C({m[1].strip()}, {m[2].strip()})", text)
+    text = _OPEN.sub("C(", text)  # its arguments in another node (math, emphasis)
     text = _BOOL.sub(lambda m: "yes" if m[1] == "True" else "no", text)
     text = _ONE.sub(lambda m: f"1 {m[1]}", text)
     for a, b in _CMP.items():

@@ -115,7 +115,8 @@ from myst_nb import glue
 from rnnbook.book.chapter import start
 from rnnbook.book.claims import evaluate
 from rnnbook.book.params import Param, Repeats, Samples, Steps, at_least, positive
-from rnnbook.lsc import deep_rnns, experiments, gru_gradient, models, training_figures
+from rnnbook.lsc import deep_rnns, experiments, fig3_seeds, gru_gradient, models
+from rnnbook.lsc import training_figures
 
 K, TASKS = list(models.RNN_KINDS), list(deep_rnns.TASKS)
 LR, LR_PAPER, LR_ALIF = [1e-2, 3.16e-3, 1e-2], [1e-2, 1e-3, 3.16e-4], [3.16e-3] * 3
@@ -195,39 +196,10 @@ if fig3_on:
     display(Markdown(runs.table()))
 
 
-# %% tags=["hide-input"]
-def per_seed(runs, tol):
-    """What the Fig. 3 gates and depth gaps read, per seed, so that a record run in
-    shards joins them (issue 50): per seed, its pre-trainings within ``tol`` of their
-    target and all of them; the no-pre-training arm's score per (task, network, depth)
-    and seed, with each task's bar; per seed [won, untied] at the deepest depth and at
-    the shallowest."""
-    g, seeds, out = runs.grid, range(runs.grid.seeds), {"bars": dict(runs.bars)}
-    for tag, alif in (("diff", False), ("alif", True)):
-        ks = [k for k in g.kinds if (k in models.DIFFERENTIABLE) != alif]
-        near, n = [0 for s in seeds], [0 for s in seeds]
-        for (t, k, d, c, s), r in runs.results.items():  # as runs.pre_reports
-            if c != "none" and k in ks:
-                near[s] += int(abs(r["pretrain"]["mean_dev"]) <= tol)
-                n[s] += 1
-        out[f"pre_{tag}_near"], out[f"pre_{tag}_n"] = near, n
-        out[f"none_scores_{tag}"] = {
-            t: {f"{k} L{d}": runs.scores(t, k, d, "none") for k in ks for d in g.depths}
-            for t in g.tasks
-        }
-    o, (d0, d1) = runs.outcomes(), (g.depths[0], g.depths[-1])
-    for short, name in (("half_none", "half>none"), ("alif", "one>none-alif")):
-        deep, shallow = o[(name, d1)][..., -1], o[(name, d0)][..., -1]  # (pairs, seeds)
-        won = [((x > 0).sum(0), (x != 0).sum(0)) for x in (deep, shallow)]
-        trials = [[int(v[s]) for w in won for v in w] for s in seeds]
-        out[f"{short}_seed_trials"] = trials if d1 != d0 else []
-    return out
-
-
 # %%
 if fig3_on:
     summary, fig3 = runs.summary(), runs.comparisons()
-    fig3 |= per_seed(runs, fig3["tol"])  # what a record in shards joins
+    fig3 |= fig3_seeds.per_seed(runs, fig3["tol"])  # what a record in shards joins
     display(Markdown(runs.rates_table(summary)))
 
 # %% [markdown]

@@ -7,30 +7,18 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
-import jupytext
 import numpy as np
 import pytest
 import torch
 
 from rnnbook.book import claims, ledger
-from rnnbook.lsc import deep_rnns, models, tasks
+from rnnbook.lsc import deep_rnns, fig3_seeds, tasks
 from rnnbook.stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parents[2]
-CHAPTER = ROOT / "notebooks/lsc/deep_rnns.py"
 
 
-def chapter_per_seed():
-    """The chapter's own ``per_seed`` (its code cell, run here): what it adds to
-    :meth:`Runs.comparisons` for the Fig. 3 claims, per seed (issue 50)."""
-    cells = [c.source for c in jupytext.read(CHAPTER).cells if c.cell_type == "code"]
-    (cell,) = [c for c in cells if c.startswith("def per_seed(")]
-    ns = {"models": models, "deep_rnns": deep_rnns}
-    exec(compile(cell, str(CHAPTER), "exec"), ns)
-    return ns["per_seed"]
-
-
-PER_SEED = chapter_per_seed()
+PER_SEED = fig3_seeds.per_seed  # what the chapter adds to Runs.comparisons
 
 
 def chapter_values(runs) -> dict:

@@ -64,3 +64,23 @@ def test_the_directive_links_the_scorecard(tmp_path):
     text = (out / "book" / "page.html").read_text()
     assert "2 claims checked" in text
     assert 'href="../book/scorecard.html#scorecard-paper-lsc"' in text
+
+
+def test_the_line_counts_the_verdicts_that_count(monkeypatch):
+    """A claim whose confirmatory record is decided is counted with that verdict, as the
+    scorecard counts it, not with the book run's."""
+    claims = {
+        "lsc.a": {**claim("lsc.a", "inconclusive"), "trained": {"ok": True}},
+        "lsc.b": claim("lsc.b", "reproduced"),
+    }
+
+    def counting(app, mine):
+        return [
+            {**c, "verdict": "not-reproduced"} if c.get("trained") else c for c in mine
+        ]
+
+    monkeypatch.setattr(ledger_sphinx, "records_counting", counting)
+    monkeypatch.setattr(ledger_sphinx, "_seed_records", lambda app: None)
+    monkeypatch.setattr(ledger_sphinx, "_loaded", lambda app: [])
+    text = landing_sphinx.paper_line(None, claims, "lsc")
+    assert text.startswith("2 claims checked: 1 reproduced, 1 not reproduced.")

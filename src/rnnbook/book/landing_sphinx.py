@@ -64,6 +64,25 @@ def counts_text(
     return out
 
 
+def paper_line(app, claims: dict, paper: str) -> str:
+    """A paper's line of counts with the verdicts that count, as the scorecard counts them
+    (a decided confirmatory record's verdict before the book run's;
+    :func:`rnnbook.book.ledger_sphinx.records_counting`)."""
+    mine = [c for c in claims.values() if c["paper"] == paper]
+    if not mine:
+        raise ValueError(f"the ledger records no claim of {paper!r}")
+    try:
+        mine = ledger_sphinx.records_counting(app, mine)
+    except OSError as e:
+        raise ValueError(str(e)) from None
+    try:
+        seeds = ledger_sphinx._seed_records(app)
+        scale = [r for r in ledger_sphinx._loaded(app) if not r["stale"]]
+    except (OSError, ValueError, KeyError):
+        seeds, scale = None, None
+    return counts_text(mine, seeds, scale)
+
+
 class PaperCountsDirective(SphinxDirective):
     """````{paper-counts} <paper>````: the paper's one line of counts, linked to the
     scorecard."""
@@ -83,17 +102,13 @@ class PaperCountsDirective(SphinxDirective):
             raise self.error(
                 f"paper-counts: no ledger at {ledger_sphinx.claims_path(app)}"
             )
-        mine = [c for c in claims.values() if c["paper"] == paper]
-        if not mine:
-            raise self.error(f"paper-counts: the ledger records no claim of {paper!r}")
         try:
-            seeds = ledger_sphinx._seed_records(app)
-            scale = [r for r in ledger_sphinx._loaded(app) if not r["stale"]]
-        except (OSError, ValueError, KeyError):
-            seeds, scale = None, None
+            text = paper_line(app, claims, paper)
+        except ValueError as e:
+            raise self.error(f"paper-counts: {e}") from None
         up = "../" * self.env.docname.count("/")
         href = f"{up}book/scorecard.html#{pages._section_id(paper)}"
-        text = html.escape(counts_text(mine, seeds, scale))
+        text = html.escape(text)
         raw = (
             f'<p class="paper-counts">{text} '
             f'<a href="{html.escape(href)}">Every claim on the scorecard</a>.</p>'

@@ -243,8 +243,14 @@ ledger.check("mean-field.alg1.fixed-point", **survey.values(), example=demo)
 d1 = derivations.derive_one_step_variance()
 display(Math(tex(r"m_1 = ", d1.m1, r",\qquad m_2 = ", d1.m2)))
 display(Math(tex(r"\mathrm{var}_1 = m_2 - m_1^2 = ", d1.var1)))
+names = {
+    "Var(u^2)": r"$\operatorname{Var}(u^2)$",
+    "-mu_2^2": r"$-\mu_2^2$",
+    "s_1": "$s_1$",
+}
 rows = [
-    f"| {k} | ${tex(d1.paper[k])}$ | ${tex(d1.derived[k])}$ | {d1.equal[k]} |"
+    f"| {names.get(k, k)} | ${tex(d1.paper[k])}$ | ${tex(d1.derived[k])}$ "
+    f"| {'yes' if d1.equal[k] else 'no'} |"
     for k in derivations.TERMS
 ]
 head = "| term | Eq. (12)-(13) | trace expansion | equal |\n|---|---|---|---|\n"

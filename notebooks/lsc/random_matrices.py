@@ -149,7 +149,7 @@ fig = theory_figures.lemma1(st)
 ledger.check("lsc.lemma1.radius-mean", **radius_mean)
 
 # %% [markdown]
-# ## The moduli: chi_k or Kostlan?
+# ## The moduli: $\chi_k$ or Kostlan?
 #
 # Every eigenvalue modulus counts in the mean modulus $\frac1n\sum_k|\lambda_k|$, so its expectation tells the two laws
 # apart without having to say which eigenvalue is "the $k$-th": the paper's law predicts $\frac1n\sum_k\sqrt2\Gamma(\frac{k+1}2)/\Gamma(\frac k2)$,

@@ -73,5 +73,11 @@ def test_the_rooms_names_read_as_words_and_subscripts():
 
 def test_names_that_are_not_math_stay():
     """A subscript without Unicode glyphs, a longer name, a path or a module stay."""
-    for same in ("x_T1", "log_growth_one", "results/cpu/a_b", "rnnbook.lsc.a_k", "f_t("):
+    for same in (
+        "x_T1",
+        "log_growth_one",
+        "results/cpu/a_b",
+        "rnnbook.lsc.a_k",
+        "f_t(",
+    ):
         assert plain(same) == same

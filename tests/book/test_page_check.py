@@ -96,3 +96,13 @@ def test_the_smoke_book_shows_no_warning_or_collapsed_figure(smoke_book):
         if p.startswith(hard) and not page.startswith("book/api")
     ]
     assert not bad, "\n".join(bad[:30])
+
+
+def test_a_page_that_only_redirects_is_not_checked(tmp_path):
+    """``index.html`` sends the browser to the landing page: nothing on it to read."""
+    (tmp_path / "index.html").write_text(
+        '<meta http-equiv="Refresh" content="0; url=book/intro.html" />\n'
+    )
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "intro.html").write_text("<html><body>Hi</body></html>")
+    assert page_check.pages(tmp_path) == [tmp_path / "book" / "intro.html"]

@@ -144,6 +144,13 @@ def literals(text: str) -> list[str]:
     return out
 
 
+def redirects(path: Path) -> bool:
+    """A page that only sends the browser on (``index.html`` to the landing page)."""
+    with open(path, "rb") as f:
+        head = f.read(600).lower()
+    return b'http-equiv="refresh"' in head
+
+
 def pages(html: Path) -> list[Path]:
     return sorted(
         p
@@ -152,6 +159,7 @@ def pages(html: Path) -> list[Path]:
         and "_sources" not in p.parts
         and "results" not in p.parts
         and p.name not in SKIP
+        and not redirects(p)
     )
 
 

@@ -9,6 +9,18 @@ provenance (``wall_seconds``, one core, this project's 2-core build machine, oft
 with a second job), nothing is run here.
 
 Run:  .venv/bin/python benchmarks/per_seed_cost.py [--root .]
+
+Read on 2 December 2026 (seconds per seed, one core, a second job on the other core):
+
+| record | its shards | the whole chapter |
+|---|---|---|
+| Fig. 1c alone (``fig1c-gru-confirmatory-3``, ``-4``) | 6-9 | 928-1027 |
+| Fig. 1c with Fig. 3 at smoke sizes (``fig1c-gru-confirmatory``) | 60-63 | 928-1027 |
+| Fig. 3, the four differentiable RNNs (``fig3-none-deeper``, ``fig3-half-one``) | 245-273 | 928-1027 |
+| Fig. 3, the two ALIF networks (``fig3-alif-confirmatory``) | 191 | 928-1027 |
+
+A Fig. 3 seed of the networks a claim reads costs a quarter of the whole chapter's seed; the review's
+estimate of 500-760 s a seed for Fig. 3 was the whole chapter's.
 """
 
 from __future__ import annotations

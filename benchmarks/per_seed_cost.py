@@ -19,8 +19,8 @@ Read on 2 December 2026 (seconds per seed, one core, a second job on the other c
 | Fig. 3, the four differentiable RNNs (``fig3-none-deeper``, ``fig3-half-one``) | 245-273 | 928-1027 |
 | Fig. 3, the two ALIF networks (``fig3-alif-confirmatory``) | 191 | 928-1027 |
 
-A Fig. 3 seed of the networks a claim reads costs a quarter of the whole chapter's seed; the review's
-estimate of 500-760 s a seed for Fig. 3 was the whole chapter's.
+A Fig. 3 seed of the networks a claim reads costs about a quarter of the whole chapter's seed (issue
+50 estimated 500-760 s a seed for Fig. 3).
 """
 
 from __future__ import annotations

@@ -40,7 +40,8 @@ SQ, R = "squared radius", "radius"
 # (page, phrase, quantity, value in nu_W, text of that value in the sentence, function)
 STATEMENTS = [
     ("book/intro.md", "which local radius keeps them stable", R, None, None, None),
-    ("book/intro.md", "Lemma 1's formula for the mean spectral radius", R),
+    ("book/intro.md", "Lemma 1's mean spectral", R),
+    ("book/intro.md", "every target except a radius of 1", R),
     ("book/intro.md", "a radius of 0.5 trains better than 1", R),
     (
         "book/intro.md",

@@ -194,3 +194,28 @@ def test_status_tells_wall_from_cpu_time_and_checks_the_budget_on_wall_time():
     page = pages.status(t, [], None)
     assert "| chapter | wall (s) | CPU (s) | device | this build |" in page
     assert "platform" not in page and "uncommitted" not in page
+
+
+def test_a_confirmatory_verdict_shows_its_records_effects_before_the_books_run():
+    """A claim decided by its confirmatory record says what that record measured, in
+    words, and labels the book's own measurement beside it; a claim the book's run decides
+    shows that run alone."""
+    effect = {
+        "name": "gap",
+        "estimate": 0.2,
+        "lo": 0.1,
+        "hi": 0.3,
+        "smallest": 0.05,
+        "direction": "above",
+        "decision": "reproduced",
+        "n": 48,
+    }
+    counting = {"kind": "confirmatory", "seeds": 48, "effects": [effect]}
+    decided = dict(FIELDS, id="lsc.a", verdict="reproduced", counting=counting)
+    book = dict(FIELDS, id="lsc.b", verdict="inconclusive", measured="m2")
+    html = pages.claims_table([decided, book], "book/scorecard", ("measured",))
+    first, second = html.split("<tr", 3)[2:4]
+    assert "confirmatory record, 48 seeds:</em> gap is 0.2 [0.1, 0.3]" in first
+    assert "above its line of 0.05" in first
+    assert "the book's run:</em> m" in first
+    assert "confirmatory" not in second and ">m2<" in second

@@ -20,7 +20,7 @@ from typing import Any, Iterable
 from .legible_sphinx import ascii_math_html
 from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
 from .lines import line_cell
-from .reading import finding, prose_html, reason
+from .reading import effect_finding, finding, prose_html, reason
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -133,6 +133,21 @@ def _h(x: Any) -> str:
         r"\$([^$<>]+)\$",
         r'<span class="math notranslate nohighlight">\\(\1\\)</span>',
         value_html(x),
+    )
+
+
+def measured_html(c: dict) -> str:
+    """What was measured: for a claim decided by its confirmatory record, that record's
+    effects in words first, then the book's run, labelled; else the book's run."""
+    book = _h(c.get("measured")) + (f" ({c['seeds']} seeds)" if c.get("seeds") else "")
+    counting = c.get("counting") or {}
+    if counting.get("kind") != "confirmatory" or not counting.get("effects"):
+        return book
+    found = "; ".join(prose_html(effect_finding(e)) for e in counting["effects"])
+    return (
+        f'<span class="value-part"><em>confirmatory record, {counting.get("seeds")} '
+        f"seeds:</em> {found}</span>"
+        f'<span class="value-part"><em>the book\'s run:</em> {book}</span>'
     )
 
 
@@ -262,9 +277,7 @@ def claims_table(
         statement = html_math(c["statement"])
         linked = f'<a href="{href}">{statement}</a>' if href else statement
         ident = f'<code class="claim-id">{html.escape(c["id"])}</code>'
-        measured = _h(c.get("measured")) + (
-            f" ({c['seeds']} seeds)" if c.get("seeds") else ""
-        )
+        measured = measured_html(c)
         why = why_text(c)
         paper = value_html(c.get("paper_value"), math=True)  # its $...$ typeset
         cells = {

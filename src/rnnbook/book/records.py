@@ -489,7 +489,8 @@ def counting_verdict(
     """The verdict that counts for a claim, the one the scorecard, the bottom lines and
     the box show: its confirmatory record's once that is decided (and not stale), else
     the book's own run's (``ledger_claim``), which is exploratory. Returns ``{verdict,
-    kind, why, book_verdict}`` (``kind``: ``confirmatory`` or ``exploratory``)."""
+    kind, why, book_verdict}`` (``kind``: ``confirmatory`` or ``exploratory``), and for a
+    confirmatory verdict the record's ``seeds`` and ``effects``."""
     conf = confirmatory(root, loaded) if conf is None else conf
     book = ledger_claim.get("verdict")
     mine = conf.get(claim_id, [])
@@ -505,6 +506,8 @@ def counting_verdict(
                 "kind": "confirmatory",
                 "why": why,
                 "book_verdict": book,
+                "seeds": claim.get("seeds"),
+                "effects": claim.get("effects") or [],
             }
     seed = ledger_claim.get("profile") or "book"
     why = f"exploratory: the {seed} run at master seed 0, whose rules were set after a look"

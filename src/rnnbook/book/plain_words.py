@@ -8,10 +8,13 @@ code, literals or math."""
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from .ledger import symbols
+from .reading import _INDEX, GREEK, _index_words
 
 _BOOL = re.compile(r"(?<![\w`'\"])(True|False)(?![\w`'\"])")
 _ONE = re.compile(r"(?<![\d.])1 (cell|seed|run|trial|step)s\b")
-_CMP = {"<=": "≤", ">=": "≥", "!=": "≠"}
 _OPEN = re.compile(r"\bbinom\(")
 _BINOM = re.compile(
     r"\bbinom\(\s*([^(),]+(?:\([^()]*\))?[^(),]*),\s*([^()]+(?:\([^()]*\))?[^()]*)\)"
@@ -19,8 +22,6 @@ _BINOM = re.compile(
 
 
 _WILSON = re.compile(r"\b(\d+% )wilson\b")
-_DEPTH = re.compile(r"\bdepth index (0|-1)\b")
-_ENDS = {"0": "the shallowest depth", "-1": "the deepest depth"}
 
 #: the keys the paper rooms write into measured texts, as a reader reads them
 KEYS = {
@@ -51,14 +52,18 @@ PHRASES = {
 #: a math name written in code (``h_tl``, ``a_k``, ``sigma_min``): its subscript in the
 #: Unicode subscripts, where every character has one
 _SUBSCRIPT = dict(zip("0123456789aehijklmnoprstuvx+-", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋"))
-_GREEK = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η",
-    "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "rho": "ρ",
-    "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
-}  # fmt: skip
+
+
+def _letter(name: str) -> str:
+    """A Greek letter's name (``sigma``, ``Gamma``) as the letter (``σ``, ``Γ``)."""
+    case = "CAPITAL" if name[0].isupper() else "SMALL"
+    return unicodedata.lookup(f"GREEK {case} LETTER {name.upper().replace('MB', 'M')}")
+
+
+_GREEK = {name: _letter(name) for name in GREEK}
 _MATH_NAME = re.compile(
     r"(?<![\w./#-])("
-    + "|".join(_GREEK)
+    + "|".join(sorted(_GREEK, key=len, reverse=True))
     + r"|[A-Za-z]|min|max|var)_([a-z0-9]{1,3})(?![\w/(])"
 )
 
@@ -78,7 +83,7 @@ def plain(text: str) -> str:
     for code, words in PHRASES.items():
         text = text.replace(code, words)
     text = _WILSON.sub(lambda m: f"{m[1]}Wilson", text)
-    text = _DEPTH.sub(lambda m: _ENDS[m[1]], text)
+    text = _INDEX.sub(_index_words, text)  # as the boxes word it
     text = _KEY_AT_T.sub(lambda m: f"{KEYS[m[1]]} at T = {m[2]}", text)
     text = _KEY.sub(lambda m: KEYS[m[1]], text)
     text = _MATH_NAME.sub(_math_name, text)
@@ -86,9 +91,7 @@ def plain(text: str) -> str:
     text = _OPEN.sub("C(", text)  # its arguments in another node (math, emphasis)
     text = _BOOL.sub(lambda m: "yes" if m[1] == "True" else "no", text)
     text = _ONE.sub(lambda m: f"1 {m[1]}", text)
-    for a, b in _CMP.items():
-        text = text.replace(a, b)
-    return text
+    return symbols(text)
 
 
 _TAG = re.compile(

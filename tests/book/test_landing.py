@@ -84,3 +84,26 @@ def test_the_line_counts_the_verdicts_that_count(monkeypatch):
     monkeypatch.setattr(ledger_sphinx, "_loaded", lambda app: [])
     text = landing_sphinx.paper_line(None, claims, "lsc")
     assert text.startswith("2 claims checked: 1 reproduced, 1 not reproduced.")
+
+
+def test_a_sentence_on_a_confirmatory_record_is_held_to_that_records_verdict():
+    c = claim("lsc.a", "inconclusive")  # the book's own run
+    decided = {"kind": "confirmatory", "verdict": "not-reproduced", "why": "w"}
+    problem = ledger_sphinx.expected_confirmatory_problem
+    assert problem(c, "not-reproduced", decided) is None
+    wrong = problem(c, "reproduced", decided)
+    assert "record gives not-reproduced" in wrong and "rewrite" in wrong
+    # the record not decided yet, stale or under an earlier rule: the book's run counts
+    open_ = {"kind": "exploratory", "verdict": "inconclusive", "why": "stale"}
+    assert "no decided confirmatory record" in problem(c, "inconclusive", open_)
+    assert "is not a verdict" in problem(c, "holds", decided)
+    # held at every profile: a record does not depend on it
+    smoke = claim("lsc.a", "inconclusive", "smoke")
+    assert problem(smoke, "reproduced", decided) is not None
+
+
+def test_a_sentence_on_a_record_that_is_not_decided_fails_the_build(tmp_path):
+    page = "# P\n\nA record found it ({claim}`lsc.a=not-reproduced (confirmatory)`).\n"
+    proc, _ = build(tmp_path, page)
+    assert proc.returncode != 0
+    assert "no decided confirmatory record counts for it" in proc.stderr

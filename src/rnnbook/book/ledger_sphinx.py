@@ -255,6 +255,36 @@ def quote(c: dict, field: str) -> str:
     return _text(c.get(field))
 
 
+CONFIRMATORY_QUOTE = " (confirmatory)"
+
+
+def expected_confirmatory_problem(c: dict, expect: str, counting: dict) -> str | None:
+    """``{claim}`<id>=<verdict> (confirmatory)```: a sentence written around what a
+    claim's confirmatory record found names that record's verdict; the build fails when the
+    verdict that counts (:func:`rnnbook.book.records.counting_verdict`) is another one, or
+    is not a confirmatory record's (not decided yet, stale, or under an earlier rule). A
+    record does not depend on the profile: it is held at every profile."""
+    from .claims import VERDICTS
+
+    if expect not in VERDICTS:
+        return (
+            f"{{claim}}: {expect!r} is not a verdict; use one of {', '.join(VERDICTS)}"
+        )
+    if counting.get("kind") != "confirmatory":
+        return (
+            f"{{claim}}: the text around {c['id']} was written for its confirmatory "
+            f"record's {expect}, but no decided confirmatory record counts for it "
+            f"({counting.get('why')}): rewrite the sentence"
+        )
+    if counting.get("verdict") != expect:
+        return (
+            f"{{claim}}: the text around {c['id']} was written for its confirmatory "
+            f"record's {expect}, but the record gives {counting.get('verdict')}: "
+            "rewrite the sentence"
+        )
+    return None
+
+
 def expected_verdict_problem(c: dict, expect: str) -> str | None:
     """``{claim}`<id>=<verdict>```: a sentence written around a verdict names the verdict it
     was written for; at the ``book`` profile a ledger that gives another one fails the build
@@ -275,7 +305,9 @@ def expected_verdict_problem(c: dict, expect: str) -> str | None:
 
 class ClaimRole(SphinxRole):
     """``{claim}`<id>``` (verdict badge linked to the box), ``{claim}`<id>=<verdict>```
-    (the same, held to that verdict) or ``{claim}`<id>:<field>```."""
+    (the same, held to the book run's verdict), ``{claim}`<id>=<verdict> (confirmatory)```
+    (the badge of the claim's decided confirmatory record, held to its verdict) or
+    ``{claim}`<id>:<field>```."""
 
     def run(self):
         cid, _, field = self.text.strip().partition(":")
@@ -292,7 +324,18 @@ class ClaimRole(SphinxRole):
                 self.inliner.reporter.error(f"{{claim}}: {why}", line=self.lineno)
             ]
         c = claims[cid]
-        problem = expected_verdict_problem(c, expect) if expect else None
+        confirmed = expect.endswith(CONFIRMATORY_QUOTE)
+        if confirmed:
+            from . import records
+
+            expect = expect.removesuffix(CONFIRMATORY_QUOTE)
+            counting = records.counting_verdict(
+                book_root(self.env.app), cid, c, conf=_confirmatory(self.env.app)
+            )
+            problem = expected_confirmatory_problem(c, expect, counting)
+            c = {**c, "verdict": counting["verdict"]}
+        else:
+            problem = expected_verdict_problem(c, expect) if expect else None
         if problem:
             return [], [self.inliner.reporter.error(problem, line=self.lineno)]
         href = pages.box_href(c, self.env.docname) if c.get("chapter") else None
@@ -308,7 +351,8 @@ class ClaimRole(SphinxRole):
                     + [f"sd-bg-text-{color}"],
                 )
             node = nodes.reference("", "", inner, refuri=href) if href else inner
-            return [nodes.inline("", "", node, classes=["claim-quote"])], []
+            label = [nodes.Text(" confirmatory")] if confirmed else []
+            return [nodes.inline("", "", node, *label, classes=["claim-quote"])], []
         try:
             text = quote(c, field)
         except KeyError as e:

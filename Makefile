@@ -28,7 +28,7 @@ ARGS ?=
 # (importing them with the package: 8.6 s of CPU per process here instead of 2.6 s)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test paper chapter venv clean lint wheelhouse record seeds help
+.PHONY: book test paper chapter venv clean lint wheelhouse record shards seeds help
 
 # --no-compile: pip byte-compiles all 245 MB of the packages' sources, one file after another
 # (29 s of the 86 s install here); Python compiles the fifth of them that the book and the tests
@@ -86,6 +86,9 @@ help:
 	@echo 'make paper      every chapter at the papers'"'"' own sizes (hours; a GPU if present)'
 	@echo 'make record SLICE=chapter:slice [SCALE=cpu|gpu] [SHARD=next] [DECIDE=1]'
 	@echo '                a declared slice at its record scale, into results/'
+	@echo '                (PINNED=1: in its own worktree at shard 0'"'"'s commit, committed)'
+	@echo 'make shards QUEUE="chapter:slice:N ..."'
+	@echo '                the next N shards of each record, pinned and committed; decided when complete'
 	@echo 'make seeds      the training chapters at other master seeds, into results/seeds/'
 	@echo 'make wheelhouse wheels of every pin and every data set, for a node without network'
 	@echo 'make venv       only the set-up (.venv, pinned; the data sets)'
@@ -145,12 +148,21 @@ clean:
 # A sharded (confirmatory) slice: its next shard into results/shards/, then, once all are in,
 #   make record SLICE=lsc/lru_ptb:fig4-confirmatory SHARD=next   (commit each shard)
 #   make record SLICE=lsc/lru_ptb:fig4-confirmatory DECIDE=1
+# PINNED=1 runs it in the record's own worktree at its shard 0's commit (_build/shard-trees/),
+# so that edits made meanwhile cannot reach it, and commits the shard alone as it lands.
+# The day's queue, one shard after another, each record decided when its last shard is in:
+#   nohup taskset -c 1 make shards QUEUE="lsc/ffn_mnist:fig2-confirmatory:5 lsc/lru_ptb:fig4-confirmatory:4" &
 SLICE ?=
 SCALE ?= cpu
 SHARD ?=
 DECIDE ?=
+PINNED ?=
+QUEUE ?=
 record: $(STAMP) $(AUSTEN) $(FASHION)
-	$(PY) -m rnnbook record $(SLICE) --scale $(SCALE) $(if $(SHARD),--shard $(SHARD)) $(if $(DECIDE),--decide)
+	$(PY) -m rnnbook record $(SLICE) --scale $(SCALE) $(if $(SHARD),--shard $(SHARD)) $(if $(DECIDE),--decide) $(if $(PINNED),--pinned --commit)
+
+shards: $(STAMP) $(AUSTEN) $(FASHION)
+	$(PY) -m rnnbook queue $(QUEUE) --scale $(SCALE)
 
 # The seed check: every training chapter at the book profile at master seeds never run before
 #   make seeds SEEDS="4 5"

@@ -1,6 +1,6 @@
 """Command line: ``python -m rnnbook build --profile book``, ``python -m rnnbook chapter NB -p NAME VALUE``,
 ``list``, ``params CHAPTER``, ``claims check [CHAPTER]`` (:mod:`~rnnbook.book.discover`), ``power``,
-``seeds``, ``record``. Every command finds the repository root from the folder it runs in (or ``--root``)."""
+``seeds``, ``record``, ``queue``. Every command finds the repository root from the folder it runs in (or ``--root``)."""
 
 from __future__ import annotations
 
@@ -172,6 +172,36 @@ def main(argv: list[str] | None = None) -> int:
     once.add_argument(
         "--status", action="store_true", help="a sharded slice: its shards so far"
     )
+    r.add_argument(
+        "--pinned",
+        action="store_true",
+        help="with --shard or --decide: run in the record's own worktree under "
+        "_build/shard-trees/, at its shard 0's commit, and copy what it wrote back",
+    )
+    r.add_argument(
+        "--commit",
+        action="store_true",
+        help="with --pinned: commit the shard (or the decided record) alone",
+    )
+    q = sub.add_parser(
+        "queue",
+        help="run the next shards of confirmatory records one after another, each "
+        "pinned and committed as it lands; decide a record when its last shard is in",
+    )
+    q.add_argument(
+        "items", nargs="+", metavar="CHAPTER:SLICE:N", help="at most N more shards"
+    )
+    q.add_argument(
+        "--scale",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="the record scale declared for the slices (default: cpu)",
+    )
+    q.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
+    q.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
+    q.add_argument(
+        "--no-commit", action="store_true", help="copy the shards back, commit nothing"
+    )
     args = ap.parse_args(argv)
     if getattr(args, "root", None) == Path("."):  # the default: found from here
         from .spec import find_root
@@ -185,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         return discover_cli.run(args)
     if args.cmd == "record":
         return _record(args)
+    if args.cmd == "queue":
+        return _queue(args)
     if args.cmd == "power":
         return _power(args)
     if args.cmd == "seeds":
@@ -245,10 +277,27 @@ def _record(args) -> int:
             bad = shards.trial_check(args.root, args.target, args.scale)
             print(f"{args.target}: {bad or 'the same bits as shard 0'}")
             return 1 if bad else 0
-        if args.decide:
+        if args.commit and not args.pinned:
+            raise ClaimError("--commit goes with --pinned")
+        if args.pinned:
+            from . import shard_tree
+
+            if args.shard is None and not args.decide:
+                raise ClaimError("--pinned goes with --shard or --decide")
+            if args.shard is not None and not _shard_arg(args.shard):
+                raise ClaimError(f"--shard {args.shard!r}: 'next' or a shard number")
+            path = shard_tree.run(
+                args.root,
+                args.target,
+                args.scale,
+                None if args.decide else args.shard,
+                device=args.device,
+                commit=args.commit,
+            )
+        elif args.decide:
             path = shards.decide(args.root, args.target, args.scale)
         elif args.shard is not None:
-            if args.shard != "next" and not args.shard.isdigit():
+            if not _shard_arg(args.shard):
                 raise ClaimError(f"--shard {args.shard!r}: 'next' or a shard number")
             path = shards.run_shard(
                 args.root, args.target, args.scale, args.shard, device=args.device
@@ -261,6 +310,29 @@ def _record(args) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(f"recorded {path}")
+    return 0
+
+
+def _shard_arg(text: str) -> bool:
+    return text == "next" or text.isdigit()
+
+
+def _queue(args) -> int:
+    """``queue``: the next shards of records, pinned, committed, decided when complete."""
+    from . import shard_tree
+    from .claims import ClaimError
+
+    try:
+        shard_tree.queue(
+            args.root,
+            args.items,
+            args.scale,
+            device=args.device,
+            commit=not args.no_commit,
+        )
+    except (ClaimError, BuildError, ParameterError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,0 +1,164 @@
+"""Shards run apart from the working tree (``record ... --shard next --pinned`` and
+``queue``): each record's shards run in a git worktree of their own under
+``_build/shard-trees/``, checked out at the commit of the record's shard 0 (at the
+checkout's own commit for a first shard). A shard runs for up to an hour; edits made in the
+meantime can then neither reach its code nor make its tree dirty. The shards so far are
+copied into the tree before a shard runs, and the new one (or a void mark) is copied back
+after it, and, with ``commit``, committed alone (``git commit -- <its folder>``).
+
+The tree keeps a link to the checkout's ``.venv`` (the data live there) and imports the
+package from its own ``src/``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+from .shard_plan import SHARDS, ShardError, _git, clean_commit, folder, read_json
+from .shard_plan import state
+
+#: where the pinned trees live, under the repository
+TREES = Path("_build") / "shard-trees"
+
+
+def _slice(root: Path, target: str, scale: str) -> tuple[str, str, dict]:
+    from .shards import sharded_slice
+
+    return sharded_slice(root, target, scale)
+
+
+def pin(root: Path, chapter: str, name: str, scale: str) -> str:
+    """The commit a record's shards run at: its shard 0's, or for a record with no shard
+    yet the checkout's own (refused when a tracked file differs from it)."""
+    first = (
+        folder(Path(root) / "results", scale, chapter, name) / "0" / "provenance.json"
+    )
+    if first.exists():
+        try:
+            return str(read_json(first)["commit"])
+        except (ValueError, KeyError) as e:
+            raise ShardError(
+                f"shard 0 of {chapter}:{name} names no commit: {e}"
+            ) from None
+    return clean_commit(root)
+
+
+def tree(root: Path, chapter: str, name: str, commit: str) -> Path:
+    """The worktree of one record at ``commit``: reused when it is there, made (again)
+    when it is missing or at another commit."""
+    root = Path(root).resolve()
+    path = root / TREES / f"{chapter.replace('/', '-')}--{name}"
+    if path.exists():
+        try:
+            if _git(path, "rev-parse", "HEAD") == commit:
+                return _linked(root, path)
+        except ShardError:
+            pass
+        _git(root, "worktree", "remove", "--force", str(path))
+    _git(root, "worktree", "prune")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _git(root, "worktree", "add", "--detach", str(path), commit)
+    return _linked(root, path)
+
+
+def _linked(root: Path, path: Path) -> Path:
+    venv = root / ".venv"
+    if venv.exists() and not (path / ".venv").exists():
+        (path / ".venv").symlink_to(venv, target_is_directory=True)
+    return path
+
+
+def _copy(src: Path, dst: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+
+
+def _env(path: Path) -> dict:
+    env = {**os.environ, "RNNBOOK_ROOT": str(path)}
+    if (path / "src").is_dir():  # the tree's own package, not the checkout's
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(path / "src"), env.get("PYTHONPATH")) if p
+        )
+    return env
+
+
+def run(
+    root: Path,
+    target: str,
+    scale: str = "cpu",
+    shard: str | None = "next",
+    device: str | None = None,
+    commit: bool = False,
+    runner: Callable = subprocess.run,
+    log: Callable = print,
+) -> Path:
+    """Run one shard of ``target`` (``shard``: ``next`` or a number), or with ``shard``
+    ``None`` decide it, in its pinned tree; copy what it wrote back into ``root``
+    (also a void mark when the guards voided the record) and, with ``commit``, commit
+    that alone. Returns the folder copied back; a failed run raises after the copy."""
+    root = Path(root).resolve()
+    chapter, name, _ = _slice(root, target, scale)
+    at = pin(root, chapter, name, scale)
+    path = tree(root, chapter, name, at)
+    shards_rel = Path("results") / SHARDS / scale / chapter / name
+    _copy(root / shards_rel, path / shards_rel)
+    what = ["--decide"] if shard is None else ["--shard", str(shard)]
+    cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
+    cmd += ["--root", str(path), *what] + (["--device", device] if device else [])
+    log(f"{target}: {' '.join(what)} in {path} at {at[:7]}")
+    done = runner(cmd, cwd=path, env=_env(path))
+    rel = shards_rel if shard is not None else Path("results") / scale / chapter / name
+    _copy(path / rel, root / rel)
+    if done.returncode != 0:
+        raise ShardError(
+            f"{target}: {' '.join(what)} failed in {path} (exit {done.returncode})"
+        )
+    if commit:
+        _commit(root, rel, _message(root, target, scale, shard is None))
+    return root / rel
+
+
+def _message(root: Path, target: str, scale: str, decided: bool) -> str:
+    if decided:
+        return f"Decide the confirmatory record {target} once, on all its shards"
+    chapter, name, s = _slice(root, target, scale)
+    st = state(root / "results", scale, chapter, name, s)
+    return f"Shard of the confirmatory record {target} ({len(st['done'])} of {st['of']} in)"
+
+
+def _commit(root: Path, rel: Path, message: str) -> None:
+    _git(root, "add", "--", str(rel))
+    _git(root, "commit", "-q", "-m", message, "--", str(rel))
+
+
+def queue(
+    root: Path,
+    items: list[str],
+    scale: str = "cpu",
+    device: str | None = None,
+    commit: bool = True,
+    runner: Callable = subprocess.run,
+    log: Callable = print,
+) -> None:
+    """Work through ``items`` (``CHAPTER:SLICE:N``: at most N more shards of that record)
+    one shard after another, each in its pinned tree and committed as it lands; a record
+    whose last shard is in is decided at once. A failed or voided shard stops the
+    queue."""
+    root = Path(root).resolve()
+    for item in items:
+        target, _, n = item.rpartition(":")
+        if not target or not n.isdigit():
+            raise ShardError(f"queue: {item!r} is not CHAPTER:SLICE:N")
+        chapter, name, s = _slice(root, target, scale)
+        for _ in range(int(n)):
+            if state(root / "results", scale, chapter, name, s)["complete"]:
+                break
+            run(root, target, scale, "next", device, commit, runner, log)
+        st = state(root / "results", scale, chapter, name, s)
+        decided = root / "results" / scale / chapter / name / "claims.json"
+        if st["complete"] and not decided.exists():
+            run(root, target, scale, None, device, commit, runner, log)

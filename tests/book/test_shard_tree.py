@@ -1,0 +1,75 @@
+"""Shards run apart from the working tree (rnnbook.book.shard_tree): the toy record of
+test_shards runs in a worktree pinned at its shard 0's commit, edits made in the checkout
+meanwhile do not reach it, each shard is copied back and committed alone, a failed one
+copies nothing and says so, and the queue decides the record once its last shard is in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from rnnbook.book import shard_tree, shards
+
+from . import test_shards
+from .test_shards import CHAPTER, TARGET, _quiet
+
+toy = test_shards.toy  # the toy record's fixture
+
+SLICE = "results/shards/cpu/toy/toy/conf"
+
+
+def _out(root, *args) -> str:
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    return proc.stdout.strip()
+
+
+def _prov(root, k: int) -> dict:
+    return json.loads((root / SLICE / str(k) / "provenance.json").read_text())
+
+
+def test_a_pinned_shard_runs_at_its_records_commit_and_lands_alone(toy, monkeypatch):
+    for who in ("AUTHOR", "COMMITTER"):  # a fresh machine has no git identity
+        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
+    head = _out(toy, "rev-parse", "HEAD")
+    got = shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    assert got == toy / SLICE and _prov(toy, 0)["commit"] == head
+    subject = _out(toy, "log", "-1", "--format=%s")
+    assert subject == f"Shard of the confirmatory record {TARGET} (1 of 2 in)"
+    assert _out(toy, "show", "--name-only", "--format=", "HEAD").startswith(SLICE)
+    # an edit in the checkout while the record runs: the pinned tree does not see it
+    (toy / "notebooks/toy/toy.py").write_text(CHAPTER + "\n# an edit in progress\n")
+    with pytest.raises(shards.ShardError, match="runs from a commit"):
+        shards.run_shard(toy, TARGET, "cpu", log=_quiet)  # the checkout itself refuses
+    monkeypatch.setenv("TOY_FAIL", "1")  # a failed shard: nothing lands, it says so
+    with pytest.raises(shards.ShardError, match="failed in .*shard-trees"):
+        shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    assert not (toy / SLICE / "1").exists()
+    monkeypatch.delenv("TOY_FAIL")
+    shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    assert _prov(toy, 1)["commit"] == head
+    assert _prov(toy, 1)["measuring_hash"] == _prov(toy, 0)["measuring_hash"]
+    assert "an edit in progress" in (toy / "notebooks/toy/toy.py").read_text()
+    assert _out(toy, "status", "--porcelain", "--", "results") == ""
+    # complete: the queue runs no shard and decides it once, committed
+    shard_tree.queue(toy, [f"{TARGET}:3"], "cpu", log=_quiet)
+    assert (toy / "results/cpu/toy/toy/conf/claims.json").exists()
+    assert _out(toy, "log", "-1", "--format=%s").startswith("Decide the confirmatory")
+    with pytest.raises(shards.ShardError, match="not CHAPTER:SLICE:N"):
+        shard_tree.queue(toy, [TARGET], "cpu", log=_quiet)
+
+
+def test_the_command_line_says_what_goes_with_what(toy, capsys):
+    from rnnbook.book import cli
+
+    base = ["record", TARGET, "--root", str(toy)]
+    assert cli.main([*base, "--commit", "--shard", "next"]) == 1
+    assert "--commit goes with --pinned" in capsys.readouterr().err
+    assert cli.main([*base, "--pinned"]) == 1
+    assert "--pinned goes with --shard or --decide" in capsys.readouterr().err
+    assert cli.main([*base, "--pinned", "--shard", "x"]) == 1
+    assert "'next' or a shard number" in capsys.readouterr().err
+    assert cli.main(["queue", TARGET, "--root", str(toy)]) == 1
+    assert "not CHAPTER:SLICE:N" in capsys.readouterr().err

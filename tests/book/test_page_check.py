@@ -106,3 +106,26 @@ def test_a_page_that_only_redirects_is_not_checked(tmp_path):
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "intro.html").write_text("<html><body>Hi</body></html>")
     assert page_check.pages(tmp_path) == [tmp_path / "book" / "intro.html"]
+
+
+LANDING = """<html><body><article class="bd-article"><h1>Book</h1>
+<section id="what-the-book-found"><h2>What the book found</h2>
+<section id="a"><h3>Paper A</h3><p>{short}</p><p class="paper-counts">{counts}</p></section>
+<section id="b"><h3>Paper B</h3><p>{long} <span class="math">x^2</span></p></section>
+</section></article></body></html>"""
+
+
+@needs_browser
+def test_the_landing_holds_each_paper_to_120_words(tmp_path):
+    path = tmp_path / "book" / "intro.html"
+    path.parent.mkdir()
+    words = dict(short="word " * 119, counts="count " * 80, long="word " * 120)
+    path.write_text(LANDING.format(**words))
+    tab = page_check.Tab()
+    try:
+        found, _ = page_check.page_problems(tab.open(path), tmp_path, path)
+    finally:
+        tab.close()
+    landing = [f for f in found if f.startswith("the landing's")]
+    # Paper A: 119 words, its line of counts left out; Paper B: 120 and a formula
+    assert landing == ["the landing's sentences on Paper B are 121 words (at most 120)"]

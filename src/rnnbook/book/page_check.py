@@ -12,7 +12,9 @@ and prints what fails:
   ``95% wilson``, ``binom(``, ``<=``, ``depth index -1``, a dictionary key such as
   ``m2_T1``;
 * a chapter whose **verdict apparatus** (its verdict line, claim boxes and closing verdicts,
-  folds closed) is more than a quarter of its height.
+  folds closed) is more than a quarter of its height;
+* on the landing page, a paper's sentences under "What the book found" (its line of counts
+  left out) longer than 120 words.
 
 :func:`check` returns the problems per page; :func:`apparatus_shares` each chapter's share
 (``benchmarks/apparatus_share.py`` prints them). The smoke book's tests run the same checks.
@@ -29,6 +31,7 @@ from pathlib import Path
 WIDTH = 1280
 APPARATUS_LIMIT = 0.25
 MIN_FIGURE_PX = 120  # a figure shown lower than this has collapsed panels
+LANDING_WORDS = 120  # a paper's plain sentences on the landing page, at most
 SKIP = {"genindex.html", "search.html", "py-modindex.html"}
 #: pages whose text is code by nature: the API reference (its docstrings name arguments)
 CODE_PAGES = {"book/api.html"}
@@ -106,6 +109,21 @@ WIDE_TABLES_JS = """() => {
     }
   }
   return out;
+}"""
+
+#: the landing page's words per paper: each section under "What the book found", its
+#: heading and line of counts left out, a formula counted as one word
+LANDING_JS = """() => {
+  const found = document.querySelector('section#what-the-book-found');
+  if (!found) return [];
+  return Array.from(found.querySelectorAll(':scope > section')).map(sec => {
+    const title = (sec.querySelector('h2, h3, h4') || sec).textContent.replace('#', '').trim();
+    const copy = sec.cloneNode(true);
+    copy.querySelectorAll('h2, h3, h4, .paper-counts, script, style').forEach(e => e.remove());
+    copy.querySelectorAll('mjx-container, .math').forEach(e => e.replaceWith(' formula '));
+    const t = copy.textContent.replace(/\\s+/g, ' ').trim();
+    return {title: title, words: t ? t.split(' ').length : 0};
+  });
 }"""
 
 #: figures as displayed: their height
@@ -226,6 +244,12 @@ def page_problems(page, html: Path, path: Path) -> tuple[list[str], float | None
             out.append(f"a figure does not load: {f['src']}")
         elif 0 < f["h"] < MIN_FIGURE_PX:
             out.append(f"a figure shown {f['h']:.0f} px tall: {f['src']}")
+    for sec in page.evaluate(LANDING_JS):
+        if sec["words"] > LANDING_WORDS:
+            out.append(
+                f"the landing's sentences on {sec['title']} are {sec['words']} words "
+                f"(at most {LANDING_WORDS})"
+            )
     if path.relative_to(html).as_posix() not in CODE_PAGES:
         for text in page.evaluate(PROSE_JS):
             out += literals(text)

@@ -6,6 +6,7 @@ copies nothing and says so, and the queue decides the record once its last shard
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -53,6 +54,12 @@ def test_a_pinned_shard_runs_at_its_records_commit_and_lands_alone(toy, monkeypa
     assert _prov(toy, 1)["measuring_hash"] == _prov(toy, 0)["measuring_hash"]
     assert "an edit in progress" in (toy / "notebooks/toy/toy.py").read_text()
     assert _out(toy, "status", "--porcelain", "--", "results") == ""
+    # a tree left half-made (no worktree in it) is made again, not run in
+    trees = list((toy / shard_tree.TREES).iterdir())
+    shutil.rmtree(trees[0])
+    trees[0].mkdir()
+    again = shard_tree.tree(toy, "toy/toy", "conf", head)
+    assert (again / ".git").is_file() and _out(again, "rev-parse", "HEAD") == head
     # complete: the queue runs no shard and decides it once, committed
     shard_tree.queue(toy, [f"{TARGET}:3"], "cpu", log=_quiet)
     assert (toy / "results/cpu/toy/toy/conf/claims.json").exists()

@@ -52,13 +52,17 @@ def tree(root: Path, chapter: str, name: str, commit: str) -> Path:
     when it is missing or at another commit."""
     root = Path(root).resolve()
     path = root / TREES / f"{chapter.replace('/', '-')}--{name}"
-    if path.exists():
+    if (path / ".git").is_file():  # a worktree (a plain folder would answer for root)
         try:
             if _git(path, "rev-parse", "HEAD") == commit:
                 return _linked(root, path)
         except ShardError:
             pass
-        _git(root, "worktree", "remove", "--force", str(path))
+    if path.exists():  # at another commit, or left half-made: made again
+        try:
+            _git(root, "worktree", "remove", "--force", str(path))
+        except ShardError:
+            shutil.rmtree(path)
     _git(root, "worktree", "prune")
     path.parent.mkdir(parents=True, exist_ok=True)
     _git(root, "worktree", "add", "--detach", str(path), commit)

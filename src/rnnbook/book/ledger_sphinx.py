@@ -344,15 +344,15 @@ class ClaimRole(SphinxRole):
                 inner = nodes.inline(c["source"], c["source"])
             else:
                 color = pages.BADGE[c["verdict"]]
+                text = c["verdict"] + (CONFIRMATORY_QUOTE if confirmed else "")
                 inner = nodes.inline(
-                    c["verdict"],
-                    c["verdict"],
+                    text,
+                    text,
                     classes=["sd-sphinx-override", "sd-badge", f"sd-bg-{color}"]
                     + [f"sd-bg-text-{color}"],
                 )
             node = nodes.reference("", "", inner, refuri=href) if href else inner
-            label = [nodes.Text(" confirmatory")] if confirmed else []
-            return [nodes.inline("", "", node, *label, classes=["claim-quote"])], []
+            return [nodes.inline("", "", node, classes=["claim-quote"])], []
         try:
             text = quote(c, field)
         except KeyError as e:

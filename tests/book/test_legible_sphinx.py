@@ -2,6 +2,7 @@
 
 from docutils import nodes
 
+from rnnbook.book import legible_sphinx
 from rnnbook.book.legible_sphinx import plain, tex_plain
 
 
@@ -95,3 +96,24 @@ def test_a_tables_escaped_text_is_read_as_text_and_written_back_escaped():
     # the prime is part of the TeX (not a cut at the entity's ';'), the rest stays escaped
     assert r"\(-\mathbb{E}[\sigma&#x27;(u_1)\sigma&#x27;(u_2)]\)" in out
     assert out.endswith(", a &lt; b</td>")
+
+
+def test_a_long_one_line_report_is_folded_as_a_list():
+    report = "LSC pre-training of the FFNs: " + "; ".join(
+        f"relu seed {s}: converged in {s + 1} steps, mean radius 0.98" for s in range(6)
+    )
+    html = legible_sphinx.folded_list(report)
+    assert html.startswith('<details class="output-list"><summary>LSC pre-training')
+    assert "(6 entries)</summary>" in html and html.count("<li>") == 6
+    assert "<li>relu seed 5: converged in 6 steps, mean radius 0.98</li>" in html
+    short = "LSC pre-training: " + "; ".join(["a", "b", "c", "d", "e"])
+    assert legible_sphinx.folded_list(short) is None  # five items read as a line
+    assert legible_sphinx.folded_list("no heading; " * 8) is None
+    out = nodes.container(classes=["cell_output"])
+    out += nodes.paragraph(report, report)
+    math = nodes.paragraph("", "", nodes.Text(report), nodes.math("x", "x"))
+    out += math
+    doc = nodes.document(None, None)
+    doc += out
+    legible_sphinx.fold_long_reports(None, doc)
+    assert isinstance(out.children[0], nodes.raw) and out.children[1] is math

@@ -5,6 +5,8 @@
   (``$\\rho_t=\\tfrac12$`` reads "ρₜ = 1/2"): :func:`tex_plain`.
 * A figure of a chapter gets as alt text what its caption says it shows (the paragraph
   "**Figure N.** ..." that follows it) instead of its file name.
+* A cell's one-line report of many items ("LSC pre-training of the FFNs: relu seed 0:
+  converged ...; relu seed 1: ...") is shown folded, as a list: :func:`fold_long_reports`.
 * In a claim box, the ASCII math that measured values carry from the chapter's code
   (``rho_t = 0.5``, ``||X^+ y||``, ``sqrt(nu_W)``, ``R^2``) is typeset as math:
   :func:`ascii_tex` and :func:`typeset_box_math`.
@@ -347,10 +349,44 @@ def typeset_box_math(app, doctree) -> None:
             t.parent.replace(t, new)
 
 
+#: a cell's one-line report of at least this many items is shown as a folded list
+LIST_ITEMS = 6
+
+
+def folded_list(text: str) -> str | None:
+    """A report written as one line, ``Heading: item; item; ...`` of at least
+    :data:`LIST_ITEMS` items (LSC pre-training's line per network), as a folded list:
+    the heading and the count, then the items one per line; else ``None``."""
+    head, sep, rest = text.partition(": ")
+    items = [i.strip() for i in rest.split("; ") if i.strip()]
+    if not sep or ";" in head or len(head) > 80 or len(items) < LIST_ITEMS:
+        return None
+    lis = "".join(f"<li>{html_escape(i)}</li>" for i in items)
+    return (
+        f'<details class="output-list"><summary>{html_escape(head)} '
+        f"({len(items)} entries)</summary><ul>{lis}</ul></details>"
+    )
+
+
+def fold_long_reports(app, doctree) -> None:
+    """Every cell output paragraph that :func:`folded_list` reads as a long report,
+    folded; a paragraph with anything but plain text (math, links) is left as it is."""
+    for out in list(doctree.findall(nodes.container)):
+        if "cell_output" not in out.get("classes", []):
+            continue
+        for para in [c for c in out.children if isinstance(c, nodes.paragraph)]:
+            if not all(isinstance(c, nodes.Text) for c in para.children):
+                continue
+            folded = folded_list(para.astext())
+            if folded is not None:
+                para.replace_self(nodes.raw("", folded, format="html"))
+
+
 def setup(app) -> dict[str, Any]:
     app.connect("doctree-read", plain_titles, priority=900)
     app.connect("doctree-read", figure_alt, priority=900)
     app.connect("doctree-read", typeset_box_math, priority=900)
+    app.connect("doctree-read", fold_long_reports, priority=900)
     app.connect("env-merge-info", _merge)
     app.connect("build-finished", plain_search_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

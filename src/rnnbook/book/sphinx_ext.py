@@ -8,11 +8,15 @@
   every page. Each page now loads every script once.
 * The scorecard's page leaves out the table of contents beside the article, so that its tables
   can take the page's width.
+* Its ``env_version`` is the book room's sources (:func:`room_version`): Sphinx reads every page
+  again when it changes, so that no page keeps what an older version of the room rendered.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from pathlib import Path
 from typing import Any
 
 _PIPE = re.compile(r"(?<!\\)\|")
@@ -44,6 +48,17 @@ def _wide_scorecard(app, pagename, templatename, context, doctree) -> None:
         }
 
 
+def room_version(folder: Path = Path(__file__).parent) -> int:
+    """The book room's modules (``folder``) as one number. Sphinx keeps each extension's
+    ``env_version`` with its saved environment and reads every page again when it differs:
+    without it, a changed transform (a fold, a word) reached only the pages whose own
+    sources changed, and an incremental ``make book`` mixed old and new pages."""
+    h = hashlib.sha256()
+    for path in sorted(Path(folder).glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return int(h.hexdigest()[:8], 16)
+
+
 def setup(app) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", _literal_pipes)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
@@ -52,4 +67,8 @@ def setup(app) -> dict[str, Any]:
     app.setup_extension("rnnbook.book.legible_sphinx")
     # the landing page's line of counts per paper, linked to the scorecard
     app.setup_extension("rnnbook.book.landing_sphinx")
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+        "env_version": room_version(),
+    }

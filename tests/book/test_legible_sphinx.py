@@ -113,7 +113,12 @@ def test_a_long_one_line_report_is_folded_as_a_list():
     out += nodes.paragraph(report, report)
     math = nodes.paragraph("", "", nodes.Text(report), nodes.math("x", "x"))
     out += math
+    bundle = nodes.container(mime_type="text/markdown")  # as MyST-NB reads an output
+    bundle += nodes.paragraph(report, report)
+    prose = nodes.paragraph(report, report)  # the same words in the chapter's own prose
     doc = nodes.document(None, None)
-    doc += out
+    doc += [out, nodes.container("", bundle, classes=["cell_output"]), prose]
     legible_sphinx.fold_long_reports(None, doc)
     assert isinstance(out.children[0], nodes.raw) and out.children[1] is math
+    assert isinstance(bundle.children[0], nodes.raw)
+    assert doc.children[-1] is prose

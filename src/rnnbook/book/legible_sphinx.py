@@ -368,18 +368,25 @@ def folded_list(text: str) -> str | None:
     )
 
 
+def _cell_output(node: nodes.Node) -> bool:
+    """A cell's output: its Markdown part of a MIME bundle (as MyST-NB reads it) or the
+    output container itself (once the bundle is resolved)."""
+    if not isinstance(node, nodes.container):
+        return False
+    return node.get("mime_type") == "text/markdown" or "cell_output" in node["classes"]
+
+
 def fold_long_reports(app, doctree) -> None:
     """Every cell output paragraph that :func:`folded_list` reads as a long report,
     folded; a paragraph with anything but plain text (math, links) is left as it is."""
-    for out in list(doctree.findall(nodes.container)):
-        if "cell_output" not in out.get("classes", []):
+    for para in list(doctree.findall(nodes.paragraph)):
+        if not _cell_output(para.parent):
             continue
-        for para in [c for c in out.children if isinstance(c, nodes.paragraph)]:
-            if not all(isinstance(c, nodes.Text) for c in para.children):
-                continue
-            folded = folded_list(para.astext())
-            if folded is not None:
-                para.replace_self(nodes.raw("", folded, format="html"))
+        if not all(isinstance(c, nodes.Text) for c in para.children):
+            continue
+        folded = folded_list(para.astext())
+        if folded is not None:
+            para.replace_self(nodes.raw("", folded, format="html"))
 
 
 def setup(app) -> dict[str, Any]:

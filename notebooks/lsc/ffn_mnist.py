@@ -185,7 +185,7 @@ experiments.use_one_thread(P.seed)
 # transition derivatives are $\partial\boldsymbol h_l/\partial\boldsymbol h_{l-1}=\mathrm{diag}(a'(\cdot))W_l$; the
 # multiplier scales $W_l$). The pre-trained net is then trained at every learning rate, as are the Glorot and He nets.
 #
-# Above Figure 1 one line reports, for every activation and seed, whether the pre-training met all three
+# Above Figure 1 a folded list reports, for every activation and seed, whether the pre-training met all three
 # stopping criteria within its budget, the steps it took and the mean radius it ended at. Read it before the
 # figure: a pre-training that ran out of budget leaves the network between its Glorot start and the target,
 # and the Glorot + LSC arm then tests a partial pre-training, not the paper's; a pre-training that stopped

@@ -310,8 +310,8 @@ plt.show()
 #
 # ## What was found
 #
-# The three readings of the paper's Fig. 2 on MNIST are decided in the boxes above: Glorot + LSC best of the
-# three arms in most cells {claim}`lsc.fig2.lsc-best`, better than plain Glorot in every cell
+# The three readings of the paper's Fig. 2 on MNIST, as the book's own run decides them in the boxes above:
+# Glorot + LSC best of the three arms in most cells {claim}`lsc.fig2.lsc-best`, better than plain Glorot in every cell
 # {claim}`lsc.fig2.lsc-improves-glorot`, and on ReLU as accurate as He at a larger learning rate
 # {claim}`lsc.fig2.relu-matches-he`. The same readings on the harder Fashion-MNIST stand in for CIFAR, which
 # stays {claim}`lsc.fig2.cifar`. Whatever the verdicts, at the book's scale the accuracies stay below the

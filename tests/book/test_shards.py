@@ -99,6 +99,11 @@ def _commit(root: Path, message: str = "toy") -> None:
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
+    return make_toy(tmp_path, monkeypatch)
+
+
+def make_toy(tmp_path: Path, monkeypatch) -> Path:
+    """The toy chapter with its confirmatory slice, in a repository of its own."""
     root = tmp_path / "toy"
     (root / "notebooks" / "toy").mkdir(parents=True)
     (root / "notebooks" / "toy" / "toy.py").write_text(CHAPTER)

@@ -1,6 +1,6 @@
 """Command line: ``python -m rnnbook build --profile book``, ``python -m rnnbook chapter NB -p NAME VALUE``,
 ``list``, ``params CHAPTER``, ``claims check [CHAPTER]`` (:mod:`~rnnbook.book.discover`), ``power``,
-``seeds``, ``record``, ``queue``. Every command finds the repository root from the folder it runs in (or ``--root``)."""
+``seeds``, ``record``, ``queue``, ``records``. Every command finds the repository root from the folder it runs in (or ``--root``)."""
 
 from __future__ import annotations
 
@@ -202,6 +202,19 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument(
         "--no-commit", action="store_true", help="copy the shards back, commit nothing"
     )
+    st = sub.add_parser(
+        "records",
+        help="where every confirmatory record stands: shards in, hours of one core, "
+        "each claim's verdict beside the book run's",
+    )
+    st.add_argument(
+        "--ledger",
+        type=Path,
+        default=Path("_build/claims.json"),
+        help="the ledger whose book-run verdicts are shown beside (default: the book "
+        "build's; left out when there is none)",
+    )
+    st.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     args = ap.parse_args(argv)
     if getattr(args, "root", None) == Path("."):  # the default: found from here
         from .spec import find_root
@@ -219,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         return _queue(args)
     if args.cmd == "power":
         return _power(args)
+    if args.cmd == "records":
+        return _records(args)
     if args.cmd == "seeds":
         from . import recording, records
 
@@ -333,6 +348,22 @@ def _queue(args) -> int:
     except (ClaimError, BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _records(args) -> int:
+    """``records``: :func:`rnnbook.book.standing.text_table`, with the book run's verdicts
+    from ``--ledger`` when it can be read."""
+    import json
+
+    from . import standing
+
+    ledger = args.ledger if args.ledger.is_absolute() else args.root / args.ledger
+    try:
+        book = {c["id"]: c.get("verdict") for c in json.loads(ledger.read_text())}
+    except (OSError, ValueError, TypeError, KeyError):
+        book = None
+    print(standing.text_table(standing.standing(args.root), book))
     return 0
 
 

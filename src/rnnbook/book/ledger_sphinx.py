@@ -161,6 +161,23 @@ def seed_check_html(
     return summary + table
 
 
+class ConfirmatoryRecordsDirective(SphinxDirective):
+    """```{confirmatory-records}```: where every confirmatory record stands
+    (:mod:`rnnbook.book.standing`), each claim's verdict beside the book run's."""
+
+    def run(self):
+        from . import standing
+
+        app = self.env.app
+        self.env.note_dependency(str(claims_path(app)))  # rewritten at every build
+        rows = standing.standing(book_root(app), _loaded(app))
+        doc = self.env.docname
+        text = standing.html_table(
+            rows, load_claims(app), lambda c: pages.box_href(c, doc)
+        )
+        return [nodes.raw("", text, format="html")]
+
+
 def superseded_cell(draws: list[dict], seed: int) -> str:
     """A seed-check cell's superseded draws of that master seed, each labelled."""
     return "".join(
@@ -1051,6 +1068,7 @@ def setup(app) -> dict[str, Any]:
     app.add_config_value("rnnbook_claims_json", "", "env")
     app.add_config_value("rnnbook_root", "", "env")
     app.add_directive("seed-check", SeedCheckDirective)
+    app.add_directive("confirmatory-records", ConfirmatoryRecordsDirective)
     app.connect("doctree-read", add_records_to_boxes)
     app.connect("doctree-read", fold_records, priority=600)  # after the records
     app.add_role("claim", ClaimRole())

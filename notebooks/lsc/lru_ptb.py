@@ -235,11 +235,12 @@ plt.show()
 #
 # ## What was found
 #
-# The four statements of the paper's Sec. III-D are decided in the boxes above: $\rho_t=1$ the worst of the
-# four initializations in every setting {claim}`lsc.table1.rho1-worst`; clipping of little consequence for a
-# reasonably initialized LRU {claim}`lsc.table1.clip-minor`; a radius of one half usually the best
-# {claim}`lsc.table1.best-half`; and $\rho_t=0.5$ ahead of $\rho_t=1$ {claim}`lsc.fig4.half-beats-one`. Each
-# box gives the paper's value beside the measurement. The experiment is smaller than the paper's in nearly
+# The four statements of the paper's Sec. III-D, as the book's own run decides them in the boxes above:
+# $\rho_t=1$ the worst of the four initializations in every setting {claim}`lsc.table1.rho1-worst=inconclusive`;
+# clipping of little consequence for a reasonably initialized LRU {claim}`lsc.table1.clip-minor=inconclusive`;
+# a radius of one half usually the best {claim}`lsc.table1.best-half=inconclusive`; and $\rho_t=0.5$ ahead of
+# $\rho_t=1$ {claim}`lsc.fig4.half-beats-one=inconclusive`. Each box gives the paper's value beside the
+# measurement. The experiment is smaller than the paper's in nearly
 # every direction (its scale box lists them), and the paper's effects grow with depth ("the deeper the
 # network, the stronger the effect of a good initialization"), so Figures 2-3 are the place to see whether
 # an effect that is still undecided is growing with training or fading.

@@ -102,6 +102,21 @@ def test_a_sentence_on_a_confirmatory_record_is_held_to_that_records_verdict():
     assert problem(smoke, "reproduced", decided) is not None
 
 
+def test_a_bare_badge_must_say_which_verdict_once_a_record_counts_another():
+    c = claim("lsc.a", "inconclusive")  # the book's own run
+    decided = {"kind": "confirmatory", "verdict": "not-reproduced", "why": "w"}
+    wrong = ledger_sphinx.bare_badge_problem(c, decided)
+    assert "shows the book run's inconclusive" in wrong
+    assert "lsc.a=inconclusive" in wrong
+    assert "lsc.a=not-reproduced (confirmatory)" in wrong
+    same = {**decided, "verdict": "inconclusive"}  # the badge shows what counts
+    assert ledger_sphinx.bare_badge_problem(c, same) is None
+    open_ = {"kind": "exploratory", "verdict": "inconclusive", "why": "not yet"}
+    assert ledger_sphinx.bare_badge_problem(c, open_) is None
+    smoke = claim("lsc.a", "inconclusive", "smoke")  # a smaller run is not held to it
+    assert ledger_sphinx.bare_badge_problem(smoke, decided) is None
+
+
 def test_a_sentence_on_a_record_that_is_not_decided_fails_the_build(tmp_path):
     page = "# P\n\nA record found it ({claim}`lsc.a=not-reproduced (confirmatory)`).\n"
     proc, _ = build(tmp_path, page)

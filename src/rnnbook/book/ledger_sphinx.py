@@ -302,6 +302,23 @@ def expected_confirmatory_problem(c: dict, expect: str, counting: dict) -> str |
     return None
 
 
+def bare_badge_problem(c: dict, counting: dict) -> str | None:
+    """``{claim}`<id>```, a bare badge, shows the book run's verdict. Once a decided
+    confirmatory record counts another verdict for the claim, that badge would show a
+    verdict the scorecard and the box do not: at the ``book`` profile the build fails and
+    asks the text to say which of the two it means."""
+    if c.get("profile") != "book" or counting.get("kind") != "confirmatory":
+        return None
+    if counting.get("verdict") == c.get("verdict"):
+        return None
+    cid, book, record = c["id"], c.get("verdict"), counting.get("verdict")
+    return (
+        f"{{claim}}: a bare badge of {cid} shows the book run's {book}, but its "
+        f"confirmatory record counts {record}: write {cid}={book} for the book run's "
+        f"verdict or {cid}={record}{CONFIRMATORY_QUOTE} for the record's"
+    )
+
+
 def expected_verdict_problem(c: dict, expect: str) -> str | None:
     """``{claim}`<id>=<verdict>```: a sentence written around a verdict names the verdict it
     was written for; at the ``book`` profile a ledger that gives another one fails the build
@@ -351,8 +368,17 @@ class ClaimRole(SphinxRole):
             )
             problem = expected_confirmatory_problem(c, expect, counting)
             c = {**c, "verdict": counting["verdict"]}
+        elif expect:
+            problem = expected_verdict_problem(c, expect)
+        elif field in ("", "verdict") and c.get("trained"):
+            from . import records
+
+            counting = records.counting_verdict(
+                book_root(self.env.app), cid, c, conf=_confirmatory(self.env.app)
+            )
+            problem = bare_badge_problem(c, counting)
         else:
-            problem = expected_verdict_problem(c, expect) if expect else None
+            problem = None
         if problem:
             return [], [self.inliner.reporter.error(problem, line=self.lineno)]
         href = pages.box_href(c, self.env.docname) if c.get("chapter") else None

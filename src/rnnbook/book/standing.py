@@ -169,7 +169,7 @@ def html_table(
             f'<tr><td class="col-claim"><code>{name}</code>'
             f"<br><small>master seed {html.escape(str(r['master_seed']))}, "
             f"{r['members']} members</small></td>"
-            f'<td data-label="shards in">{shards_in}</td>'
+            f'<td class="col-shards" data-label="shards in">{shards_in}</td>'
             f'<td data-label="state">{html.escape(r["state"])}</td>'
             f'<td class="col-finding">{"<br>".join(cells)}</td></tr>'
         )

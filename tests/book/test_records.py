@@ -332,3 +332,45 @@ def test_a_record_whose_gate_failed_says_so_in_its_line():
     assert "its gate failed" in text and "0.121" in text
     passed = {**gate, "passed": True, "value": 0.04}
     assert "gate" not in ledger_sphinx.record_html({**rec, "trained": passed}, "a/b")
+
+
+def _decided(name, verdict, gate, stale=False):
+    """A decided confirmatory record of claim lsc.a, as records.confirmatory gives it."""
+    claim = {
+        "id": "lsc.a",
+        "verdict": verdict,
+        "seeds": 16,
+        "trained": {"passed": gate},
+    }
+    rec = {"stale": stale, "date": "2026-12-02", "master_seed": 1, "claims": [claim]}
+    state = {"void": None, "done": {0: {}}, "of": 1, "complete": True, "started": "d"}
+    state |= {"plan": [(0, 16)], "damaged": [], "machines": []}
+    slice_ = {"seed": 1, "parameters": {"seeds": 16}, "shard": 16}
+    return {"chapter": "lsc/x", "name": name, "slice": slice_, "state": state} | {
+        "record": rec,
+        "claim": claim,
+    }
+
+
+def test_a_record_whose_gate_failed_gives_way_to_a_later_one_and_no_other_does():
+    book = {"id": "lsc.a", "verdict": "inconclusive"}
+    failed = _decided("conf", "inconclusive", gate=False)
+    held = _decided("conf-2", "not-reproduced", gate=True)
+    # the failed record counts until the later one is decided, then the later one does
+    v = records.counting_verdict(None, "lsc.a", book, conf={"lsc.a": [failed]})
+    assert v["kind"] == "confirmatory" and "its gate did not hold" in v["why"]
+    v = records.counting_verdict(None, "lsc.a", book, conf={"lsc.a": [failed, held]})
+    assert v["verdict"] == "not-reproduced" and "conf-2" in v["why"]
+    assert records.counting_records([failed, held]) == [held, failed]
+    # a record whose gate held keeps counting: a later one does not re-draw it
+    later = _decided("conf-3", "reproduced", gate=True)
+    assert records.counting_records([held, later])[0] is held
+    # a stale record does not count at all
+    assert (
+        records.counting_records([_decided("s", "reproduced", True, stale=True)]) == []
+    )
+    # each box says which of its records counts, and why one decided nothing
+    box = ledger_sphinx.confirmatory_html(failed, counts=False)
+    assert "another confirmatory record of the claim counts" in box
+    assert "Its gate did not hold" in box
+    assert "(this verdict counts)" in ledger_sphinx.confirmatory_html(held)

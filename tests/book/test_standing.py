@@ -29,7 +29,9 @@ def test_a_record_is_followed_from_its_declaration_to_its_verdict(toy):
     assert (row["in"], row["of"], row["members"], row["master_seed"]) == (0, 2, 4, 77)
     assert row["state"] == "declared, not started" and row["hours"] == 0
     assert (row["left_hours"], row["left_from"]) == (pytest.approx(1 / 60), "declared")
-    assert row["claims"] == [{"id": "lsc.toy.gain", "verdict": None}]
+    assert row["claims"] == [
+        {"id": "lsc.toy.gain", "verdict": None, "gate_failed": False}
+    ]
 
     first = shards.run_shard(toy, TARGET, "cpu", log=_quiet)
     took = json.loads((first / "provenance.json").read_text())["wall_seconds"]
@@ -50,7 +52,9 @@ def test_a_record_is_followed_from_its_declaration_to_its_verdict(toy):
     (rec,) = records.load(toy)
     (claim,) = rec["claims"]
     assert row["decided"] == rec["date"] and row["state"] == f"decided {rec['date']}"
-    assert row["claims"] == [{"id": "lsc.toy.gain", "verdict": claim["verdict"]}]
+    assert row["claims"] == [
+        {"id": "lsc.toy.gain", "verdict": claim["verdict"], "gate_failed": False}
+    ]
     assert row["left_hours"] == 0
     t = standing.totals([row])
     assert (t["decided"], t["in"], t["of"], t["left_hours"]) == (1, 2, 2, 0)

@@ -757,6 +757,8 @@ def declared_html(s: dict) -> str:
 def add_records_to_boxes(app, doctree) -> None:
     """Each claim box shows, below the ``book`` verdict, every record of its claim, and
     the record slices declared for it that have not run yet."""
+    from . import records
+
     by_claim, planned = _at_scale(app), _declared(app)
     older = _superseded(app)
     if not by_claim and not planned and not older and not _confirmatory(app):
@@ -768,8 +770,11 @@ def add_records_to_boxes(app, doctree) -> None:
         raw = "".join(n.astext() for n in box.findall(nodes.raw))
         m = _ANCHOR.search(raw)
         recs = by_claim.get(m.group(1), []) if m else []
-        for entry in _confirmatory(app).get(m.group(1), []) if m else []:
-            box += nodes.raw("", confirmatory_html(entry), format="html")
+        entries = _confirmatory(app).get(m.group(1), []) if m else []
+        counted = records.counting_records(entries)[:1]
+        for entry in entries:
+            html_ = confirmatory_html(entry, counts=entry in counted)
+            box += nodes.raw("", html_, format="html")
         alone = no_replication_html(app, m.group(1), docname) if m else ""
         if alone:
             box += nodes.raw("", alone, format="html")
@@ -930,10 +935,12 @@ def records_counting(app, claims: list[dict]) -> list[dict]:
     return out
 
 
-def confirmatory_html(entry: dict) -> str:
+def confirmatory_html(entry: dict, counts: bool = True) -> str:
     """A claim's confirmatory record (:func:`rnnbook.book.records.confirmatory`), above
-    its exploratory ones: its declaration, its shards so far, then its verdict (which
-    then counts: :func:`rnnbook.book.records.counting_verdict`)."""
+    its exploratory ones: its declaration, its shards so far, then its verdict, and
+    whether that verdict counts (``counts``: :func:`rnnbook.book.records.counting_records`
+    put it first) or another record's does."""
+    from . import records
     from . import shard_plan as shards
 
     s, st = entry["slice"], entry["state"]
@@ -946,9 +953,21 @@ def confirmatory_html(entry: dict) -> str:
     )
     claim, rec = entry["claim"], entry["record"] or {}
     if claim is not None and not rec.get("stale") and not claim.get("rule_changed"):
+        failed = (
+            " Its gate did not hold: the experiment did not run as declared, so it"
+            " decided nothing."
+            if records.gate_failed(entry)
+            else ""
+        )
+        which = (
+            "this verdict counts"
+            if counts
+            else "another confirmatory record of the claim counts, declared after this "
+            "one's gate failed"
+        )
         head += (
             f"decided once on all its shards: {pages.badge_html(entry['claim']['verdict'])}"
-            " (this verdict counts).</p>"
+            f" ({which}).{failed}</p>"
         )
     else:
         words = records_words(entry)

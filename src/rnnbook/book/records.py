@@ -479,6 +479,30 @@ def confirmatory_words(c: dict) -> str:
     return f"its confirmatory record {name}: {shards.progress_text(st)}"
 
 
+def gate_failed(c: dict) -> bool:
+    """Whether a decided confirmatory record's gate did not hold for the claim: the
+    experiment did not run as its declaration requires (e.g. its runs did not finish), so
+    the record decided nothing."""
+    return (c["claim"].get("trained") or {}).get("passed") is False
+
+
+def counting_records(mine: list[dict]) -> list[dict]:
+    """A claim's decided confirmatory records that can count (not stale, not under an
+    earlier rule), the one that counts first: the first declared whose gate held, else the
+    first declared. A record whose gate held is never replaced by a later one (no record is
+    re-drawn for its outcome); one whose gate failed decided nothing, and a later record,
+    declared on a new master seed with a configuration that lets the gate hold, counts in
+    its place once decided."""
+    ok = [
+        c
+        for c in mine
+        if c["claim"] is not None
+        and not c["record"].get("stale")
+        and not c["claim"].get("rule_changed")
+    ]
+    return sorted(ok, key=gate_failed)  # stable: declared order within each group
+
+
 def counting_verdict(
     root: Path,
     claim_id: str,
@@ -487,28 +511,31 @@ def counting_verdict(
     conf: dict | None = None,
 ) -> dict:
     """The verdict that counts for a claim, the one the scorecard, the bottom lines and
-    the box show: its confirmatory record's once that is decided (and not stale), else
-    the book's own run's (``ledger_claim``), which is exploratory. Returns ``{verdict,
+    the box show: its confirmatory record's once that is decided (and not stale; of
+    several, :func:`counting_records` says which), else the book's own run's (``ledger_claim``), which is exploratory. Returns ``{verdict,
     kind, why, book_verdict}`` (``kind``: ``confirmatory`` or ``exploratory``), and for a
     confirmatory verdict the record's ``seeds`` and ``effects``."""
     conf = confirmatory(root, loaded) if conf is None else conf
     book = ledger_claim.get("verdict")
     mine = conf.get(claim_id, [])
-    for c in mine:
+    counts = counting_records(mine)
+    if counts:
+        c = counts[0]
         claim, rec = c["claim"], c["record"]
-        if claim is not None and not rec.get("stale") and not claim.get("rule_changed"):
-            why = (
-                f"{confirmatory_words(c)}: {claim.get('seeds')} seeds at master seed "
-                f"{rec.get('master_seed')}, declared before its first shard"
-            )
-            return {
-                "verdict": claim["verdict"],
-                "kind": "confirmatory",
-                "why": why,
-                "book_verdict": book,
-                "seeds": claim.get("seeds"),
-                "effects": claim.get("effects") or [],
-            }
+        why = (
+            f"{confirmatory_words(c)}: {claim.get('seeds')} seeds at master seed "
+            f"{rec.get('master_seed')}, declared before its first shard"
+        )
+        if gate_failed(c):
+            why += "; its gate did not hold, so it decided nothing"
+        return {
+            "verdict": claim["verdict"],
+            "kind": "confirmatory",
+            "why": why,
+            "book_verdict": book,
+            "seeds": claim.get("seeds"),
+            "effects": claim.get("effects") or [],
+        }
     seed = ledger_claim.get("profile") or "book"
     why = f"exploratory: the {seed} run at master seed 0, whose rules were set after a look"
     alone = no_replication(root, claim_id, ledger_claim.get("chapter"))

@@ -50,7 +50,8 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
     ``master_seed``, ``members``, ``of`` (shards declared), ``in`` (shards in), ``hours``
     (one core, shards in), ``left_hours`` (and ``left_from``: measured or declared),
     ``state`` (in words), ``decided`` (its date or None), ``void``, ``stale`` and
-    ``claims`` (each ``{id, verdict}``: the record's verdict once decided, else None)."""
+    ``claims`` (each ``{id, verdict, gate_failed}``: the record's verdict once decided,
+    else None, and whether its gate failed, so that it decided nothing)."""
     rows: dict[tuple[str, str], dict] = {}
     for cid, entries in records.confirmatory(root, loaded).items():
         for e in entries:
@@ -75,7 +76,11 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
                 row["left_hours"], row["left_from"] = _left_hours(row, e["slice"])
                 rows[key] = row
             rows[key]["claims"].append(
-                {"id": cid, "verdict": claim.get("verdict") if claim else None}
+                {
+                    "id": cid,
+                    "verdict": claim.get("verdict") if claim else None,
+                    "gate_failed": bool(claim) and records.gate_failed(e),
+                }
             )
     return list(rows.values())
 
@@ -134,6 +139,7 @@ def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
             was = (book or {}).get(c["id"])
             lines.append(
                 f"    {c['id']}: {c['verdict'] or '-'}"
+                + (", its gate did not hold" if c["gate_failed"] else "")
                 + (f" (book run: {was})" if was else "")
             )
         lines += [f"    damaged: {d}" for d in r["damaged"]]
@@ -159,6 +165,8 @@ def html_table(
             if known and known.get("chapter") and href:
                 name = f'<a href="{href(known)}">{name}</a>'
             got = pages.badge_html(c["verdict"]) if c["verdict"] else "&ndash;"
+            if c["gate_failed"]:
+                got += " <small>its gate did not hold</small>"
             was = known.get("verdict") if known else None
             book = f" <small>(book run: {html.escape(was)})</small>" if was else ""
             cells.append(f"{name}: {got}{book}")

@@ -166,7 +166,7 @@ def html_table(
                 name = f'<a href="{href(known)}">{name}</a>'
             got = pages.badge_html(c["verdict"]) if c["verdict"] else "&ndash;"
             if c["gate_failed"]:
-                got += " <small>its gate did not hold</small>"
+                got += "<small>, its gate did not hold</small>"
             was = known.get("verdict") if known else None
             book = f" <small>(book run: {html.escape(was)})</small>" if was else ""
             cells.append(f"{name}: {got}{book}")

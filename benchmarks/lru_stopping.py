@@ -24,31 +24,25 @@ from pathlib import Path
 
 import numpy as np
 
+from rnnbook.book.record_line import presets
 from rnnbook.lsc import experiments, lru_ptb
 
-#: the book profile's presets of notebooks/lsc/lru_ptb.py (its SPEC), the cap left out
-BOOK = dict(
-    profile="book",
-    depths=[3, 6],
-    width=32,
-    vocab=2000,
-    T=16,
-    batch=16,
-    n_train=4000,
-    n_val=300,
-    n_test=400,
-    eval_every=40,
-    lr=1e-2,
-    clip=1.0,
-    pre_steps=25,
-    pre_batch=4,
-)
+#: the chapter whose ``book`` presets the pilot trains (read from its source, not copied)
+CHAPTER = Path(__file__).resolve().parents[1] / "notebooks" / "lsc" / "lru_ptb.py"
+
+
+def book_grid(steps: int, seeds: int, seed: int) -> lru_ptb.Grid:
+    """The chapter's grid at its ``book`` presets, with the cap, seeds and master seed given."""
+    given = presets(CHAPTER, "book") | {"steps": steps, "seeds": seeds, "seed": seed}
+    if not given.get("depths"):
+        raise SystemExit(f"no book presets found in {CHAPTER}")
+    return lru_ptb.Grid(profile="book", **given)
 
 
 def stopping(steps: int, seeds: int, seed: int) -> list[dict]:
     """Every run of the book grid at cap ``steps``: depth, condition, clipped, the step it
     stopped at and whether it diverged."""
-    grid = lru_ptb.Grid(seed=seed, seeds=seeds, steps=steps, **BOOK)
+    grid = book_grid(steps, seeds, seed)
     task = grid.build_task()
     out = []
     for d in grid.depths:

@@ -306,21 +306,21 @@ def versions() -> dict:
     }
 
 
-def _git(root: Path, *args: str) -> str:
+def _git(root: Path, *args: str, strip: bool = True) -> str:
     out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
     if out.returncode != 0:
         raise ShardError(f"git {' '.join(args)} failed in {root}: {out.stderr.strip()}")
-    return out.stdout.strip()
+    return out.stdout.strip() if strip else out.stdout
 
 
 def clean_commit(root: Path) -> str:
     """The checkout's commit; a tracked file that differs from it (other than a shard's
     own results) is refused: a shard's code must be a commit's."""
+    # porcelain lines are "XY path": the status's leading blank is part of the first one
+    status = _git(root, "status", "--porcelain", "--untracked-files=no", strip=False)
     dirty = [
         line[3:]
-        for line in _git(root, "status", "--porcelain", "--untracked-files=no").split(
-            "\n"
-        )
+        for line in status.splitlines()
         if line.strip() and not line[3:].startswith(f"results/{SHARDS}/")
     ]
     if dirty:

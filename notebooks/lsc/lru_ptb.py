@@ -245,18 +245,29 @@ plt.show()
 # initialization"), so Figures 2-3 are the place to see whether an effect that is still undecided is growing
 # with training or fading.
 #
-# A confirmatory record of 16 seeds, declared before its first shard, trained the same grid for at most
-# 1000 steps. Its gate asks that the runs finish: at most one run in twenty may still be improving when the
-# step cap stops it. In this record, 79 of its 256 runs were, so it decides none of the four
-# statements {claim}`lsc.table1.rho1-worst=inconclusive (confirmatory)`
-# {claim}`lsc.table1.clip-minor=inconclusive (confirmatory)`
-# {claim}`lsc.table1.best-half=inconclusive (confirmatory)`
-# {claim}`lsc.fig4.half-beats-one=inconclusive (confirmatory)`. Its measurements, shown undecided in the
-# boxes, separate the initializations in one setting only: at depth 6 without clipping, $\rho_t=1$ trails
-# far behind. In the other three settings, and between clipped and unclipped runs, the gaps in log
-# perplexity stay within a few hundredths. A second record is declared and running, the same in all but
-# its cap of 3000 steps: in an exploratory pilot, every run had stopped by step 2240. Once decided, it
-# counts in the first one's place ({ref}`where each record stands <where-the-records-stand>`).
+# A first confirmatory record of 16 seeds, declared before its first shard, trained the same grid for at
+# most 1000 steps. Its gate asks that the runs finish: at most one run in twenty may still be improving when
+# the step cap stops it. In that record 79 of its 256 runs were, so it decided none of the four statements.
+# A second record on a new master seed, the same in all but its cap of 3000 steps (in an exploratory pilot,
+# every run had stopped by step 2240), counts in its place
+# ({ref}`where each record stands <where-the-records-stand>`). None of its 256 runs hit the cap, and it
+# decides three of the four statements:
+#
+# - clipping moves the mean test perplexity by at most 1.4%, at either depth and for either initialization
+#   measured, well inside the 10% the claim allows {claim}`lsc.table1.clip-minor=reproduced (confirmatory)`;
+# - $\rho_t=1$ is not the worst initialization: in three of the four settings the interval rules out its
+#   trailing the worst other by 2% {claim}`lsc.table1.rho1-worst=not-reproduced (confirmatory)`;
+# - a radius of one half is the best, but by 0.8% on average over the settings (95% interval 0.05% to
+#   1.5%), not by the 2% of the claim's line (the paper's gap: 0.076 in log perplexity, about 7%)
+#   {claim}`lsc.table1.best-half=not-reproduced (confirmatory)`.
+#
+# Whether $\rho_t=0.5$ beats $\rho_t=1$ by the claim's 2% stays open
+# {claim}`lsc.fig4.half-beats-one=inconclusive (confirmatory)`. At depth 6 without clipping it leads by
+# 0.041 in log perplexity (about 4%; 95% interval 0.012 to 0.069), an interval that still reaches the 2%
+# line once corrected for the four settings; elsewhere the gaps are within about 1%. At that setting the
+# first record measured 0.354 (95% interval 0.304 to 0.404). Besides the master seed, the cap is all that
+# changed between the records, so most of that gap came from stopping runs at 1000 steps. The paper's
+# Fig. 4 gap is 0.59.
 #
 # ```{dropdown} How the rules of these claims changed
 # :class-container: rules-history

@@ -219,3 +219,26 @@ def test_a_confirmatory_verdict_shows_its_records_effects_before_the_books_run()
     assert "above its line of 0.05" in first
     assert "the book's run:</em> m" in first
     assert "confirmatory" not in second and ">m2<" in second
+
+
+def test_the_errata_list_reads_the_verdict_that_counts(tmp_path, monkeypatch):
+    """A claim that its confirmatory record decides as not reproduced is listed among the
+    discrepancies though the book's run left it undecided; one the record decides as
+    reproduced is not listed though the book's run did not reproduce it."""
+    claims = [
+        dict(FIELDS, id="lsc.undecided", verdict="inconclusive"),
+        dict(FIELDS, id="lsc.failed", verdict="not-reproduced"),
+    ]
+    flipped = {"inconclusive": "not-reproduced", "not-reproduced": "reproduced"}
+
+    def counting(claims, root):
+        return [dict(c, verdict=flipped[c["verdict"]]) for c in claims]
+
+    monkeypatch.setattr(pages, "attach_records", counting)
+    monkeypatch.setattr(pages, "status", lambda *a: "")
+    monkeypatch.setattr(pages, "where", lambda *a: "")
+    monkeypatch.setattr(pages, "api", lambda: "")
+    folder = tmp_path / "a" / "b" / "c" / "_generated"
+    pages.write_generated(folder, claims, {}, [])
+    errata = (folder / "errata_evidence.md").read_text()
+    assert "lsc.undecided" in errata and "lsc.failed" not in errata

@@ -685,9 +685,12 @@ def write_generated(
 ) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.parents[3] if len(folder.parents) > 3 else None
-    (folder / "scorecard.md").write_text(scorecard(attach_records(claims, root)))
+    # the scorecard and the errata list read the verdict that counts: a confirmatory
+    # record's, where one is decided, else the book's run's
+    counted = attach_records(claims, root)
+    (folder / "scorecard.md").write_text(scorecard(counted))
     (folder / "how_to_read.md").write_text(how_to_read())
-    (folder / "errata_evidence.md").write_text(errata_evidence(claims))
+    (folder / "errata_evidence.md").write_text(errata_evidence(counted))
     (folder / "status.md").write_text(status(timings, chapters, root))
     (folder / "where.md").write_text(where(chapters))
     (folder / "api.md").write_text(api())

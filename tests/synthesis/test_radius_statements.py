@@ -42,7 +42,7 @@ STATEMENTS = [
     ("book/intro.md", "which local radius keeps them stable", R, None, None, None),
     ("book/intro.md", "Lemma 1's mean spectral", R),
     ("book/intro.md", "every target except a radius of 1", R),
-    ("book/intro.md", "a radius of 0.5 trains better than 1", R),
+    ("book/intro.md", "a radius of 1 is not the worst start", R),
     (
         "book/intro.md",
         "the spectral radius of $W/\\sqrt n$ tends to $\\sqrt{\\nu_W}$",

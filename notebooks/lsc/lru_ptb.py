@@ -266,8 +266,8 @@ plt.show()
 # 0.041 in log perplexity (about 4%; 95% interval 0.012 to 0.069), an interval that still reaches the 2%
 # line once corrected for the four settings; elsewhere the gaps are within about 1%. At that setting the
 # first record measured 0.354 (95% interval 0.304 to 0.404). Besides the master seed, the cap is all that
-# changed between the records, so most of that gap came from stopping runs at 1000 steps. The paper's
-# Fig. 4 gap is 0.59.
+# changed between the records, so most of that gap most likely came from stopping runs at 1000 steps (the
+# book has not measured which runs the cap cut). The paper's Fig. 4 gap is 0.59.
 #
 # ```{dropdown} How the rules of these claims changed
 # :class-container: rules-history

@@ -3,6 +3,8 @@ written for, and each paper's one line of counts, records and seed checks."""
 
 from __future__ import annotations
 
+import pytest
+
 from rnnbook.book import landing_sphinx, ledger_sphinx
 
 from . import test_ledger_sphinx as t
@@ -115,6 +117,26 @@ def test_a_bare_badge_must_say_which_verdict_once_a_record_counts_another():
     assert ledger_sphinx.bare_badge_problem(c, open_) is None
     smoke = claim("lsc.a", "inconclusive", "smoke")  # a smaller run is not held to it
     assert ledger_sphinx.bare_badge_problem(smoke, decided) is None
+
+
+def test_a_sentence_quotes_a_records_effect_and_names_a_wrong_quote():
+    quote = ledger_sphinx.effect_quote
+    e = {"name": "gap", "estimate": -0.128, "lo": -0.185, "hi": -0.074, "n": 100}
+    got = quote("lsc.a", [{**e, "interval": "bootstrap"}], "effect")
+    assert got == "-0.128 [-0.185, -0.074] (95% bootstrap interval, n = 100)"
+    two = [{**e, "interval": "mean"}, {**e, "estimate": 0.5, "interval": "wilson"}]
+    assert "Student t interval" in quote("lsc.a", two, "effect.1")
+    assert quote("lsc.a", two, "effect.2").startswith("0.5 [")
+    for field, words in [
+        ("effect", "quote one as effect.1 to effect.2"),
+        ("effect.3", "has effects effect.1 to effect.2"),
+        ("effect.x", "has effects effect.1 to effect.2"),
+    ]:
+        with pytest.raises(KeyError, match=words):
+            quote("lsc.a", two, field)
+    with pytest.raises(KeyError, match="no effects"):
+        quote("lsc.a", [], "effect")
+    assert "has no data" in quote("lsc.a", [{"name": "gap", "n": 0}], "effect")
 
 
 def test_a_sentence_on_a_record_that_is_not_decided_fails_the_build(tmp_path):

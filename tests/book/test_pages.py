@@ -221,6 +221,40 @@ def test_a_confirmatory_verdict_shows_its_records_effects_before_the_books_run()
     assert "confirmatory" not in second and ">m2<" in second
 
 
+def test_the_why_of_a_confirmatory_verdict_is_its_records_finding():
+    """The *why* cell of a claim decided by its confirmatory record reads that record's
+    effects and gate, not the book run's (whose gate may have failed)."""
+    effect = {
+        "name": "gap",
+        "estimate": -0.13,
+        "lo": -0.18,
+        "hi": -0.07,
+        "smallest": 0.1,
+        "null": 0.0,
+        "direction": "above",
+        "decision": "not-reproduced",
+        "contrary": True,
+        "n": 100,
+    }
+    counting = {
+        "kind": "confirmatory",
+        "seeds": 100,
+        "effects": [effect],
+        "trained": {"passed": True, "rule": "x"},
+    }
+    book_gate = {"passed": False, "rule": "runs >= 1", "value": 0}
+    c = dict(FIELDS, id="lsc.a", verdict="not-reproduced", trained=book_gate)
+    assert "training gate" in pages.why_text(c)  # the book's run alone: its gate
+    why = pages.why_text({**c, "counting": counting})
+    assert (
+        "gate" not in why and "gap goes against the paper: -0.13 [-0.18, -0.07]" in why
+    )
+    up = {**effect, "estimate": 0.2, "lo": 0.12, "hi": 0.28, "contrary": False}
+    held = {**counting, "effects": [{**up, "decision": "reproduced"}]}
+    why = pages.why_text({**c, "verdict": "reproduced", "counting": held})
+    assert why.startswith("Holds: gap is 0.2 [0.12, 0.28]")  # not the book's note
+
+
 def test_the_errata_list_reads_the_verdict_that_counts(tmp_path, monkeypatch):
     """A claim that its confirmatory record decides as not reproduced is listed among the
     discrepancies though the book's run left it undecided; one the record decides as

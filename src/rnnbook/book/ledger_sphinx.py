@@ -267,12 +267,37 @@ def quote(c: dict, field: str) -> str:
     if field not in TEXT_FIELDS:
         raise KeyError(
             f"unknown field {field!r}; use one of {', '.join(TEXT_FIELDS)}, "
-            "trained, link, verdict or values.<name>"
+            "trained, link, verdict, effect, effect.<k> or values.<name>"
         )
     return _text(c.get(field))
 
 
 CONFIRMATORY_QUOTE = " (confirmatory)"
+INTERVAL_NAMES = {"mean": "Student t", "wilson": "Wilson", "exact": "exact binomial"}
+
+
+def effect_quote(cid: str, effects: list[dict], field: str) -> str:
+    """``effect`` (a claim's only effect) or ``effect.<k>`` (its k-th, from 1) as prose
+    quotes it: ``-0.128 [-0.185, -0.074] (95% bootstrap interval, n = 100)``, so that a
+    sentence about a record quotes the record instead of copying its numbers."""
+    _, _, k = field.partition(".")
+    if not effects:
+        raise KeyError(f"claim {cid} has no effects to quote")
+    if not k and len(effects) > 1:
+        raise KeyError(
+            f"claim {cid} has {len(effects)} effects: quote one as effect.1 to "
+            f"effect.{len(effects)}"
+        )
+    if k and not (k.isdigit() and 1 <= int(k) <= len(effects)):
+        raise KeyError(
+            f"{field!r}: claim {cid} has effects effect.1 to effect.{len(effects)}"
+        )
+    e = effects[int(k) - 1 if k else 0]
+    shown = reading.interval(e)
+    if shown is None:
+        return f"no value ({e.get('name', 'the effect')} has no data)"
+    kind = str(e.get("interval", ""))
+    return f"{shown} (95% {INTERVAL_NAMES.get(kind, kind)} interval, n = {e.get('n')})"
 
 
 def expected_confirmatory_problem(c: dict, expect: str, counting: dict) -> str | None:
@@ -341,7 +366,8 @@ class ClaimRole(SphinxRole):
     """``{claim}`<id>``` (verdict badge linked to the box), ``{claim}`<id>=<verdict>```
     (the same, held to the book run's verdict), ``{claim}`<id>=<verdict> (confirmatory)```
     (the badge of the claim's decided confirmatory record, held to its verdict) or
-    ``{claim}`<id>:<field>```."""
+    ``{claim}`<id>:<field>```; ``{claim}`<id>=<verdict> (confirmatory):effect``` quotes
+    the record's effect (:func:`effect_quote`), held to the record's verdict."""
 
     def run(self):
         cid, _, field = self.text.strip().partition(":")
@@ -397,7 +423,17 @@ class ClaimRole(SphinxRole):
             node = nodes.reference("", "", inner, refuri=href) if href else inner
             return [nodes.inline("", "", node, classes=["claim-quote"])], []
         try:
-            text = quote(c, field)
+            if confirmed and not field.startswith("effect"):
+                raise KeyError(  # the other fields are the book run's, not the record's
+                    f"{cid}: a confirmatory record's badge quotes effect or "
+                    f"effect.<k>, not {field!r} (the book run's)"
+                )
+            if field == "effect" or field.startswith("effect."):
+                # a confirmatory badge quotes its record's effects, else the book run's
+                found = counting.get("effects") if confirmed else c.get("effects")
+                text = effect_quote(cid, found or [], field)
+            else:
+                text = quote(c, field)
         except KeyError as e:
             return [], [self.inliner.reporter.error(f"{{claim}}: {e.args[0]}")]
         if field in MATH_FIELDS:  # their $...$ spans typeset as math

@@ -154,7 +154,14 @@ def measured_html(c: dict) -> str:
 def why_text(c: dict) -> str:
     """Why a claim got its verdict, in one sentence: for a claim that does not fully
     hold, what failed or why it is undecided (:func:`rnnbook.book.reading.finding`,
-    never the run's settings); else the note's first sentence."""
+    never the run's settings); else the note's first sentence. A claim decided by its
+    confirmatory record gets that record's finding (its effects and gate), never the
+    book run's, whose verdict the row does not show."""
+    counting = c.get("counting") or {}
+    if counting.get("kind") == "confirmatory" and counting.get("effects"):
+        return finding(
+            {**c, "effects": counting["effects"], "trained": counting.get("trained")}
+        )
     if c.get("verdict") in ("not-reproduced", "partly-reproduced", "inconclusive"):
         return finding(c)
     return reason(c.get("note", ""))

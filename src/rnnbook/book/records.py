@@ -514,7 +514,7 @@ def counting_verdict(
     the box show: its confirmatory record's once that is decided (and not stale; of
     several, :func:`counting_records` says which), else the book's own run's (``ledger_claim``), which is exploratory. Returns ``{verdict,
     kind, why, book_verdict}`` (``kind``: ``confirmatory`` or ``exploratory``), and for a
-    confirmatory verdict the record's ``seeds`` and ``effects``."""
+    confirmatory verdict the record's ``seeds``, ``effects`` and ``trained`` (its gate)."""
     conf = confirmatory(root, loaded) if conf is None else conf
     book = ledger_claim.get("verdict")
     mine = conf.get(claim_id, [])
@@ -535,6 +535,7 @@ def counting_verdict(
             "book_verdict": book,
             "seeds": claim.get("seeds"),
             "effects": claim.get("effects") or [],
+            "trained": claim.get("trained"),
         }
     seed = ledger_claim.get("profile") or "book"
     why = f"exploratory: the {seed} run at master seed 0, whose rules were set after a look"
@@ -565,9 +566,10 @@ def counting(
 
 
 def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dict]]:
-    """Per claim id, its records at the ``cpu`` and ``gpu`` scales, largest first (``gpu``
-    before ``cpu``, then the most seeds, then the newest), each ``{verdict, effects, seeds,
-    stale, provenance}``."""
+    """Per claim id, its records at the ``cpu`` and ``gpu`` scales, those whose gate held
+    first (a record whose gate failed decided nothing), then the largest (``gpu`` before
+    ``cpu``, then the most seeds, then the newest), each ``{verdict, effects, seeds, stale,
+    provenance}``."""
     out: dict[str, list[dict]] = {}
     for r in load(root) if loaded is None else loaded:
         if r.get("kind") not in SCALES or r.get("superseded"):
@@ -580,6 +582,8 @@ def at_scale(root: Path, loaded: list[dict] | None = None) -> dict[str, list[dic
         recs.sort(key=lambda x: x["record"]["date"], reverse=True)  # newest first ...
         # ... within the largest first: gpu before cpu, then the most seeds
         recs.sort(key=lambda x: (order[x["record"]["kind"]], -(x.get("seeds") or 0)))
+        # ... after every record whose gate held
+        recs.sort(key=lambda x: (x.get("trained") or {}).get("passed") is False)
     return out
 
 

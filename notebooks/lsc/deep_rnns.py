@@ -230,10 +230,11 @@ if fig3_on:
 # before their first shard. The paper says that for them, the deeper the network, the more it
 # pays to pre-train to $\rho_t=1$. Per seed, the share of trials in which $\rho_t=1$ beat no
 # pre-training at depth 5 minus that share at depth 2 is
-# {claim}`lsc.fig3.alif-deeper=not-reproduced (confirmatory):effect`. The claim asks for a gain
-# of at least 10 points (the size the paper's differentiable networks show is 20). The interval
-# lies below zero: here depth makes pre-training to $\rho_t=1$ *less* favourable for ALIF, the
-# opposite of the paper {claim}`lsc.fig3.alif-deeper=not-reproduced (confirmatory)`.
+# {claim}`lsc.fig3.alif-deeper=not-reproduced (confirmatory):effect`, as a fraction of the
+# trials. The claim asks for a gain of at least 0.1 (ten points; the paper's differentiable
+# networks gain 0.2). The interval lies below zero: here depth makes pre-training to $\rho_t=1$
+# *less* favourable for ALIF, the opposite of the paper
+# {claim}`lsc.fig3.alif-deeper=not-reproduced (confirmatory)`.
 
 
 # %% tags=["hide-input"]

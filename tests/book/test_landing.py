@@ -144,3 +144,50 @@ def test_a_sentence_on_a_record_that_is_not_decided_fails_the_build(tmp_path):
     proc, _ = build(tmp_path, page)
     assert proc.returncode != 0
     assert "no decided confirmatory record counts for it" in proc.stderr
+
+
+def test_a_box_decided_by_its_record_leads_with_that_record():
+    """The box's title and colour give the verdict that counts; its first line says what
+    the record found; the finding written when the chapter ran is labelled the book's."""
+    from docutils import nodes
+
+    box = nodes.admonition(classes=["note", "claim-box"])
+    box += nodes.title("", "Fig. 1c: inconclusive")
+    found = nodes.paragraph()
+    found += [nodes.strong("", "Found."), nodes.Text(" Undecided: it straddles.")]
+    box += found
+    effect = {
+        "name": "growth",
+        "estimate": 0.23,
+        "lo": 0.06,
+        "hi": 0.4,
+        "smallest": 0.0,
+        "direction": "above",
+        "decision": "reproduced",
+        "n": 32,
+    }
+    counting = {
+        "kind": "confirmatory",
+        "verdict": "reproduced",
+        "seeds": 32,
+        "effects": [effect],
+        "trained": {"passed": True},
+    }
+    ledger_sphinx.lead_box(box, claim("lsc.a", "inconclusive"), counting)
+    assert box[0].astext() == "Fig. 1c: reproduced (confirmatory)"
+    assert box["classes"] == ["tip", "claim-box"]
+    assert len(box) == 2  # the Found line is rewritten, not added to
+    lead = box[1].astext()
+    assert "confirmatory record</strong> (32 seeds)" in lead
+    assert "Holds: growth is 0.23 [0.06, 0.4], above its line of 0" in lead
+    assert "own run (exploratory, described below): inconclusive." in lead
+    # a finding too long for the box is cut, and still ends its sentence
+    name = "the growth factor of the gradient from the far end of the sequence, number"
+    named = [{**effect, "name": f"{name} {i}"} for i in range(3)]
+    box = nodes.admonition(classes=["note", "claim-box"])
+    box += nodes.title("", "Fig. 1c: inconclusive")
+    ledger_sphinx.lead_box(
+        box, claim("lsc.a", "inconclusive"), {**counting, "effects": named}
+    )
+    assert "(each effect on the scorecard). <em>The book" in box[1].astext()
+    assert "Undecided" not in lead

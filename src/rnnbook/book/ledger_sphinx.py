@@ -842,6 +842,74 @@ def add_records_to_boxes(app, doctree) -> None:
             box += nodes.raw("", text, format="html")
 
 
+#: a claim box's admonition class per verdict, as :meth:`rnnbook.book.ledger.Claim._repr_markdown_`
+BOX_KINDS = {
+    "reproduced": "tip",
+    "partly-reproduced": "warning",
+    "not-reproduced": "danger",
+    "inconclusive": "note",
+    "not-attempted": "note",
+}
+
+
+def lead_with_counting(app, doctree) -> None:
+    """A claim box whose verdict its confirmatory record decides leads with that record:
+    its title and colour give the verdict that counts (the scorecard's), and its *Found*
+    line says what the record found, then the verdict of the book's own run, which the
+    rest of the box (written when the chapter ran) describes."""
+    from . import records
+
+    claims, conf = load_claims(app) or {}, _confirmatory(app)
+    for box in doctree.findall(nodes.admonition):
+        if "claim-box" not in box.get("classes", []):
+            continue
+        raw = "".join(n.astext() for n in box.findall(nodes.raw))
+        m = _ANCHOR.search(raw)
+        if not m or m.group(1) not in claims or not conf.get(m.group(1)):
+            continue
+        c = claims[m.group(1)]
+        counting = records.counting_verdict(book_root(app), c["id"], c, conf=conf)
+        if counting["kind"] != "confirmatory":
+            continue
+        lead_box(box, c, counting)
+
+
+def lead_box(box: nodes.admonition, c: dict, counting: dict) -> None:
+    """:func:`lead_with_counting` on one box (``counting``: the claim's
+    :func:`rnnbook.book.records.counting_verdict`, a confirmatory one)."""
+    from .ledger import short_finding
+
+    verdict = counting["verdict"]
+    title = next(iter(box.findall(nodes.title)), None)
+    if title is not None:
+        source = title.astext().rpartition(": ")[0] or c.get("source", "")
+        title.children = []
+        title += nodes.Text(f"{source}: {verdict}{CONFIRMATORY_QUOTE}")
+    box["classes"] = [k for k in box["classes"] if k not in BOX_KINDS.values()]
+    box["classes"].insert(0, BOX_KINDS[verdict])
+    found = short_finding(pages.record_finding(c, counting))[0]
+    found = found.replace(
+        " (the rest in the fold below)", " (each effect on the scorecard)"
+    )
+    found += "" if found.endswith(".") else "."
+    text = (
+        f"<strong>Found by its confirmatory record</strong> ({counting.get('seeds')} "
+        f"seeds). {reading.prose_html(found)} <em>The book\u2019s own run (exploratory, "
+        f"described below): {html.escape(str(c.get('verdict')))}.</em>"
+    )
+    for strong in box.findall(nodes.strong):
+        if strong.astext() == "Found." and isinstance(strong.parent, nodes.paragraph):
+            para = strong.parent
+            keep = para.children[: para.index(strong)]  # the claim's anchor
+            para.children = []
+            para += [*keep, nodes.raw("", text, format="html")]
+            return
+    box.insert(
+        1 if title is not None else 0,
+        nodes.paragraph("", "", nodes.raw("", text, format="html")),
+    )
+
+
 def fold_records(app, doctree) -> None:
     """A box's records at scale, declared records and superseded draws fold under one
     line (issue 51: the box shows the claim, the paper against the measurement and the
@@ -1152,6 +1220,7 @@ def setup(app) -> dict[str, Any]:
     app.add_directive("confirmatory-records", ConfirmatoryRecordsDirective)
     app.connect("doctree-read", add_records_to_boxes)
     app.connect("doctree-read", fold_records, priority=600)  # after the records
+    app.connect("doctree-read", lead_with_counting, priority=650)
     app.add_role("claim", ClaimRole())
     app.add_directive("findings", FindingsDirective)
     app.connect("doctree-read", check_prose)

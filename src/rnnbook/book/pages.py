@@ -151,6 +151,19 @@ def measured_html(c: dict) -> str:
     )
 
 
+def record_finding(c: dict, counting: dict) -> str:
+    """What a claim's confirmatory record found (:func:`rnnbook.book.reading.finding` on
+    its effects and gate, with the verdict that counts), in one sentence."""
+    return finding(
+        {
+            **c,
+            "verdict": counting.get("verdict", c.get("verdict")),
+            "effects": counting.get("effects") or [],
+            "trained": counting.get("trained"),
+        }
+    )
+
+
 def why_text(c: dict) -> str:
     """Why a claim got its verdict, in one sentence: for a claim that does not fully
     hold, what failed or why it is undecided (:func:`rnnbook.book.reading.finding`,
@@ -159,9 +172,7 @@ def why_text(c: dict) -> str:
     book run's, whose verdict the row does not show."""
     counting = c.get("counting") or {}
     if counting.get("kind") == "confirmatory" and counting.get("effects"):
-        return finding(
-            {**c, "effects": counting["effects"], "trained": counting.get("trained")}
-        )
+        return record_finding(c, counting)
     if c.get("verdict") in ("not-reproduced", "partly-reproduced", "inconclusive"):
         return finding(c)
     return reason(c.get("note", ""))

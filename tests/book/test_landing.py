@@ -186,8 +186,33 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     named = [{**effect, "name": f"{name} {i}"} for i in range(3)]
     box = nodes.admonition(classes=["note", "claim-box"])
     box += nodes.title("", "Fig. 1c: inconclusive")
+    box += nodes.paragraph("", "", nodes.strong("", "Found."))
     ledger_sphinx.lead_box(
         box, claim("lsc.a", "inconclusive"), {**counting, "effects": named}
     )
     assert "(each effect on the scorecard). <em>The book" in box[1].astext()
     assert "Undecided" not in lead
+
+
+def test_the_box_colours_follow_the_ledgers():
+    """:data:`ledger_sphinx.BOX_KINDS` colours a box as the chapter's own box would be
+    coloured for that verdict (the ledger writes its class when the chapter runs)."""
+    from rnnbook.book.claims import VERDICTS
+    from rnnbook.book.ledger import Claim
+
+    for v in VERDICTS:
+        box = Claim(
+            id="lsc.a",
+            paper="lsc",
+            source="Fig. 1",
+            statement="s",
+            paper_value=None,
+            measured=None,
+            tolerance=None,
+            profile="smoke",
+            verdict=v,
+            note="why",
+        )
+        assert (
+            f":class: {ledger_sphinx.BOX_KINDS[v]} claim-box" in box._repr_markdown_()
+        )

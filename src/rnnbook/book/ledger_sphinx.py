@@ -422,13 +422,14 @@ class ClaimRole(SphinxRole):
                 )
             node = nodes.reference("", "", inner, refuri=href) if href else inner
             return [nodes.inline("", "", node, classes=["claim-quote"])], []
+        effect = field == "effect" or field.startswith("effect.")
         try:
-            if confirmed and not field.startswith("effect"):
+            if confirmed and not effect:
                 raise KeyError(  # the other fields are the book run's, not the record's
                     f"{cid}: a confirmatory record's badge quotes effect or "
                     f"effect.<k>, not {field!r} (the book run's)"
                 )
-            if field == "effect" or field.startswith("effect."):
+            if effect:
                 # a confirmatory badge quotes its record's effects, else the book run's
                 found = counting.get("effects") if confirmed else c.get("effects")
                 text = effect_quote(cid, found or [], field)
@@ -904,10 +905,6 @@ def lead_box(box: nodes.admonition, c: dict, counting: dict) -> None:
             para.children = []
             para += [*keep, nodes.raw("", text, format="html")]
             return
-    box.insert(
-        1 if title is not None else 0,
-        nodes.paragraph("", "", nodes.raw("", text, format="html")),
-    )
 
 
 def fold_records(app, doctree) -> None:

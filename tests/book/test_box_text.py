@@ -22,6 +22,7 @@ PROBLEMS = {
     ),
     "raw TeX": re.compile(r"\\[a-zA-Z]{2,}"),
     "a page named, not linked": re.compile(r"\bbook/\w+\.md\b"),
+    "a template field left unfilled": re.compile(r"\{[A-Za-z_]\w*(?:[:!][^{}]*)?\}"),
 }
 
 
@@ -86,6 +87,8 @@ def test_box_problems_find_code_in_text():
     assert box_problems(r"-\mathbb{E}[x]")
     assert box_problems("see book/verdicts.md")
     assert box_problems("{'tanh': 1}")
+    assert box_problems("ended within {tol} of its target")
+    assert box_problems("a growth of {growth_one:.3g}")
     assert not box_problems("the mean over seeds, with its Student-t interval")
 
 

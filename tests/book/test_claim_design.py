@@ -171,3 +171,31 @@ def test_verdicts_page_states_the_engines_design():
     assert f"probability {POWER:.0%}" in rows["the declared seeds"]
     assert f"from {BOOTSTRAP_MIN_SEEDS} seeds on" in rows["a bootstrap interval"]
     assert "never a compared arm, never the statistic" in rows["the gate"]
+
+
+def _partly_can_arise(d: claims.Declaration) -> bool:
+    """Whether the rule can return partly-reproduced (:func:`rnnbook.stats.combine_effects`):
+    it needs two effects, one of which can fall short of its line without lying against the
+    paper, which only an effect above or below a line apart from its no-effect value can."""
+    names = {**d.constants, "profile": "book"}
+    n = sum(claims.effect_keys(d, e) for e in d.effects)
+
+    def apart(e):
+        line = float(claims.evaluate(e["smallest"], names, d.id))
+        return line != float(claims.evaluate(e["no_effect"], names, d.id))
+
+    short_not_against = [
+        e for e in d.effects if e["direction"] != "within" and apart(e)
+    ]
+    return n >= 2 and bool(short_not_against)
+
+
+@pytest.mark.parametrize("cid", [k for k in IDS if TRAINING[k].effects])
+def test_the_tolerance_offers_no_verdict_the_rule_cannot_give(cid):
+    """A tolerance that promises 'partly' where every line sits at no effect (an effect
+    that falls short is then against the paper) tells the reader of a verdict that can never
+    come (three boxes did, found by an audit of the claims files)."""
+    d = TRAINING[cid]
+    if d.combine is not None or _partly_can_arise(d):
+        return
+    assert "partly if" not in " ".join(str(d.tolerance).split()), cid

@@ -156,6 +156,8 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     found = nodes.paragraph()
     found += [nodes.strong("", "Found."), nodes.Text(" Undecided: it straddles.")]
     box += found
+    row = nodes.paragraph("", "", nodes.strong("", "the finding in full"))
+    box += nodes.container("", row)  # the fold
     effect = {
         "name": "growth",
         "estimate": 0.23,
@@ -176,7 +178,8 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     ledger_sphinx.lead_box(box, claim("lsc.a", "inconclusive"), counting)
     assert box[0].astext() == "Fig. 1c: reproduced (confirmatory)"
     assert box["classes"] == ["tip", "claim-box"]
-    assert len(box) == 2  # the Found line is rewritten, not added to
+    assert len(box) == 3  # the Found line is rewritten, not added to
+    assert row.astext() == "the book run\u2019s finding in full"
     lead = box[1].astext()
     assert "confirmatory record</strong> (32 seeds)" in lead
     assert "Holds: growth is 0.23 [0.06, 0.4], above its line of 0" in lead
@@ -216,3 +219,37 @@ def test_the_box_colours_follow_the_ledgers():
         assert (
             f":class: {ledger_sphinx.BOX_KINDS[v]} claim-box" in box._repr_markdown_()
         )
+
+
+def test_the_rows_renamed_as_the_book_runs_are_the_ledgers():
+    """:data:`ledger_sphinx.BOOK_RUN_ROWS` names rows the chapter's own box writes: a row
+    renamed in the ledger would otherwise keep its unlabelled name in a box that leads with
+    its confirmatory record."""
+    from rnnbook.book.ledger import Claim
+
+    effect = {
+        "name": "growth",
+        "estimate": 0.23,
+        "lo": 0.06,
+        "hi": 0.4,
+        "smallest": 0.0,
+        "direction": "above",
+        "decision": "inconclusive",
+        "n": 4,
+    }
+    name = "the growth factor of the gradient from the far end of the sequence, number"
+    named = [{**effect, "name": f"{name} {i}"} for i in range(4)]
+    box = Claim(
+        id="lsc.a",
+        paper="lsc",
+        source="Fig. 1",
+        statement="s",
+        paper_value=None,
+        measured=None,
+        tolerance=None,
+        profile="smoke",
+        verdict="inconclusive",
+        effects=named,
+    )._repr_markdown_()
+    for row in ledger_sphinx.BOOK_RUN_ROWS:
+        assert f"**{row}**" in box, row

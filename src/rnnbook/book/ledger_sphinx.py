@@ -875,6 +875,14 @@ def lead_with_counting(app, doctree) -> None:
         lead_box(box, c, counting)
 
 
+#: the fold rows of a box (:meth:`rnnbook.book.ledger.Claim._repr_markdown_`) that give
+#: the book's own run, renamed in a box that leads with its confirmatory record
+BOOK_RUN_ROWS = {
+    "the finding in full": "the book run\u2019s finding in full",
+    "each effect": "each effect in the book\u2019s run",
+}
+
+
 def lead_box(box: nodes.admonition, c: dict, counting: dict) -> None:
     """:func:`lead_with_counting` on one box (``counting``: the claim's
     :func:`rnnbook.book.records.counting_verdict`, a confirmatory one)."""
@@ -898,6 +906,9 @@ def lead_box(box: nodes.admonition, c: dict, counting: dict) -> None:
         f"seeds). {reading.prose_html(found)} <em>The book\u2019s own run (exploratory, "
         f"described below): {html.escape(str(c.get('verdict')))}.</em>"
     )
+    for strong in list(box.findall(nodes.strong)):  # the fold's rows are the book run's
+        if strong.astext() in BOOK_RUN_ROWS:
+            strong.children = [nodes.Text(BOOK_RUN_ROWS[strong.astext()])]
     for strong in box.findall(nodes.strong):
         if strong.astext() == "Found." and isinstance(strong.parent, nodes.paragraph):
             para = strong.parent

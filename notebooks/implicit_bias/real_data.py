@@ -184,8 +184,9 @@ fig = figures.table1_trend(res, ensembles.checkpoints(P.steps, 8))
 # stand-in's far lower, so an absolute line taken from the paper would ask the stand-in for a far larger effect
 # than the paper found. It is for the paper when the 95% interval lies above the line and against it when the
 # interval adjusted for the four effects lies below 0. All four for the paper: `reproduced`; some, with the
-# others short of their line but none against the paper: `partly-reproduced`; any against the paper:
-# `not-reproduced`; otherwise `inconclusive`. The relative differences, mean [95% interval over blocks]:
+# others short of their line but none against the paper: `partly-reproduced`; any against the paper, or
+# some short of their line and none reproduced: `not-reproduced`; otherwise `inconclusive`. The relative
+# differences, mean [95% interval over blocks]:
 # {glue:text}`block_iv`.
 #
 # What the models learned from all the data (first test fold), for the stimulus kind with the largest

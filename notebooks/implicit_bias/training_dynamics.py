@@ -229,8 +229,8 @@ fig = figures.kernel_trend(ts, fw, ensembles.checkpoints(P.steps, 8), tol=0.10)
 # when its 95% interval lies beyond its line (no adjustment: both must be), decided short or against the paper
 # at the level adjusted for the two: the slope of log gap on log width below $-0.25$ (half the $n^{-1/2}$
 # rate; above 0 is against the paper) and the gap at $n_h=$ {glue:text}`fig4_n_last` below 0.10. Both: `reproduced`; one, with the other
-# short of its line but not against the paper: `partly-reproduced`; either against the paper: `not-reproduced`;
-# otherwise `inconclusive`.
+# short of its line but not against the paper: `partly-reproduced`; either against the paper, or some short of
+# their line and none reproduced: `not-reproduced`; otherwise `inconclusive`.
 
 # %% tags=["hide-input"]
 # per seed, the reference's final / initial training loss at each width (the gates take

@@ -54,10 +54,11 @@
 # batched ensemble (`rnnbook.lsc.ensemble`), each with its own optimizer state, batches and early stopping.
 # A comparison is a trial of two arms on one (task, network, seed): an arm that did not train (twice chance
 # accuracy, or the unigram model's perplexity on the word task) loses it, and ties (neither arm trained, the same
-# network, equal scores) are counted and left out. A claim is decided when most pre-trainings ended within 0.1
-# of their target radius and the networks without pre-training trained somewhere. The share of trials won at
-# each depth is pooled over tasks, networks and seeds into a Wilson interval, the depth gap gets a Student t
-# interval over seeds, and a verdict is taken only when an interval lies on one side of its line (otherwise
+# network, equal scores) are counted and left out. A claim is decided when at least half of the pre-trainings
+# ended within 0.1 of their target radius and the networks without pre-training trained somewhere. The share of
+# trials won at each depth is pooled over tasks, networks and seeds into a Wilson interval, the depth gap gets
+# an interval over seeds (Student t below ten seeds, a bootstrap from ten on), and a verdict is taken only when
+# an interval lies on one side of its line (otherwise
 # `inconclusive`; the design is on {doc}`/book/verdicts`). Table 2 and Figures 2-4 show these very statistics.
 # Every ensemble's raw result is cached in the build folder.
 #
@@ -206,7 +207,8 @@ if fig3_on:
 # **Table 2.** What the Fig. 3 claims decide on. Per depth, over the (task, network, seed) trials, the share in
 # which the first condition scored better (an arm that did not train loses its trial; ties are left out and
 # counted), pooled into a Wilson 95% interval; last row: per seed, the share at the deepest depth minus the share
-# at the shallowest, mean over seeds with its Student t 95% interval (cut to [-1, 1]). The claim boxes below
+# at the shallowest, mean over seeds with its 95% interval (Student t below ten seeds, a bootstrap from ten
+# on; cut to [-1, 1]). The claim boxes below
 # quote the same numbers (the chapter checks it).
 
 # %% tags=["hide-input"]
@@ -323,8 +325,9 @@ if fig1c_on:
 # steps back, for the GRU pre-trained to $\rho_t=0.5$ (left) and $\rho_t=1$ (right), with the bounds of the proof of
 # Theorem 1 (constants fitted to touch the geometric mean over seeds). Mean over the last quarter of $\Delta t$
 # divided by the mean over the first quarter (geometric mean over seeds): {glue:text}`growth_half:.3g` for
-# $\rho_t=0.5$ and {glue:text}`growth_one:.3g` for $\rho_t=1$. The claim's gate asks that every pre-training ended
-# with its mean radius within 0.1 of its target; its verdict is taken from the 95% intervals over seeds of the two
+# $\rho_t=0.5$ and {glue:text}`growth_one:.3g` for $\rho_t=1$. The claim's gate asks that at least 80% of the
+# pre-trainings ended with their mean radius within 0.1 of their target; its verdict is taken from the 95%
+# intervals over seeds of the two
 # growth factors (see the claim).
 #
 # A confirmatory record of 32 seeds decides the claim. Three earlier records of the same size went stale when the

@@ -15,6 +15,17 @@ def claim(cid, verdict, profile="book"):
     return {"id": cid, "paper": "lsc", "verdict": verdict, "profile": profile}
 
 
+#: one decided effect, as a record or the ledger keeps it
+EFFECT = {
+    "name": "growth",
+    "estimate": 0.23,
+    "lo": 0.06,
+    "hi": 0.4,
+    "smallest": 0.0,
+    "direction": "above",
+}
+
+
 def test_a_sentence_is_held_to_the_verdict_it_was_written_for():
     c = claim("lsc.a", "not-reproduced")
     assert ledger_sphinx.expected_verdict_problem(c, "not-reproduced") is None
@@ -158,16 +169,7 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     box += found
     row = nodes.paragraph("", "", nodes.strong("", "the finding in full"))
     box += nodes.container("", row)  # the fold
-    effect = {
-        "name": "growth",
-        "estimate": 0.23,
-        "lo": 0.06,
-        "hi": 0.4,
-        "smallest": 0.0,
-        "direction": "above",
-        "decision": "reproduced",
-        "n": 32,
-    }
+    effect = {**EFFECT, "decision": "reproduced", "n": 32}
     counting = {
         "kind": "confirmatory",
         "verdict": "reproduced",
@@ -197,49 +199,11 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     assert "Undecided" not in lead
 
 
-def test_the_box_colours_follow_the_ledgers():
-    """:data:`ledger_sphinx.BOX_KINDS` colours a box as the chapter's own box would be
-    coloured for that verdict (the ledger writes its class when the chapter runs)."""
-    from rnnbook.book.claims import VERDICTS
+def _chapter_box(verdict: str, **fields) -> str:
+    """The markdown of the box a chapter writes for a claim of this verdict."""
     from rnnbook.book.ledger import Claim
 
-    for v in VERDICTS:
-        box = Claim(
-            id="lsc.a",
-            paper="lsc",
-            source="Fig. 1",
-            statement="s",
-            paper_value=None,
-            measured=None,
-            tolerance=None,
-            profile="smoke",
-            verdict=v,
-            note="why",
-        )
-        assert (
-            f":class: {ledger_sphinx.BOX_KINDS[v]} claim-box" in box._repr_markdown_()
-        )
-
-
-def test_the_rows_renamed_as_the_book_runs_are_the_ledgers():
-    """:data:`ledger_sphinx.BOOK_RUN_ROWS` names rows the chapter's own box writes: a row
-    renamed in the ledger would otherwise keep its unlabelled name in a box that leads with
-    its confirmatory record."""
-    from rnnbook.book.ledger import Claim
-
-    effect = {
-        "name": "growth",
-        "estimate": 0.23,
-        "lo": 0.06,
-        "hi": 0.4,
-        "smallest": 0.0,
-        "direction": "above",
-        "decision": "inconclusive",
-        "n": 4,
-    }
-    name = "the growth factor of the gradient from the far end of the sequence, number"
-    named = [{**effect, "name": f"{name} {i}"} for i in range(4)]
-    box = Claim(
+    return Claim(
         id="lsc.a",
         paper="lsc",
         source="Fig. 1",
@@ -248,8 +212,28 @@ def test_the_rows_renamed_as_the_book_runs_are_the_ledgers():
         measured=None,
         tolerance=None,
         profile="smoke",
-        verdict="inconclusive",
-        effects=named,
+        verdict=verdict,
+        **fields,
     )._repr_markdown_()
+
+
+def test_the_box_colours_follow_the_ledgers():
+    """:data:`ledger_sphinx.BOX_KINDS` colours a box as the chapter's own box would be
+    coloured for that verdict (the ledger writes its class when the chapter runs)."""
+    from rnnbook.book.claims import VERDICTS
+
+    for v in VERDICTS:
+        box = _chapter_box(v, note="why")
+        assert f":class: {ledger_sphinx.BOX_KINDS[v]} claim-box" in box
+
+
+def test_the_rows_renamed_as_the_book_runs_are_the_ledgers():
+    """:data:`ledger_sphinx.BOOK_RUN_ROWS` names rows the chapter's own box writes: a row
+    renamed in the ledger would otherwise keep its unlabelled name in a box that leads with
+    its confirmatory record."""
+    effect = {**EFFECT, "decision": "inconclusive", "n": 4}
+    name = "the growth factor of the gradient from the far end of the sequence, number"
+    named = [{**effect, "name": f"{name} {i}"} for i in range(4)]
+    box = _chapter_box("inconclusive", effects=named)
     for row in ledger_sphinx.BOOK_RUN_ROWS:
         assert f"**{row}**" in box, row

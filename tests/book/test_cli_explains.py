@@ -237,3 +237,37 @@ def test_every_option_has_help(monkeypatch):
         for a in parser._actions:
             if not isinstance(a, argparse._HelpAction):
                 assert a.help, (name, a.option_strings or a.dest)
+
+
+#: a chapter command as the docs print it: a chapter, then its profile and parameters
+CHAPTER_COMMAND = r"rnnbook chapter (\w+/\w+)((?: (?:-p \S+ \S+|--profile \S+))+)"
+
+
+def test_the_docs_chapter_commands_take_their_parameters():
+    """Every ``rnnbook chapter CHAPTER ... -p NAME VALUE`` printed in README.md and
+    ARCHITECTURE.md names parameters its chapter has, with values they accept (the
+    README's first example once passed ``-p lr``, which no chapter reads)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from rnnbook.book import pipeline, spec
+
+    root = Path(__file__).resolve().parents[2]
+    found = 0
+    for doc in ("README.md", "ARCHITECTURE.md"):
+        for line in (root / doc).read_text().splitlines():
+            m = re.search(CHAPTER_COMMAND, line)
+            if not m:
+                continue
+            words = shlex.split(m[2])
+            given = {"profile": "smoke"}
+            for i, w in enumerate(words):
+                if w == "-p":
+                    given[words[i + 1]] = words[i + 2]
+                elif w == "--profile":
+                    given["profile"] = words[i + 1]
+            ch = pipeline.find_chapter(root, m[1])
+            spec.check_given(ch.short, spec.chapter_spec(ch.source), given)
+            found += 1
+    assert found >= 2, found

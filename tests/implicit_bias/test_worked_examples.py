@@ -6,7 +6,7 @@ B.1, Eqs. (33)-(35)."""
 import numpy as np
 import torch
 
-from rnnbook.implicit_bias import conv_models, ntk
+from rnnbook.implicit_bias import conv_models, linear_rnn, ntk
 
 
 def test_eq18_toeplitz_as_printed_for_t_3():
@@ -45,7 +45,8 @@ def test_eq17_the_printed_matrices_give_the_ntk_of_the_scaled_convolution():
 
 def test_app_b1_vandermonde_construction_eqs_33_to_35():
     """(33)-(35): W = diag(lambda), F = 1_T give C W^t F = sum_k C_k lambda_k^t, so the impulse
-    response is C V with V_kt = lambda_k^t, and C = L V^{-1} realises any L (T = 4)."""
+    response is C V with V_kt = lambda_k^t, and C = L V^{-1} realises any L (T = 4); the
+    package's ``conv_models.vandermonde_realization`` builds exactly these W, F and C."""
     lam = np.array([0.9, -0.5, 0.3, -0.1])
     L = np.array([1.0, -2.0, 0.5, 3.0])
     V = np.vander(lam, 4, increasing=True)
@@ -54,3 +55,9 @@ def test_app_b1_vandermonde_construction_eqs_33_to_35():
     got = [C @ np.linalg.matrix_power(W, t) @ F for t in range(4)]
     assert np.allclose(got, [sum(C * lam**t) for t in range(4)])
     assert np.allclose(got, C @ V) and np.allclose(got, L)
+    # the package's construction is this one, with Eq. (1)'s 1/sqrt(n) undone (n = 4)
+    p = conv_models.vandermonde_realization(torch.tensor(L)[:, None, None], lambdas=lam)
+    assert np.allclose(p["W"].numpy(), 2 * W) and np.allclose(p["F"].numpy()[:, 0], F)
+    assert np.allclose(p["C"].numpy()[0], 2 * C)
+    response = linear_rnn.impulse_response(p, 4)[:, 0, 0].numpy()
+    np.testing.assert_allclose(response, L, atol=1e-10)

@@ -14,10 +14,8 @@ from tests.test_device import DEVICES, strict
 torch.set_num_threads(1)
 
 
-def _runs(dev, kind, task, lm=False):
-    vocab = {"vocab": task.n_out} if lm else {}
-    n_in = 8 if lm else task.n_in
-    ms = [models.make_rnn(kind, 2, n_in, 5, task.n_out, s, **vocab) for s in range(3)]
+def _runs(dev, kind, task):
+    ms = [models.make_rnn(kind, 2, task.n_in, 5, task.n_out, s) for s in range(3)]
     cfg = ensemble.EnsembleConfig(
         lr=1e-2, max_steps=6, eval_every=3, clips=(None, 1.0, None), device=dev
     )
@@ -27,28 +25,33 @@ def _runs(dev, kind, task, lm=False):
     return rep, out
 
 
+def _lru_runs(dev, task):
+    ms = [models.make_lru(2, task.n_out, 8, seed=s) for s in range(2)]
+    cfg = ensemble.EnsembleConfig(lr=1e-2, max_steps=4, eval_every=2, device=dev)
+    with strict(dev):
+        return None, ensemble.train(ms, task, cfg)
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("kind", ["gru", "lstm", "alif_plus", "lru"])
 def test_ensemble_and_pretraining_on_the_device(dev, kind):
-    lm = kind == "lru"
-    task = word_task() if lm else spike_task()
-    if lm:
-        ms = [models.make_lru(2, task.n_out, 8, seed=s) for s in range(2)]
-        cfg = ensemble.EnsembleConfig(lr=1e-2, max_steps=4, eval_every=2, device=dev)
-        with strict(dev):
-            ensemble.train(ms, task, cfg)
-        return
-    rep, out = _runs(dev, kind, task)
+    """Every tensor on the device (``strict``); on a GPU, the runs are the CPU's up to
+    float rounding (on the CPU the device path is the reference itself)."""
+    task = word_task() if kind == "lru" else spike_task()
+
+    def run(d):
+        return _lru_runs(d, task) if kind == "lru" else _runs(d, kind, task)
+
+    rep, out = run(dev)
     assert all(np.isfinite(r["best_val"]) for r in out)
-    assert rep.steps >= 1
+    assert rep is None or rep.steps >= 1
     if dev != "cpu":  # the same runs as on the CPU, up to float rounding
-        _, ref = _runs("cpu", kind, task)
+        _, ref = run("cpu")
         for a, b in zip(out, ref):
             assert a["best_val"] == pytest.approx(b["best_val"], rel=1e-3)
 
 
-@pytest.mark.parametrize("dev", DEVICES)
-def test_ffn_ensemble_on_the_device(dev):
+def _ffn_run(dev):
     g = torch.Generator().manual_seed(0)
     x = torch.rand(60, 784, generator=g)
     y = torch.randint(10, (60,), generator=g)
@@ -57,8 +60,18 @@ def test_ffn_ensemble_on_the_device(dev):
     with strict(dev):
         ffn_mnist.pretrain_ffn(nets[0], data, 2, 4, 0, dev)
         ens = ffn_mnist.FFNEnsemble.stack(nets, dev)
-        res = ffn_mnist.train_ensemble(ens, [1e-3, 1e-2], [0, 1], data, 6, 3, 2, [3, 6])
+        return ffn_mnist.train_ensemble(
+            ens, [1e-3, 1e-2], [0, 1], data, 6, 3, 2, [3, 6]
+        )
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_ffn_ensemble_on_the_device(dev):
+    res = _ffn_run(dev)
     assert len(res["test_acc"]) == 2 and np.isfinite(res["best_val"]).all()
+    if dev != "cpu":  # the same runs as on the CPU, up to float rounding
+        ref = _ffn_run("cpu")
+        np.testing.assert_allclose(res["best_val"], ref["best_val"], rtol=1e-3)
 
 
 @pytest.mark.parametrize("dev", DEVICES)
@@ -73,6 +86,12 @@ def test_pretraining_sweeps_on_the_device(dev):
     rep, before, after = runs[0][("gru", 0.5)]
     assert rep.steps >= 1 and all(np.isfinite(v).all() for v in after.values())
     assert set(var[0]) == set(convergence.VARIANTS)
+    if dev != "cpu":  # the same radii as on the CPU, up to float rounding
+        ref = convergence.pretrain_kinds_seeds(
+            ["gru"], data, 4, x0, 3, 2, 2, [0], "cpu"
+        )
+        for k, v in after.items():
+            np.testing.assert_allclose(v, ref[0][("gru", 0.5)][2][k], rtol=1e-3)
 
 
 @pytest.mark.parametrize("dev", DEVICES)

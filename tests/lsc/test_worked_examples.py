@@ -1,23 +1,20 @@
 """Every worked example Herranz-Celotti & Rouat print, rebuilt from the paper's own words and
 compared entry by entry (issue 52, item 15): the matrices J with J J = -I of the proof of
-Theorem 6 (App. D). The paper's other numbers (Fig. 1b's regimes, Lemma 1, the PascalRNN of
+Theorem 6 (App. D), against the package's. (The proof's complex J = iI is a fact of
+arithmetic the package does not build, so no test repeats it.) The paper's other numbers (Fig. 1b's regimes, Lemma 1, the PascalRNN of
 Fig. 1c) are claims the chapters check, not printed examples."""
 
 import numpy as np
+import pytest
 
-
-def test_theorem6_complex_j_with_i_on_the_diagonal_squares_to_minus_identity():
-    """ "there is always a matrix such that -I = JJ when all the elements in the diagonal are
-    i, the imaginary unit"."""
-    for m in (1, 2, 3, 5):
-        J = 1j * np.eye(m)
-        assert np.array_equal(J @ J, -np.eye(m))
+from rnnbook.lsc import antinorms
 
 
 def test_theorem6_real_j_for_even_m_squares_to_minus_identity():
     """ "When m is even we can construct a matrix that satisfies -I = JJ by having all the
     elements in the upper anti-diagonal equal to 1 and all the elements in the lower
-    anti-diagonal equal to -1"; typed for m = 2 and m = 4, built for m up to 10."""
+    anti-diagonal equal to -1"; typed for m = 2 and m = 4, built for m up to 10, and the
+    package's J (``antinorms.square_root_of_minus_identity``) is that matrix."""
     printed = {
         2: np.array([[0, 1], [-1, 0]]),
         4: np.array([[0, 0, 0, 1], [0, 0, 1, 0], [0, -1, 0, 0], [-1, 0, 0, 0]]),
@@ -28,6 +25,10 @@ def test_theorem6_real_j_for_even_m_squares_to_minus_identity():
             J[i, m - 1 - i] = 1 if i < m // 2 else -1
         if m in printed:
             assert np.array_equal(J, printed[m])
-        assert np.array_equal(J @ J, -np.eye(m, dtype=int))
+        built = antinorms.square_root_of_minus_identity(m).numpy()  # the package's J
+        assert np.array_equal(built, J), m
+        assert np.array_equal(built @ built, -np.eye(m)), m
     # and none exists for odd m: det(J)^2 = det(-I) = -1 has no real solution
-    assert np.linalg.det(-np.eye(3)) < 0
+    for m in (1, 3, 5):
+        with pytest.raises(ValueError, match="only for even n"):
+            antinorms.square_root_of_minus_identity(m)

@@ -184,10 +184,7 @@ def _partly_can_arise(d: claims.Declaration) -> bool:
         line = float(claims.evaluate(e["smallest"], names, d.id))
         return line != float(claims.evaluate(e["no_effect"], names, d.id))
 
-    short_not_against = [
-        e for e in d.effects if e["direction"] != "within" and apart(e)
-    ]
-    return n >= 2 and bool(short_not_against)
+    return n >= 2 and any(e["direction"] != "within" and apart(e) for e in d.effects)
 
 
 @pytest.mark.parametrize("cid", [k for k in IDS if TRAINING[k].effects])

@@ -6,6 +6,7 @@ that reuses, saves its figures, warns of an unchecked claim, and logs its traceb
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -247,26 +248,12 @@ def test_the_docs_chapter_commands_take_their_parameters():
     """Every ``rnnbook chapter CHAPTER ... -p NAME VALUE`` printed in README.md and
     ARCHITECTURE.md names parameters its chapter has, with values they accept (the
     README's first example once passed ``-p lr``, which no chapter reads)."""
-    import re
-    import shlex
-    from pathlib import Path
-
-    from rnnbook.book import pipeline, spec
-
     root = Path(__file__).resolve().parents[2]
     found = 0
     for doc in ("README.md", "ARCHITECTURE.md"):
-        for line in (root / doc).read_text().splitlines():
-            m = re.search(CHAPTER_COMMAND, line)
-            if not m:
-                continue
-            words = shlex.split(m[2])
-            given = {"profile": "smoke"}
-            for i, w in enumerate(words):
-                if w == "-p":
-                    given[words[i + 1]] = words[i + 2]
-                elif w == "--profile":
-                    given["profile"] = words[i + 1]
+        for m in re.finditer(CHAPTER_COMMAND, (root / doc).read_text()):
+            given = {"profile": "smoke", **dict(re.findall(r"-p (\S+) (\S+)", m[2]))}
+            given.update(re.findall(r"--(profile) (\S+)", m[2]))
             ch = pipeline.find_chapter(root, m[1])
             spec.check_given(ch.short, spec.chapter_spec(ch.source), given)
             found += 1

@@ -92,11 +92,14 @@ def runtime_dir() -> Path:
 
 class _CheckedParameters(logging.Filter):
     """papermill warns of a parameter its own parsing of the parameters cell misses (an
-    annotated or computed default); the pipeline has checked every name against the cell
-    already (``check_parameters``), so the warning would tell the reader nothing."""
+    annotated or computed default, or a line it cannot parse, such as ``seed = seeds =
+    None``); the pipeline has checked every name against the cell already
+    (``check_parameters``), so the warning would tell the reader nothing."""
+
+    SAID = ("Passed unknown parameter", "Unable to parse line")
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Passed unknown parameter")
+        return not record.getMessage().startswith(self.SAID)
 
 
 def execute_job(job: dict) -> dict:
@@ -106,9 +109,10 @@ def execute_job(job: dict) -> dict:
     import jupytext
     import papermill as pm
 
-    papermill_log = logging.getLogger("papermill")
-    if not any(isinstance(f, _CheckedParameters) for f in papermill_log.filters):
-        papermill_log.addFilter(_CheckedParameters())
+    for name in ("papermill", "papermill.translators"):  # a logger's filters: its own only
+        log = logging.getLogger(name)
+        if not any(isinstance(f, _CheckedParameters) for f in log.filters):
+            log.addFilter(_CheckedParameters())
 
     src, out, cwd = Path(job["source"]), Path(job["output"]), Path(job["cwd"])
     out.parent.mkdir(parents=True, exist_ok=True)

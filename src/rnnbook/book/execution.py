@@ -109,7 +109,8 @@ def execute_job(job: dict) -> dict:
     import jupytext
     import papermill as pm
 
-    for name in ("papermill", "papermill.translators"):  # a logger's filters: its own only
+    # a logger's filters see only its own records, not those of its children
+    for name in ("papermill", "papermill.translators"):
         log = logging.getLogger(name)
         if not any(isinstance(f, _CheckedParameters) for f in log.filters):
             log.addFilter(_CheckedParameters())

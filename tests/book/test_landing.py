@@ -199,6 +199,41 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     assert "Undecided" not in lead
 
 
+def test_a_box_whose_record_runs_says_its_verdict_is_the_books_run():
+    """While its confirmatory record runs, a box's verdict is the book's own run: its title
+    says ``(exploratory)`` and its Found line says where the record stands; a decided or a
+    void record leaves the box as it was."""
+    from docutils import nodes
+
+    def box():
+        b = nodes.admonition(classes=["tip", "claim-box"])
+        b += nodes.title("", "Fig. 2: reproduced")
+        b += nodes.paragraph("", "", nodes.strong("", "Found."), nodes.Text(" Holds."))
+        return b
+
+    def entry(done, of=27, void=None, claim=None):
+        st = {"done": list(range(done)), "of": of, "void": void}
+        st |= {"complete": done == of, "started": "2026-12-02" if done else None}
+        return {"state": st, "claim": claim}
+
+    words = ledger_sphinx.pending_words([entry(12)])
+    assert words == (
+        "its confirmatory record is running (12 of 27 shards in, started 2026-12-02), "
+        "with no verdict until its last shard is in"
+    )
+    b = box()
+    ledger_sphinx.mark_pending(b, words)
+    assert b[0].astext() == "Fig. 2: reproduced (exploratory)"
+    assert "Holds. <em>This is the book\u2019s own run (exploratory); its conf" in (
+        b[1].astext()
+    )
+    assert "not yet started" in ledger_sphinx.pending_words([entry(0)])
+    assert "not yet decided" in ledger_sphinx.pending_words([entry(27)])
+    decided, void = entry(2, 2, claim={"verdict": "reproduced"}), entry(1, void="code")
+    assert ledger_sphinx.pending_words([decided, void]) is None
+    assert "12 of 27" in ledger_sphinx.pending_words([void, entry(12)])
+
+
 def _chapter_box(verdict: str, **fields) -> str:
     """The markdown of the box a chapter writes for a claim of this verdict."""
     from rnnbook.book.ledger import Claim

@@ -163,7 +163,8 @@ def test_shards_run_their_own_members_and_are_decided_once_when_all_are_in(
     assert "toy/toy:conf: 1 of 2 shards in, started" in v["why"]
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
     box = ledger_sphinx.confirmatory_html(entry)
-    assert "1 of 2 shards in, started" in box and "no verdict until" in box
+    assert "so far 1 of 2 shards in, started" in box and "no verdict until" in box
+    assert box.count("toy/toy:conf") == 1  # named once, in the declaration
     assert "sd-badge" not in box  # no effect, no verdict from a partial record
 
     # a failed shard leaves nothing and runs again on the same members
@@ -216,7 +217,9 @@ def test_a_code_change_between_shards_voids_the_record(toy):
     assert st["void"] and "measuring code" in shards.progress_text(st)
     assert "new master seed" in shards.progress_text(st)
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
-    assert "is void: shard 1 would run" in ledger_sphinx.confirmatory_html(entry)
+    assert "the record is void: shard 1 would run" in ledger_sphinx.confirmatory_html(
+        entry
+    )
     assert records.counting_verdict(toy, "lsc.toy.gain", BOOK)["kind"] == "exploratory"
     with pytest.raises(shards.VoidRecord):  # void stays void
         shards.decide(toy, TARGET, "cpu", log=_quiet)

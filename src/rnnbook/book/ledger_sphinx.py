@@ -857,7 +857,8 @@ def lead_with_counting(app, doctree) -> None:
     """A claim box whose verdict its confirmatory record decides leads with that record:
     its title and colour give the verdict that counts (the scorecard's), and its *Found*
     line says what the record found, then the verdict of the book's own run, which the
-    rest of the box (written when the chapter ran) describes."""
+    rest of the box (written when the chapter ran) describes. While its record has not
+    decided, the box's verdict is the book's run, and says so (:func:`mark_pending`)."""
     from . import records
 
     claims, conf = load_claims(app) or {}, _confirmatory(app)
@@ -870,9 +871,10 @@ def lead_with_counting(app, doctree) -> None:
             continue
         c = claims[m.group(1)]
         counting = records.counting_verdict(book_root(app), c["id"], c, conf=conf)
-        if counting["kind"] != "confirmatory":
-            continue
-        lead_box(box, c, counting)
+        if counting["kind"] == "confirmatory":
+            lead_box(box, c, counting)
+        elif words := pending_words(conf[c["id"]]):
+            mark_pending(box, words)
 
 
 #: the fold rows of a box (:meth:`rnnbook.book.ledger.Claim._repr_markdown_`) that give
@@ -1088,6 +1090,39 @@ def confirmatory_html(entry: dict, counts: bool = True) -> str:
     return f'<div class="claim-confirmatory">{head}</div>'
 
 
+def pending_words(mine: list[dict]) -> str | None:
+    """Where a claim's confirmatory record stands while it has not decided (declared,
+    running, or every shard in), in words; ``None`` when none is pending."""
+    from . import shard_plan as shards
+
+    for e in mine:
+        st = e["state"]
+        if e["claim"] is not None or st["void"]:
+            continue
+        if st["complete"]:
+            return "every shard of its confirmatory record is in, not yet decided"
+        if not st["done"]:
+            return "its confirmatory record is declared, not yet started"
+        return (
+            f"its confirmatory record is running ({shards.progress_text(st)}), "
+            "with no verdict until its last shard is in"
+        )
+    return None
+
+
+def mark_pending(box: nodes.admonition, words: str) -> None:
+    """A box whose verdict is still the book's own run while its confirmatory record runs
+    says so: ``(exploratory)`` in its title, and where the record stands after *Found*."""
+    title = next(iter(box.findall(nodes.title)), None)
+    if title is not None:
+        title += nodes.Text(" (exploratory)")
+    text = f" <em>This is the book\u2019s own run (exploratory); {html.escape(words)}.</em>"
+    for strong in box.findall(nodes.strong):
+        if strong.astext() == "Found." and isinstance(strong.parent, nodes.paragraph):
+            strong.parent += nodes.raw("", text, format="html")
+            return
+
+
 def no_replication_html(app, claim_id: str, docname: str) -> str:
     """For a claim whose data admit no independent replication, why it has no
     confirmatory record (:func:`rnnbook.book.records.no_replication`); else ``""``."""
@@ -1105,9 +1140,16 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
 
 
 def records_words(entry: dict) -> str:
+    """:func:`rnnbook.book.records.confirmatory_words` after the record's own name, which
+    :func:`confirmatory_html` has just given: "so far k of K shards in", "the record is
+    void: ..."."""
     from . import records
 
-    return records.confirmatory_words(entry).removeprefix("its ")
+    name = f"confirmatory record {entry['chapter']}:{entry['name']}"
+    words = records.confirmatory_words(entry)
+    return words.replace(f"its {name}: ", "so far ").replace(
+        f"its {name}", "the record"
+    )
 
 
 def _superseded(app) -> dict[str, list[dict]]:

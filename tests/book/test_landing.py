@@ -227,6 +227,10 @@ def test_a_box_whose_record_runs_says_its_verdict_is_the_books_run():
     assert "Holds. <em>This is the book\u2019s own run (exploratory); its conf" in (
         b[1].astext()
     )
+    b = box()
+    b[1][-1] = nodes.Text(" Holds: 0.194 (the rest in the fold below)")
+    ledger_sphinx.mark_pending(b, words)
+    assert "(the rest in the fold below). <em>This is" in b[1].astext()
     assert "not yet started" in ledger_sphinx.pending_words([entry(0)])
     assert "not yet decided" in ledger_sphinx.pending_words([entry(27)])
     decided, void = entry(2, 2, claim={"verdict": "reproduced"}), entry(1, void="code")

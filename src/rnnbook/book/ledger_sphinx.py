@@ -1119,7 +1119,8 @@ def mark_pending(box: nodes.admonition, words: str) -> None:
     text = f" <em>This is the book\u2019s own run (exploratory); {html.escape(words)}.</em>"
     for strong in box.findall(nodes.strong):
         if strong.astext() == "Found." and isinstance(strong.parent, nodes.paragraph):
-            strong.parent += nodes.raw("", text, format="html")
+            ended = strong.parent.astext().rstrip().endswith(".")
+            strong.parent += nodes.raw("", text if ended else "." + text, format="html")
             return
 
 

@@ -214,19 +214,21 @@ def test_a_box_whose_record_runs_says_its_verdict_is_the_books_run():
     def entry(done, of=27, void=None, claim=None):
         st = {"done": list(range(done)), "of": of, "void": void}
         st |= {"complete": done == of, "started": "2026-12-02" if done else None}
-        return {"state": st, "claim": claim}
+        return {
+            "state": st,
+            "claim": claim,
+            "chapter": "c",
+            "name": "n",
+            "record": None,
+        }
 
     words = ledger_sphinx.pending_words([entry(12)])
-    assert words == (
-        "its confirmatory record is running (12 of 27 shards in, started 2026-12-02), "
-        "with no verdict until its last shard is in"
-    )
+    assert words == "so far 12 of 27 shards in, started 2026-12-02"
     b = box()
     ledger_sphinx.mark_pending(b, words)
     assert b[0].astext() == "Fig. 2: reproduced (exploratory)"
-    assert "Holds. <em>This is the book\u2019s own run (exploratory); its conf" in (
-        b[1].astext()
-    )
+    said = "Holds. <em>This is the book\u2019s own run (exploratory); its confirmatory"
+    assert f"{said} record has not decided yet (so far 12 of 27 shards" in b[1].astext()
     b = box()
     b[1][-1] = nodes.Text(" Holds: 0.194 (the rest in the fold below)")
     ledger_sphinx.mark_pending(b, words)

@@ -1092,22 +1092,10 @@ def confirmatory_html(entry: dict, counts: bool = True) -> str:
 
 def pending_words(mine: list[dict]) -> str | None:
     """Where a claim's confirmatory record stands while it has not decided (declared,
-    running, or every shard in), in words; ``None`` when none is pending."""
-    from . import shard_plan as shards
-
-    for e in mine:
-        st = e["state"]
-        if e["claim"] is not None or st["void"]:
-            continue
-        if st["complete"]:
-            return "every shard of its confirmatory record is in, not yet decided"
-        if not st["done"]:
-            return "its confirmatory record is declared, not yet started"
-        return (
-            f"its confirmatory record is running ({shards.progress_text(st)}), "
-            "with no verdict until its last shard is in"
-        )
-    return None
+    running, or every shard in), as :func:`records_words` says it; ``None`` when none is
+    pending (decided, or void)."""
+    pending = (e for e in mine if e["claim"] is None and not e["state"]["void"])
+    return next((records_words(e) for e in pending), None)
 
 
 def mark_pending(box: nodes.admonition, words: str) -> None:
@@ -1116,7 +1104,10 @@ def mark_pending(box: nodes.admonition, words: str) -> None:
     title = next(iter(box.findall(nodes.title)), None)
     if title is not None:
         title += nodes.Text(" (exploratory)")
-    text = f" <em>This is the book\u2019s own run (exploratory); {html.escape(words)}.</em>"
+    text = (
+        " <em>This is the book\u2019s own run (exploratory); its confirmatory record has"
+        f" not decided yet ({html.escape(words)}).</em>"
+    )
     for strong in box.findall(nodes.strong):
         if strong.astext() == "Found." and isinstance(strong.parent, nodes.paragraph):
             ended = strong.parent.astext().rstrip().endswith(".")

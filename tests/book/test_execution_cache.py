@@ -319,6 +319,7 @@ def test_a_killed_build_is_followed_by_a_good_one(built, tmp_path):
     assert len(started) >= 4
     proc.kill()
     proc.wait()
+    proc.stdout.close()
     # its workers and kernels end with it (each worker watches the build)
     deadline = time.time() + 30
     while time.time() < deadline and (processes_of(root) or alive(started)):

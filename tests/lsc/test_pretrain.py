@@ -174,7 +174,7 @@ def test_gradient_descent_alone_reaches_the_target():
         n_times=None,
     )
     rep = pretrain.lsc_pretrain_(net, const_batches(), config=cfg)
-    assert rep.converged and abs(float(net.cells[0].w.abs()) - 0.5) < 0.03
+    assert rep.converged and abs(float(net.cells[0].w.detach().abs()) - 0.5) < 0.03
 
 
 def test_unbalanced_targets():
@@ -198,8 +198,8 @@ def test_unbalanced_targets():
     rep = pretrain.lsc_pretrain_(net, const_batches(), config=cfg)
     assert rep.converged
     assert (
-        abs(float(net.cells[1].w) - 0.9 * 9 / 11 / 0.9) < 0.05
-        and abs(float(net.cells[1].v) - 2 / 11) < 0.05
+        abs(float(net.cells[1].w.detach()) - 0.9 * 9 / 11 / 0.9) < 0.05
+        and abs(float(net.cells[1].v.detach()) - 2 / 11) < 0.05
     )
 
 

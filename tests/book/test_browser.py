@@ -359,6 +359,49 @@ def test_the_scorecard_shows_every_verdict_on_a_laptop(smoke_book, browser, widt
     tab.context.close()
 
 
+#: whole words (letters, at least four) of a claim table's cells that wrap inside themselves
+#: ("Corollar" over "y"); words in code, formulas and soft-hyphenated headers left aside
+SPLIT_WORDS = """() => {
+  const out = [];
+  for (const cell of document.querySelectorAll('table.claims-table td, table.claims-table th')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (n.parentElement.closest('code, mjx-container')) continue;
+      for (const m of n.data.matchAll(/(?<=^|\\s)[A-Za-z][A-Za-z+]{3,}(?=[.,:;)]?(\\s|$))/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out.slice(0, 5);
+}"""
+
+
+@pytest.mark.parametrize("width", (960, 1200))
+def test_the_book_pages_fit_where_the_sidebars_leave_least_room(
+    smoke_book, browser, width
+):
+    """The book's own pages (scorecard, errata, part pages, verdicts) at 960 px, the left
+    sidebar beside the article, and 1200 px, both sidebars: nothing ends past the article and
+    no claim table breaks a word inside itself (an auto-sized column squeezed below its
+    longest word read "wh" over "ere" and "Corollar" over "y")."""
+    html = smoke_book / "html"
+    problems = {}
+    tab = offline_tab(browser, width)
+    for path in sorted((html / "book").glob("*.html")):
+        page = open_in(tab, path, width)
+        found = page.evaluate(TOO_WIDE) + [
+            f"word broken inside: {w}" for w in page.evaluate(SPLIT_WORDS)
+        ]
+        if found:
+            problems[path.name] = found
+    tab.context.close()
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
 def test_the_checks_find_planted_problems(browser, tmp_path):
     """A page with a JavaScript error, raw TeX, a missing image, a broken link and a paragraph
     wider than a phone: each is reported."""

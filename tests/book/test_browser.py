@@ -380,14 +380,13 @@ SPLIT_WORDS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", (960, 1200))
-def test_the_book_pages_fit_where_the_sidebars_leave_least_room(
-    smoke_book, browser, width
-):
+@pytest.mark.parametrize("width", (960, 1200, 1280))
+def test_the_book_pages_fit_at_laptop_widths(smoke_book, browser, width):
     """The book's own pages (scorecard, errata, part pages, verdicts) at 960 px, the left
-    sidebar beside the article, and 1200 px, both sidebars: nothing ends past the article and
-    no claim table breaks a word inside itself (an auto-sized column squeezed below its
-    longest word read "wh" over "ere" and "Corollar" over "y")."""
+    sidebar beside the article, 1200 px, both sidebars and the article at its narrowest, and
+    1280 px: nothing ends past the article and no claim table breaks a word inside itself
+    (an auto-sized column squeezed below its longest word read "wh" over "ere" and
+    "Corollar" over "y")."""
     html = smoke_book / "html"
     problems = {}
     tab = offline_tab(browser, width)

@@ -130,3 +130,56 @@ def test_contradictions_read_sentences():
     )
     (number,) = ledger_sphinx.contradictions("lsc.a: max 0.16 and 2.5%.", claims)[:1]
     assert "0.16" in number
+
+
+def test_a_fold_line_gives_each_part_its_own_verdicts():
+    """The line over a box's folded records names each part with its own verdicts: a
+    pending confirmatory record says how many shards are in (the superseded draw's verdict
+    beside it once read as the record's), a decided one its verdict, one that does not count
+    (stale, or decided while another counts) nothing."""
+    from rnnbook.book.pages import badge_html
+
+    def confirmatory(done=19, claim=None, stale=False):
+        st = {"done": list(range(done)), "of": 27, "void": None}
+        st |= {"complete": done == 27, "started": "2026-12-02"}
+        entry = {
+            "slice": {"seed": 5002, "parameters": {"seeds": 540}, "shard": 20},
+            "state": st,
+            "claim": claim,
+            "record": {"stale": stale, "date": "2026-12-04"},
+            "chapter": "lsc/ffn_mnist",
+            "name": "fig2-glorot-confirmatory",
+        }
+        return ledger_sphinx.confirmatory_html(entry)
+
+    def records(kind, *verdicts):
+        badges = " ".join(badge_html(v) for v in verdicts)
+        return (
+            f'<div class="claim-records"><p><strong>{kind}</strong>: {badges}</p></div>'
+        )
+
+    superseded = records("Superseded draws", "inconclusive")
+    line = ledger_sphinx.fold_line([confirmatory(), superseded])
+    assert line == (
+        "Confirmatory record: 19 of 27 shards in; superseded draws: inconclusive"
+    )
+    decided = confirmatory(27, claim={"verdict": "not-reproduced"})
+    scale = records("At scale", "not-reproduced", "inconclusive", "not-reproduced")
+    assert ledger_sphinx.fold_line([decided, superseded, scale]) == (
+        "Confirmatory record: not-reproduced; superseded draws: inconclusive; "
+        "records at scale: not-reproduced, inconclusive"
+    )
+    stale = confirmatory(27, claim={"verdict": "inconclusive"}, stale=True)
+    assert ledger_sphinx.fold_line([stale, decided]) == (
+        "Confirmatory record: not-reproduced"
+    )
+    gate_failed = confirmatory(27, claim={"verdict": "inconclusive"})
+    gate_failed = gate_failed.replace(
+        "this verdict counts", ledger_sphinx.NOT_COUNTING[1]
+    )
+    assert ledger_sphinx.fold_line([gate_failed, decided]) == (
+        "Confirmatory record: not-reproduced"
+    )
+    assert ledger_sphinx.fold_line([confirmatory(0)]) == (
+        "Confirmatory record: not yet started"
+    )

@@ -920,10 +920,65 @@ def lead_box(box: nodes.admonition, c: dict, counting: dict) -> None:
             return
 
 
+#: the parts a box folds, by the words that open each, and what the fold's line calls them
+FOLD_PARTS = (
+    ("<strong>Confirmatory record</strong>", "confirmatory record"),
+    ("<strong>No confirmatory record</strong>", "no confirmatory record"),
+    ("<strong>At scale</strong>", "records at scale"),
+    ("<strong>Records declared</strong>", "records declared"),
+    ("<strong>Superseded draws</strong>", "superseded draws"),
+)
+
+#: what a confirmatory record that does not count says of itself (:func:`confirmatory_html`)
+NOT_COUNTING = (
+    " is stale",
+    "another confirmatory record of the claim counts",
+    "earlier rule",
+)
+
+
+def fold_part(text: str) -> tuple[str, list[str]]:
+    """What one folded part of a box is and what it says: its verdicts, or, for a
+    confirmatory record with none yet, where it stands ("19 of 27 shards in"); a
+    confirmatory record that does not count (stale, or decided while another counts) says
+    nothing."""
+    kind = next((words for key, words in FOLD_PARTS if key in text), "records")
+    said = re.findall(r'sd-badge[^"]*">([a-z-]+)<', text)
+    if kind == "confirmatory record" and any(w in text for w in NOT_COUNTING):
+        return kind, []
+    if said or kind != "confirmatory record":
+        return kind, said
+    for pattern in (
+        r"\d+ of \d+ shards in",
+        r"void",
+        r"not yet started",
+        r"not yet decided",
+    ):
+        found = re.search(pattern, text)
+        if found:
+            return kind, [found.group(0)]
+    return kind, []
+
+
+def fold_line(parts: list[str]) -> str:
+    """The line of a box's fold: each kind of part with its own verdicts, in the box's
+    order ("Confirmatory record: 19 of 27 shards in; superseded draws: inconclusive"), so
+    that no verdict reads as another part's."""
+    said: dict[str, list[str]] = {}
+    for text in parts:
+        kind, verdicts = fold_part(text)
+        said.setdefault(kind, []).extend(verdicts)
+    line = "; ".join(
+        kind + (": " + ", ".join(dict.fromkeys(v)) if v else "")
+        for kind, v in said.items()
+    )
+    return line[0].upper() + line[1:] if line else "Records"
+
+
 def fold_records(app, doctree) -> None:
     """A box's records at scale, declared records and superseded draws fold under one
     line (issue 51: the box shows the claim, the paper against the measurement and the
-    finding; what ran at scale is one click away), with the records' verdicts in it."""
+    finding; what ran at scale is one click away), with each part's verdicts in it."""
     for box in doctree.findall(nodes.admonition):
         if "claim-box" not in box.get("classes", []):
             continue
@@ -937,22 +992,8 @@ def fold_records(app, doctree) -> None:
         ]
         if not parts:
             continue
-        text = "".join(n.astext() for n in parts)
-        verdicts = re.findall(r'sd-badge[^"]*">([a-z-]+)<', text)
-        kinds = [
-            words
-            for key, words in (
-                ("<strong>Confirmatory record</strong>", "confirmatory record"),
-                ("<strong>At scale</strong>", "records at scale"),
-                ("<strong>Records declared</strong>", "records declared"),
-                ("<strong>Superseded draws</strong>", "superseded draws"),
-            )
-            if key in text
-        ]
-        what = ", ".join(kinds) or "records"
-        what = what[0].upper() + what[1:]
-        said = ": " + ", ".join(dict.fromkeys(verdicts)) if verdicts else ""
-        head = f'<details class="claim-scale"><summary>{what}{said}</summary>'
+        line = fold_line([n.astext() for n in parts])
+        head = f'<details class="claim-scale"><summary>{line}</summary>'
         box.insert(box.index(parts[0]), nodes.raw("", head, format="html"))
         tail = nodes.raw("", "</details>", format="html")
         box.insert(box.index(parts[-1]) + 1, tail)

@@ -950,7 +950,7 @@ def fold_part(text: str) -> tuple[str, list[str]]:
         return kind, said
     for pattern in (
         r"\d+ of \d+ shards in",
-        r"void",
+        r"\bvoid\b",
         r"not yet started",
         r"not yet decided",
     ):

@@ -188,6 +188,15 @@ plt.show()
 # algorithm's $Q^*$ ($\chi_1=1$), coloured in the band where Eq. (24) has three roots and the algorithm picked
 # the unstable middle one.
 #
+# **How to read Figure 1.** Both panels have the gate's bias mean $\mu_b$ across and the prescribed
+# pre-activation variance $q^*$ up (log scale); each grid point is one call of Algorithm 1 at $R=0.46$. On the
+# left, "$\sigma_v^2<0$" marks the settings where line 7 asks for a negative input variance: there the
+# recurrent part $\sigma_w^2Q^*$ of the pre-activation variance already exceeds the $q^*$ asked for, and no
+# input can make up the difference. Where the algorithm is feasible, the colour says whether its $Q^*$ is a
+# point the hidden state's second moment comes back to after a small push (stable) or runs away from. The
+# right panel asks what a network left to itself does: it settles at a stable root of Eq. (24), and the
+# colour is $\chi_1$ there. A point worth initializing at is feasible on the left and white on the right.
+#
 # Over the {glue:text}`alg_feas` feasible grid points, $\chi_1$ at the algorithm's own $(Q^*,q^*)$ deviates from
 # 1 by at most {glue:text}`alg_chi_dev:.1e`; at {glue:text}`alg_unstable` of them that $Q^*$ is an unstable fixed
 # point of the diagonal map. Starting exactly at an unstable $Q^*$ and iterating the map with a 1% perturbation
@@ -325,8 +334,18 @@ ledger.check("mean-field.eq12.minimal-isometry", **study.isometry_values())
 # For the vanilla RNN with untied weights $\mathbf J_t=\mathbf D_{\phi'(\mathbf e^t)}\mathbf W_t$, and the same free-probability
 # argument gives {cite:p}`pennington2017resurrecting` $\sigma^2_{\mathbf J\mathbf J^\top}=T\chi_1^{2T}\big(\mathbb E[\phi'^4]/\mathbb E[\phi'^2]^2-1-s_1\big)$:
 # at $\chi_1=1$ the coefficient is small only for orthogonal $\mathbf W$ and small $q^*$ (where $\phi'$ is nearly
-# constant); Gaussian $\mathbf W$ adds 1 per step whatever $q^*$. We use the vanilla critical initialization
-# $\sigma_w^2=1/\mathbb E[\phi'^2]$, $\sigma_v^2=(q^*-\sigma_w^2\mathbb E[\phi^2])/R$ at $q^*=0.5$, $R=1$:
+# constant); Gaussian $\mathbf W$ adds 1 per step whatever $q^*$. At $q^*=0.5$ and $R=1$ we use the vanilla
+# critical initialization $\sigma_w^2=1/\mathbb E[\phi'^2]$, $\sigma_v^2=(q^*-\sigma_w^2\mathbb E[\phi^2])/R$ (from
+# `theory.vanilla_critical` below).
+#
+# **Where the one per step comes from.** One step $\mathbf D_{\phi'}\mathbf W$ spreads the spectrum in two
+# ways, and for free factors their relative variances (variance over squared mean) add. The diagonal gives
+# the spread of $\phi'^2$ over units, $\mathbb E[\phi'^4]/\mathbb E[\phi'^2]^2-1$: zero when every unit sits in
+# the linear part of $\tanh$ (small $q^*$), larger as pre-activations reach its flat tails. The weights give
+# the relative variance of the spectrum of $\mathbf W\mathbf W^\top$, which is $-s_1$: zero for an orthogonal
+# matrix, whose singular values are all equal, and one for a square Gaussian matrix, whose squared singular
+# values follow the Marchenko-Pastur law with variance equal to its squared mean. No choice of $q^*$ removes
+# the second term, which is why the vanilla RNN needs orthogonal weights as well as criticality:
 
 # %%
 sw2_v, sv2_v = theory.vanilla_critical(0.5, 1.0)
@@ -347,6 +366,12 @@ plt.show()
 # **Figure 4.** The vanilla RNN at criticality: orthogonal weights keep the spectrum narrow (its variance grows
 # with the small $\mathrm{Var}(\phi'^2)$ at $q^*=0.5$), Gaussian weights add one unit of variance per step. The
 # formula describes both.
+#
+# **How to read Figure 4.** Both sets of networks are critical, so the mean of the spectrum stays at one and
+# only its spread grows. The slope of each dashed line is the one-step relative variance above: the
+# diagonal's term alone for orthogonal $\mathbf W$, that term plus one for Gaussian $\mathbf W$. Markers that
+# sit on their dashed line mean the free-probability argument holds at this width for the vanilla RNN, the
+# baseline against which the minimalRNN's Figure 3 is to be read.
 #
 # ## Gradient norms of real networks built with Algorithm 1
 #

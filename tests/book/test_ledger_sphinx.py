@@ -139,11 +139,11 @@ def test_a_fold_line_gives_each_part_its_own_verdicts():
     (stale, or decided while another counts) nothing."""
     from rnnbook.book.pages import badge_html
 
-    def confirmatory(done=19, claim=None, stale=False, counts=True):
-        st = {"done": list(range(done)), "of": 27, "void": None}
+    def confirmatory(done=19, claim=None, stale=False, counts=True, void=None, **p):
+        st = {"done": list(range(done)), "of": 27, "void": void}
         st |= {"complete": done == 27, "started": "2026-12-02"}
         entry = {
-            "slice": {"seed": 5002, "parameters": {"seeds": 540}, "shard": 20},
+            "slice": {"seed": 5002, "parameters": {"seeds": 540, **p}, "shard": 20},
             "state": st,
             "claim": claim,
             "record": {"stale": stale, "date": "2026-12-04"},
@@ -179,4 +179,18 @@ def test_a_fold_line_gives_each_part_its_own_verdicts():
     )
     assert ledger_sphinx.fold_line([confirmatory(0)]) == (
         "Confirmatory record: not yet started"
+    )
+    assert ledger_sphinx.fold_line([confirmatory(27)]) == (
+        "Confirmatory record: not yet decided"
+    )
+    void = confirmatory(3, void="its code changed after shard 0")
+    assert ledger_sphinx.fold_line([void]) == "Confirmatory record: void"
+    # the line reads what the record is, not its prose: a declaration whose words are
+    # those of a record that does not count (or of a verdict) changes nothing
+    odd = {"note": "the void is stale under an earlier rule, 3 of 4 shards in"}
+    worded = confirmatory(27, claim={"verdict": "reproduced"}, **odd)
+    assert "earlier rule" in worded
+    assert ledger_sphinx.fold_line([worded]) == "Confirmatory record: reproduced"
+    assert ledger_sphinx.fold_line([confirmatory(5, **odd)]) == (
+        "Confirmatory record: 5 of 27 shards in"
     )

@@ -929,35 +929,33 @@ FOLD_PARTS = (
     ("<strong>Superseded draws</strong>", "superseded draws"),
 )
 
-#: what a confirmatory record that does not count says of itself (:func:`confirmatory_html`)
-NOT_COUNTING = (
-    " is stale",
-    "another confirmatory record of the claim counts",
-    "earlier rule",
-)
-
 
 def fold_part(text: str) -> tuple[str, list[str]]:
-    """What one folded part of a box is and what it says: its verdicts, or, for a
-    confirmatory record with none yet, where it stands ("19 of 27 shards in"); a
-    confirmatory record that does not count (stale, or decided while another counts) says
-    nothing."""
+    """What one folded part of a box is and what it says: a confirmatory record what
+    :func:`fold_says` put in its ``data-fold`` (its verdict, where it stands, or nothing
+    when it does not count), any other part the verdicts of its badges."""
     kind = next((words for key, words in FOLD_PARTS if key in text), "records")
-    said = re.findall(r'sd-badge[^"]*">([a-z-]+)<', text)
-    if kind == "confirmatory record" and any(w in text for w in NOT_COUNTING):
-        return kind, []
-    if said or kind != "confirmatory record":
-        return kind, said
-    for pattern in (
-        r"\d+ of \d+ shards in",
-        r"\bvoid\b",
-        r"not yet started",
-        r"not yet decided",
-    ):
-        found = re.search(pattern, text)
-        if found:
-            return kind, [found.group(0)]
-    return kind, []
+    said = re.search(r'^<div class="claim-confirmatory" data-fold="([^"]*)"', text)
+    if said is not None:
+        return kind, [html.unescape(said.group(1))] if said.group(1) else []
+    return kind, re.findall(r'sd-badge[^"]*">([a-z-]+)<', text)
+
+
+def fold_says(entry: dict, counts: bool) -> str:
+    """What a confirmatory record adds to its box's fold line: its verdict when it counts,
+    nothing when it does not (stale, under an earlier rule, or decided while another
+    counts), else where it stands ("19 of 27 shards in", "void", "not yet started")."""
+    st, claim, rec = entry["state"], entry["claim"], entry["record"] or {}
+    if claim is not None:
+        usable = counts and not rec.get("stale") and not claim.get("rule_changed")
+        return str(claim["verdict"]) if usable else ""
+    if st["void"]:
+        return "void"
+    if not st["done"]:
+        return "not yet started"
+    if st["complete"]:
+        return "not yet decided"
+    return f"{len(st['done'])} of {st['of']} shards in"
 
 
 def fold_line(parts: list[str]) -> str:
@@ -1128,7 +1126,8 @@ def confirmatory_html(entry: dict, counts: bool = True) -> str:
         words = records_words(entry)
         until = "" if claim is not None else "; no verdict until its last shard is in"
         head += f"{html.escape(words)}{until}.</p>"
-    return f'<div class="claim-confirmatory">{head}</div>'
+    says = html.escape(fold_says(entry, counts), quote=True)
+    return f'<div class="claim-confirmatory" data-fold="{says}">{head}</div>'
 
 
 def pending_words(mine: list[dict]) -> str | None:

@@ -208,6 +208,33 @@ def test_the_scorecard_has_the_largest_line_cleared_in_a_column():
     assert "largest line cleared" in pages.scorecard([claim])
 
 
+def test_the_line_column_reads_the_run_whose_verdict_the_row_shows():
+    """Where a confirmatory record decides a claim, the scorecard's line column gives that
+    record's lines, one effect per line, not the (exploratory) book run's beside its
+    verdict; a long list folds after its first lines."""
+    from rnnbook.book import pages
+
+    book = [_effect(name=f"cell {i}", lo=-0.4, hi=0.5) for i in range(6)]
+    record = [_effect(name=f"cell {i}", lo=-0.16, hi=-0.09) for i in range(6)]
+    claim = {
+        "id": "lsc.a",
+        "paper": "lsc",
+        "source": "Fig. 2",
+        "statement": "Pre-training helps.",
+        "paper_value": None,
+        "measured": "gain",
+        "verdict": "not-reproduced",
+        "effects": book,
+        "counting": {"kind": "confirmatory", "seeds": 108, "effects": record},
+    }
+    cell = pages.line_html(claim, "book/scorecard")
+    assert "≥ -0.16" in cell and "-0.4" not in cell
+    assert cell.count('<span class="value-part">') == 6
+    assert cell.index("cell 2:") < cell.index("<summary>and 3 more</summary>")
+    alone = pages.line_html({**claim, "counting": None}, "book/scorecard")
+    assert "≥ -0.4" in alone and "-0.16" not in alone
+
+
 def test_a_records_line_says_the_largest_line_each_effect_clears():
     from rnnbook.book import ledger_sphinx
 

@@ -215,10 +215,41 @@ def test_a_confirmatory_verdict_shows_its_records_effects_before_the_books_run()
     book = dict(FIELDS, id="lsc.b", verdict="inconclusive", measured="m2")
     html = pages.claims_table([decided, book], "book/scorecard", ("measured",))
     first, second = html.split("<tr", 3)[2:4]
-    assert "confirmatory record, 48 seeds:</em> gap is 0.2 [0.1, 0.3]" in first
+    said = '48 seeds:</em></span><span class="value-part">gap is 0.2 [0.1, 0.3]'
+    assert "confirmatory record, " + said in first
     assert "above its line of 0.05" in first
-    assert "the book's run:</em> m" in first
+    # the book's run, which no longer decides, is folded under the record's effects
+    assert first.index("gap is 0.2") < first.index("<details")
+    assert "the book\u2019s run (exploratory)</summary>m" in first
     assert "confirmatory" not in second and ">m2<" in second
+
+
+def test_a_long_measurement_shows_its_first_parts_and_folds_the_rest():
+    """A measurement of many parts shows its first three in the table and folds the rest
+    under a line that says how many; a short one is shown whole; the pieces are whole
+    elements, nested ones included, and put back together they are the cell."""
+    text = "; ".join(f"cell {i}: the gap between the two arms is {i}" for i in range(7))
+    row = dict(FIELDS, id="lsc.c", verdict="inconclusive", measured=text, seeds=4)
+    cell = pages.claims_table([row], "book/scorecard", ("measured",))
+    shown, rest = cell.split("<details", 1)
+    assert "cell 2:" in shown and "cell 3:" not in shown
+    assert "<summary>and 4 more</summary>" in rest and "cell 6:" in rest
+    assert "(4 seeds)" in rest.split("</details>", 1)[1]
+    short = dict(row, measured="; ".join(text.split("; ")[:4]))
+    assert "<details" not in pages.claims_table([short], "book/x", ("measured",))
+    # one long part (a dict of values) is folded whole, under a line that says what it is
+    values = "{" + ", ".join(f"'setting {i}': {i}.5" for i in range(60)) + "}"
+    cell = pages.claims_table([dict(row, measured=values)], "book/x", ("measured",))
+    assert '<details class="value-more"><summary>the measured values</summary>' in cell
+    assert "setting 59" in cell
+    # a sentence with math in it is a run of pieces, never folded between them
+    sentence = dict(row, measured=" ".join(f"$x_{i}$ and" for i in range(40)))
+    assert "<details" not in pages.claims_table([sentence], "book/x", ("measured",))
+    html = pages._h(" ".join(f"$x_{i}$ and" for i in range(8)))
+    parts = pages.top_parts(html + " (4 seeds)")
+    assert "".join(parts) == html + " (4 seeds)" and len(parts) == 16
+    assert sum(p.startswith('<span class="math') for p in parts) == 8
+    assert all(p.count("<span") == p.count("</span>") for p in parts)
 
 
 def test_the_why_of_a_confirmatory_verdict_is_its_records_finding():

@@ -136,19 +136,100 @@ def _h(x: Any) -> str:
     )
 
 
+#: a tag of :func:`_h`'s HTML, and the tags that never close
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*?(/?)>")
+_VOID = {"br", "hr", "img", "wbr"}
+
+
+def top_parts(text: str) -> list[str]:
+    """:func:`_h`'s HTML cut into its top-level pieces (each element whole, the text
+    between them as it is), so that ``"".join(top_parts(t)) == t``."""
+    parts, depth, start = [], 0, 0
+    for m in _TAG.finditer(text):
+        if m.group(2).lower() in _VOID or m.group(3):
+            continue
+        if not m.group(1):
+            if depth == 0 and m.start() > start:
+                parts.append(text[start : m.start()])
+                start = m.start()
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                parts.append(text[start : m.end()])
+                start = m.end()
+    if start < len(text):
+        parts.append(text[start:])
+    return [p for p in parts if p.strip()] if depth == 0 else [text]
+
+
+#: a long measurement shows at most this many parts, and this many characters of them
+SHOWN_PARTS, SHOWN_CHARS = 3, 600
+
+
+def _chars(piece: str) -> int:
+    return len(html.unescape(re.sub(r"<[^>]+>", "", piece)))
+
+
+def folded(text: str, summary: str | None = None) -> str:
+    """A long measurement for a table cell: its first parts (the ``value-part`` lines of
+    :func:`rnnbook.book.ledger.value_html`), at most :data:`SHOWN_PARTS` of them and
+    :data:`SHOWN_CHARS` characters, then the rest under a fold that says how many there
+    are; all of it under ``summary`` when given. A short last line is never folded alone,
+    nor a sentence between its pieces."""
+    if summary is not None:
+        return (
+            f'<details class="value-more"><summary>{summary}</summary>{text}</details>'
+        )
+    parts = top_parts(text)
+    if not all(p.startswith('<span class="value-part">') for p in parts):
+        return text
+    shown, size = 0, 0
+    while shown < min(SHOWN_PARTS, len(parts)):
+        size += _chars(parts[shown])
+        if size > SHOWN_CHARS:
+            break
+        shown += 1
+    rest = parts[shown:]
+    if not rest or (shown and len(rest) == 1 and _chars(rest[0]) <= 160):
+        return text
+    said = f"and {len(rest)} more" if shown else "the measured values"
+    return "".join(parts[:shown]) + folded("".join(rest), said)
+
+
 def measured_html(c: dict) -> str:
     """What was measured: for a claim decided by its confirmatory record, that record's
-    effects in words first, then the book's run, labelled; else the book's run."""
-    book = _h(c.get("measured")) + (f" ({c['seeds']} seeds)" if c.get("seeds") else "")
+    effects in words, one per line, with the book's (exploratory) run folded under them;
+    else the book's run, its first parts shown and the rest folded (:func:`folded`)."""
+    seeds = f" ({c['seeds']} seeds)" if c.get("seeds") else ""
+    book = _h(c.get("measured"))
     counting = c.get("counting") or {}
     if counting.get("kind") != "confirmatory" or not counting.get("effects"):
-        return book
-    found = "; ".join(prose_html(effect_finding(e)) for e in counting["effects"])
+        return folded(book) + seeds
+    found = "".join(
+        f'<span class="value-part">{prose_html(effect_finding(e))}</span>'
+        for e in counting["effects"]
+    )
     return (
         f'<span class="value-part"><em>confirmatory record, {counting.get("seeds")} '
-        f"seeds:</em> {found}</span>"
-        f'<span class="value-part"><em>the book\'s run:</em> {book}</span>'
+        f"seeds:</em></span>{found}"
+        + folded(book + seeds, "the book\u2019s run (exploratory)")
     )
+
+
+def line_html(c: dict, from_doc: str | None = None) -> str:
+    """The *largest line cleared* cell (:func:`rnnbook.book.lines.line_cell`), one effect
+    per line, of the run whose verdict the row shows: the confirmatory record's effects
+    where it decides the claim, else the book's run's; long lists folded (:func:`folded`)."""
+    counting = c.get("counting") or {}
+    effects = c.get("effects") or []
+    if counting.get("kind") == "confirmatory" and counting.get("effects"):
+        effects = counting["effects"]
+    cells = [line_cell({**c, "effects": [e]}, from_doc) for e in effects]
+    cells = [x for x in cells if x != "—"]
+    if len(cells) <= 1:
+        return cells[0] if cells else "—"
+    return folded("".join(f'<span class="value-part">{x}</span>' for x in cells))
 
 
 def record_finding(c: dict, counting: dict) -> str:
@@ -317,7 +398,7 @@ def claims_table(
             "verdict": badge_html(c["verdict"]) + kind_html(c) + at_scale_html(c),
             "reason": prose_html(why, from_doc) if why else "—",
             "box": f'<a href="{href}">box</a>' if href else "—",
-            "line": line_cell(c, from_doc),
+            "line": line_html(c, from_doc),
         }
         rid = f' id="{html.escape(row_id(c["id"]))}"' if row_ids else ""
         rid += f' data-paper="{html.escape(c["paper"])}" data-verdict="{c["verdict"]}"'

@@ -317,6 +317,8 @@ SCORECARD = """() => {
   return {
     verdicts: cells('verdict').map(c => [c.getBoundingClientRect().right, scrolls(c)]),
     measured: cells('measured').map(c => c.getBoundingClientRect().width),
+    rows: Array.from(document.querySelectorAll('table.scorecard tbody tr'))
+      .map(r => [r.id, r.getBoundingClientRect().height]),
     page: document.documentElement.scrollWidth,
   };
 }"""
@@ -334,6 +336,9 @@ LANDED = """() => {
 #: the scorecard at a laptop's width (a table) and a small laptop's or tablet's (a card per
 #: claim): the least width its measured cells get there
 SCORECARD_ROOM = {1280: 150, 1024: 500}
+#: the tallest a scorecard row may be, two screens of 900 px: a row taller than that
+#: shows more than its answer unfolded (a superseded run, every line of a long measurement)
+ROW_MOST = 1800
 
 
 @pytest.mark.parametrize("width", sorted(SCORECARD_ROOM))
@@ -342,7 +347,8 @@ def test_the_scorecard_shows_every_verdict_on_a_laptop(smoke_book, browser, widt
     is on the screen, the measured values have room (not one letter per line); a box's link
     back lands on a row whose verdict shows below the page's header. At 1024 px, where seven
     columns beside the sidebar left the measurements a few letters wide, each claim is a card
-    whose measurements take the card's width."""
+    whose measurements take the card's width. At both, no row is taller than two screens:
+    what does not decide the row is folded."""
     html = smoke_book / "html"
     claims = json.loads((smoke_book / "claims.json").read_text())
     tab = offline_tab(browser, width)
@@ -352,6 +358,8 @@ def test_the_scorecard_shows_every_verdict_on_a_laptop(smoke_book, browser, widt
     assert found["page"] <= width, found["page"]
     assert all(right <= width and not boxed for right, boxed in found["verdicts"])
     assert min(found["measured"]) >= SCORECARD_ROOM[width], min(found["measured"])
+    tallest = max(found["rows"], key=lambda r: r[1])
+    assert tallest[1] <= ROW_MOST, tallest
     for c in claims[:: max(1, len(claims) // 6)]:
         page.goto(f"{(html / 'book' / 'scorecard.html').as_uri()}#{row_id(c['id'])}")
         top, bottom, left, right, header = page.evaluate(LANDED)

@@ -235,6 +235,16 @@ ledger.check("implicit-bias.prop21b.realization", **real.summary())
 # $\mathcal T(\mathbf x)^\top D(\rho)\mathcal T(\mathbf x')\otimes I_{n_y}$ exactly. We compute it by autodiff
 # (`ntk.empirical_ntk`, the same `torch.func.jacrev` code as for the RNN) at random parameters, for the derived
 # $\rho$ of Eq. (21), for random positive $\rho$, and for $\rho\equiv1$ (the unscaled model (5)).
+#
+# **Why Eq. (17) holds exactly.** The output $y_t=\sum_j\sqrt{\rho_j}\,\theta_jx_{t-j}$ is linear in each $\theta_j$,
+# so its derivative with respect to $\theta_j$ is $\sqrt{\rho_j}\,x_{t-j}$ (times the identity on the $n_y$
+# outputs), whatever $\theta$ is. The NTK is the inner product of two such derivatives, summed over the
+# parameters: $K_{ts}(\mathbf x,\mathbf x')=\sum_j\rho_j\,x_{t-j}^\top x'_{s-j}\,I_{n_y}$. Stacking the lagged
+# inputs $x_{t-j}$ into the Toeplitz matrix $\mathcal T(\mathbf x)$ writes the sum as
+# $\mathcal T(\mathbf x)^\top D(\rho)\,\mathcal T(\mathbf x')\otimes I_{n_y}$. Nothing here is a limit: autodiff at
+# any parameters must give it to round-off, and any $\rho>0$ may be used. The RNN is different. Its
+# derivatives depend on its weights, so its NTK matches this form only as the width grows, with the $\rho_j$
+# of Eq. (21) ({doc}`rho_j`).
 
 # %%
 c32 = ntk.scaled_conv_check(P.T_ntk, P.n_x, P.n_y, **init, g=g)

@@ -817,4 +817,12 @@ declares the seeds at which a paper that is exactly right would be reproduced wi
 probability {POWER:.0%}; the `book` profile runs fewer, so many training claims stay
 `inconclusive` here. The box of each claim shows its finding, the paper against the
 measurement and the decision, then its rule, its history, its seeds and its gate.
+
+Each row shows the run whose verdict it gives. Where a claim's confirmatory record has
+decided, *measured* lists that record's effects, one per line, and folds the book's own
+exploratory run under them; elsewhere it shows the book's run, its first lines and the
+rest one click away. *Largest line cleared* gives, for each effect of the same run, the
+largest line its {LEVEL:.0%} interval clears (≥ for an effect claimed above its line, ≤
+below, ± for a claim of no effect) against the line the claim is decided on, marked
+*(book's)* where that line is the book's own number because the paper gives no size.
 """

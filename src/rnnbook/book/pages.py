@@ -171,16 +171,16 @@ def _chars(piece: str) -> int:
     return len(html.unescape(re.sub(r"<[^>]+>", "", piece)))
 
 
-def folded(text: str, summary: str | None = None) -> str:
+def under_fold(text: str, summary: str) -> str:
+    """``text`` one click away, under a line that says what it is."""
+    return f'<details class="value-more"><summary>{summary}</summary>{text}</details>'
+
+
+def folded(text: str) -> str:
     """A long measurement for a table cell: its first parts (the ``value-part`` lines of
     :func:`rnnbook.book.ledger.value_html`), at most :data:`SHOWN_PARTS` of them and
     :data:`SHOWN_CHARS` characters, then the rest under a fold that says how many there
-    are; all of it under ``summary`` when given. A short last line is never folded alone,
-    nor a sentence between its pieces."""
-    if summary is not None:
-        return (
-            f'<details class="value-more"><summary>{summary}</summary>{text}</details>'
-        )
+    are. A short last line is never folded alone, nor a sentence between its pieces."""
     parts = top_parts(text)
     if not all(p.startswith('<span class="value-part">') for p in parts):
         return text
@@ -194,7 +194,7 @@ def folded(text: str, summary: str | None = None) -> str:
     if not rest or (shown and len(rest) == 1 and _chars(rest[0]) <= 160):
         return text
     said = f"and {len(rest)} more" if shown else "the measured values"
-    return "".join(parts[:shown]) + folded("".join(rest), said)
+    return "".join(parts[:shown]) + under_fold("".join(rest), said)
 
 
 def measured_html(c: dict) -> str:
@@ -213,7 +213,7 @@ def measured_html(c: dict) -> str:
     return (
         f'<span class="value-part"><em>confirmatory record, {counting.get("seeds")} '
         f"seeds:</em></span>{found}"
-        + folded(book + seeds, "the book\u2019s run (exploratory)")
+        + under_fold(book + seeds, "the book\u2019s run (exploratory)")
     )
 
 

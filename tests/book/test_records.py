@@ -374,3 +374,33 @@ def test_a_record_whose_gate_failed_gives_way_to_a_later_one_and_no_other_does()
     assert "another confirmatory record of the claim counts" in box
     assert "Its gate did not hold" in box
     assert "(this verdict counts)" in ledger_sphinx.confirmatory_html(held)
+
+
+def test_a_confirmatory_verdict_names_its_record_once_under_the_verdict():
+    """Where the confirmatory record that decides a claim is also its largest record at
+    scale, the verdict cell names it once ("confirmatory record (cpu, 16 seeds)"), not a
+    second time as the record at scale; another record at scale is still shown."""
+    from rnnbook.book import pages
+
+    book = {"id": "lsc.a", "verdict": "inconclusive"}
+    held = _decided("conf", "not-reproduced", gate=True)
+    held["record"]["path"] = "results/cpu/lsc/x/conf"
+    counting = records.counting_verdict(None, "lsc.a", book, conf={"lsc.a": [held]})
+    assert counting["path"] == "results/cpu/lsc/x/conf"
+    scale = {"verdict": "not-reproduced", "kind": "cpu", "seeds": 16, "date": "d"}
+    same = {
+        **book,
+        "counting": counting,
+        "at_scale": {**scale, "path": counting["path"]},
+    }
+    cell = pages.kind_html(same) + pages.at_scale_html(same)
+    assert cell.count("16 seeds") == 1 and "confirmatory record (cpu, 16 seeds)" in cell
+    assert "at scale" not in cell
+    other = {
+        **same,
+        "at_scale": {**scale, "seeds": 64, "path": "results/cpu/lsc/x/big"},
+    }
+    cell = pages.kind_html(other) + pages.at_scale_html(other)
+    assert ">confirmatory<" in cell and "at scale (cpu, 64 seeds)" in cell
+    alone = {**book, "at_scale": {**scale, "path": "results/cpu/lsc/x/big"}}
+    assert "at scale (cpu, 16 seeds)" in pages.at_scale_html(alone)

@@ -260,9 +260,11 @@ def why_text(c: dict) -> str:
 
 
 def at_scale_html(c: dict) -> str:
-    """Under a claim's ``book`` verdict, the verdict of its largest current record."""
+    """Under a claim's ``book`` verdict, the verdict of its largest current record; nothing
+    when that record is the confirmatory one whose verdict the row shows
+    (:func:`kind_html` names it)."""
     rec = c.get("at_scale")
-    if not rec:
+    if not rec or _is_counting(c):
         return ""
     return (
         f'<span class="claim-at-scale"><em>at scale ({html.escape(rec["kind"])}, '
@@ -270,11 +272,29 @@ def at_scale_html(c: dict) -> str:
     )
 
 
+def _is_counting(c: dict) -> bool:
+    """Whether a claim's largest record at scale is the confirmatory record that decides it."""
+    counting, rec = c.get("counting") or {}, c.get("at_scale") or {}
+    path = counting.get("path")
+    return (
+        counting.get("kind") == "confirmatory"
+        and path is not None
+        and (rec.get("path") == path)
+    )
+
+
 def kind_html(c: dict) -> str:
     """Beside a training claim's verdict, which kind of verdict counts: exploratory
-    (the book's run) or confirmatory (:func:`rnnbook.book.records.counting_verdict`)."""
+    (the book's run) or confirmatory (:func:`rnnbook.book.records.counting_verdict`),
+    with the confirmatory record's scale and seeds where it is the claim's largest record
+    at scale (:func:`at_scale_html` then says nothing)."""
     kind = (c.get("counting") or {}).get("kind")
-    return f'<span class="claim-kind">{html.escape(kind)}</span>' if kind else ""
+    if not kind:
+        return ""
+    if _is_counting(c):
+        rec = c["at_scale"]
+        kind = f"confirmatory record ({rec['kind']}, {rec['seeds']} seeds)"
+    return f'<span class="claim-kind">{html.escape(kind)}</span>'
 
 
 def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
@@ -304,6 +324,7 @@ def attach_records(claims: list[dict], root: Path | None) -> list[dict]:
                     "kind": r["record"]["kind"],
                     "seeds": r.get("seeds"),
                     "date": r["record"]["date"],
+                    "path": r["record"].get("path"),
                 },
             }
         out.append(c)
@@ -469,7 +490,9 @@ def scorecard(claims: list[dict]) -> str:
         (
             f"At scale: {len(scaled)} claim{'s' if len(scaled) != 1 else ''} "
             f"{'have' if len(scaled) != 1 else 'has'} a current record, decided on its own "
-            f"data: {counts_line(scaled)}. Each is shown under the `book` verdict below."
+            f"data: {counts_line(scaled)}. Each is named under its row's verdict below: "
+            "as the confirmatory record that gives the verdict, or as a record at scale "
+            "beside the `book` run's verdict."
             if scaled
             else "At scale: no claim has a current record yet (see {doc}`verdicts`)."
         ),

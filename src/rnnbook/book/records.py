@@ -514,7 +514,8 @@ def counting_verdict(
     the box show: its confirmatory record's once that is decided (and not stale; of
     several, :func:`counting_records` says which), else the book's own run's (``ledger_claim``), which is exploratory. Returns ``{verdict,
     kind, why, book_verdict}`` (``kind``: ``confirmatory`` or ``exploratory``), and for a
-    confirmatory verdict the record's ``seeds``, ``effects`` and ``trained`` (its gate)."""
+    confirmatory verdict the record's ``seeds``, ``effects``, ``trained`` (its gate) and
+    ``path``."""
     conf = confirmatory(root, loaded) if conf is None else conf
     book = ledger_claim.get("verdict")
     mine = conf.get(claim_id, [])
@@ -536,6 +537,7 @@ def counting_verdict(
             "seeds": claim.get("seeds"),
             "effects": claim.get("effects") or [],
             "trained": claim.get("trained"),
+            "path": rec.get("path"),
         }
     seed = ledger_claim.get("profile") or "book"
     why = f"exploratory: the {seed} run at master seed 0, whose rules were set after a look"

@@ -80,3 +80,35 @@ def test_the_command_line_says_what_goes_with_what(toy, capsys):
     assert "'next' or a shard number" in capsys.readouterr().err
     assert cli.main(["queue", TARGET, "--root", str(toy)]) == 1
     assert "not CHAPTER:SLICE:N" in capsys.readouterr().err
+
+
+def test_a_refused_machine_has_an_exit_status_of_its_own(toy, capsys, monkeypatch):
+    from rnnbook.book import cli
+
+    def refused(*a, **k):
+        raise shards.MachineRefused(f"{TARGET}: refused: other bits")
+
+    monkeypatch.setattr(shards, "run_shard", refused)
+    got = cli.main(["record", TARGET, "--root", str(toy), "--shard", "next"])
+    assert got == shards.REFUSED_EXIT != 1
+    assert "refused:" in capsys.readouterr().err
+
+
+def test_the_queue_passes_over_a_record_that_refuses_this_machine(toy, monkeypatch):
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
+    calls = []
+
+    def refusing(cmd, **kw):  # `record --shard next` on a machine with other bits
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, shards.REFUSED_EXIT)
+
+    lines = []
+    shard_tree.queue(toy, [f"{TARGET}:3"], "cpu", runner=refusing, log=lines.append)
+    assert len(calls) == 1  # passed over at once, not tried three times
+    assert any("passed over on this machine" in line for line in lines)
+    assert not (toy / SLICE / "0").exists()
+    failing = lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1)  # noqa: E731
+    with pytest.raises(shards.ShardError, match="failed in"):  # a failure still stops
+        shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=failing, log=_quiet)

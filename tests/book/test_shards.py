@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rnnbook.book import claims as C
-from rnnbook.book import ledger_sphinx, pages, reading, records, shards
+from rnnbook.book import ledger_sphinx, pages, reading, records, shards, standing
 from rnnbook.seeds import member_seeds
 
 CHAPTER = """# %% [markdown]
@@ -225,7 +225,7 @@ def test_a_code_change_between_shards_voids_the_record(toy):
         shards.decide(toy, TARGET, "cpu", log=_quiet)
 
 
-def test_a_new_machine_re_runs_a_finished_member_and_stops_on_other_bits(
+def test_a_new_machine_re_runs_a_finished_member_and_is_refused_on_other_bits(
     toy, monkeypatch
 ):
     shards.run_shard(toy, TARGET, "cpu", log=_quiet)
@@ -235,11 +235,26 @@ def test_a_new_machine_re_runs_a_finished_member_and_stops_on_other_bits(
     other = {**here, "host": "elsewhere", "id": "0123456789ab"}
     monkeypatch.setattr(shards, "machine", lambda: other)
     monkeypatch.setenv("TOY_SHIFT", "1e-12")  # the other machine rounds differently
-    bad = shards.trial_check(toy, TARGET, "cpu", log=_quiet)  # on demand: voids nothing
-    assert "other bits" in bad and not _state(toy)["void"]
-    with pytest.raises(shards.VoidRecord, match="stopped: .*other bits.*'gains'"):
+    bad = shards.trial_check(toy, TARGET, "cpu", log=_quiet)  # on demand: lists nothing
+    assert "other bits" in bad and len(_state(toy)["machines"]) == 1
+    with pytest.raises(shards.MachineRefused, match="refused: .*other bits.*'gains'"):
         shards.run_shard(toy, TARGET, "cpu", log=_quiet)
-    assert "stopped" in _state(toy)["void"]
+    st = _state(toy)  # the machine is refused, the record is not void
+    assert not st["void"] and sorted(st["done"]) == [0]
+    assert st["machines"][-1]["refused"] and st["machines"][-1]["host"] == "elsewhere"
+    assert "refused on elsewhere" in "; ".join(standing.standing(toy)[0]["refused"])
+
+    def no_second_check(*a, **k):
+        raise AssertionError("a refused machine is not checked again")
+
+    monkeypatch.setattr(shards, "check_machine", no_second_check)
+    with pytest.raises(shards.MachineRefused, match="other bits"):
+        shards.run_shard(toy, TARGET, "cpu", log=_quiet)
+    monkeypatch.setattr(shards, "machine", lambda: here)  # the first machine goes on
+    monkeypatch.delenv("TOY_SHIFT")
+    shards.run_shard(toy, TARGET, "cpu", log=_quiet)
+    assert _state(toy)["complete"]
+    assert shards.decide(toy, TARGET, "cpu", log=_quiet).exists()
 
 
 def test_a_new_machine_with_the_same_bits_joins_the_list(toy, monkeypatch):

@@ -321,6 +321,9 @@ def _record(args) -> int:
             path = recording.run_record(
                 args.root, args.target, args.scale, device=args.device
             )
+    except shards.MachineRefused as e:
+        print(f"refused: {e}", file=sys.stderr)
+        return shards.REFUSED_EXIT
     except (ClaimError, BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

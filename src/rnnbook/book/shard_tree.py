@@ -117,6 +117,13 @@ def run(
     done = runner(cmd, cwd=path, env=_env(path))
     rel = shards_rel if shard is not None else Path("results") / scale / chapter / name
     _copy(path / rel, root / rel)
+    from .shards import REFUSED_EXIT, MachineRefused
+
+    if shard is not None and done.returncode == REFUSED_EXIT:
+        new = _git(root, "status", "--porcelain", "--", str(rel))
+        if commit and new:  # the refusal is kept: the next run here skips at once
+            _commit(root, rel, f"This machine gives other bits than {target}'s shard 0")
+        raise MachineRefused(f"{target}: this machine gives other bits than shard 0")
     if done.returncode != 0:
         raise ShardError(
             f"{target}: {' '.join(what)} failed in {path} (exit {done.returncode})"
@@ -151,7 +158,10 @@ def queue(
     """Work through ``items`` (``CHAPTER:SLICE:N``: at most N more shards of that record)
     one shard after another, each in its pinned tree and committed as it lands; a record
     whose last shard is in is decided at once. A failed or voided shard stops the
-    queue."""
+    queue; a record that refuses this machine (other bits than its shard 0) is passed
+    over, and the queue goes on with the next."""
+    from .shards import MachineRefused
+
     root = Path(root).resolve()
     for item in items:
         target, _, n = item.rpartition(":")
@@ -161,7 +171,11 @@ def queue(
         for _ in range(int(n)):
             if state(root / "results", scale, chapter, name, s)["complete"]:
                 break
-            run(root, target, scale, "next", device, commit, runner, log)
+            try:
+                run(root, target, scale, "next", device, commit, runner, log)
+            except MachineRefused as e:
+                log(f"{e}: passed over on this machine")
+                break
         st = state(root / "results", scale, chapter, name, s)
         decided = root / "results" / scale / chapter / name / "claims.json"
         if st["complete"] and not decided.exists():

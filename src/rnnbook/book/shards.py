@@ -29,8 +29,10 @@ the values its rule and gate read (:func:`rule_names`), never a verdict, under
 (:func:`provenance`). The guards (:func:`run_shard`): a dirty tracked tree is refused; a shard
 whose measuring hash, rules, slice, arithmetic, versions or device differ from shard 0's voids
 the record (``void.json``: a new master seed starts a new one); the first shard on a machine
-not yet checked re-runs members of shard 0 and compares their values bit for bit (a mismatch
-stops the record). A failed shard leaves nothing and runs again with the same members; a
+not yet checked re-runs members of shard 0 and compares their values bit for bit: a mismatch
+refuses the machine, not the record (:class:`MachineRefused`: it is listed as refused in
+``machines.json`` and takes none of the record's shards, which run on machines that give shard
+0's bits; its shards so far, all of one arithmetic, stay valid). A failed shard leaves nothing and runs again with the same members; a
 diverged network is data (NaN is kept). The run cache is not read: each shard runs in a build
 folder of its own. :func:`decide` joins the shards once all are in and writes the record like
 any other (:func:`rnnbook.book.records.write`).
@@ -182,6 +184,23 @@ def _write_shard(base: Path, k: int, prov: dict, values: dict) -> Path:
     return out
 
 
+class MachineRefused(ShardError):
+    """This machine gave other bits than shard 0 for members of the record: it runs none
+    of the record's shards (the record stays valid and goes on where the bits agree)."""
+
+
+#: the exit status of ``record --shard`` on a refused machine (the queue moves on)
+REFUSED_EXIT = 3
+
+
+def refused(st: dict, me: dict) -> dict | None:
+    """This machine's entry in the record's list where it was refused, else ``None``."""
+    return next(
+        (m for m in st["machines"] if m.get("refused") and m.get("id") == me["id"]),
+        None,
+    )
+
+
 def _void(base: Path, reason: str) -> VoidRecord:
     write_json(
         base / "void.json", {"reason": reason, "date": _dt.date.today().isoformat()}
@@ -300,11 +319,16 @@ def run_shard(
                 base, f"shard {k} would run with other {', '.join(diff)} than shard 0"
             )
     me = prov["machine"]
-    checked = {m.get("id") for m in st["machines"]}
+    was = refused(st, me)
+    if was:
+        raise MachineRefused(f"{target}: {was['check']} ({was['date']})")
+    checked = {m.get("id") for m in st["machines"] if not m.get("refused")}
     if 0 in st["done"] and me["id"] not in checked:
         bad = check_machine(root, chapter, s, st, base, device, log)
         if bad:
-            raise _void(base, f"stopped: {bad}")
+            how = f"refused: {bad}; its shards run where the bits agree"
+            _add_machine(base, st["machines"], me, how, refused=True)
+            raise MachineRefused(f"{target}: {how}")
         _add_machine(base, st["machines"], me, "members of shard 0 re-run: same bits")
         st["machines"].append(me)
     log(
@@ -318,8 +342,11 @@ def run_shard(
     return out
 
 
-def _add_machine(base: Path, machines: list, me: dict, how: str) -> None:
+def _add_machine(
+    base: Path, machines: list, me: dict, how: str, refused: bool = False
+) -> None:
     entry = {**me, "date": _dt.date.today().isoformat(), "check": how}
+    entry |= {"refused": True} if refused else {}
     write_json(base / "machines.json", [*machines, entry])
 
 

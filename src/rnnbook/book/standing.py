@@ -33,6 +33,15 @@ def _state(st: dict, rec: dict | None) -> str:
     return f"started {st['started']}"
 
 
+def _refused(st: dict) -> list[str]:
+    """The machines that gave other bits than shard 0, in words (they run no shard)."""
+    return [
+        f"refused on {m.get('host')} ({m.get('cpu')}), {m.get('date')}: other bits"
+        for m in st["machines"]
+        if m.get("refused")
+    ]
+
+
 def _left_hours(row: dict, slice_: dict) -> tuple[float | None, str]:
     """The hours of one core still to run: the mean shard's hours times the shards left,
     or, before any shard is in, the slice's declared ``minutes``."""
@@ -49,7 +58,8 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
     """One row per confirmatory slice, in the book's chapter order: ``chapter``, ``name``,
     ``master_seed``, ``members``, ``of`` (shards declared), ``in`` (shards in), ``hours``
     (one core, shards in), ``left_hours`` (and ``left_from``: measured or declared),
-    ``state`` (in words), ``decided`` (its date or None), ``void``, ``stale`` and
+    ``state`` (in words), ``decided`` (its date or None), ``void``, ``stale``,
+    ``refused`` (the machines that gave other bits than shard 0, in words) and
     ``claims`` (each ``{id, verdict, gate_failed}``: the record's verdict once decided,
     else None, and whether its gate failed, so that it decided nothing)."""
     rows: dict[tuple[str, str], dict] = {}
@@ -71,6 +81,7 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
                     "void": st["void"],
                     "stale": bool(rec and rec.get("stale")),
                     "damaged": list(st["damaged"]),
+                    "refused": _refused(st),
                     "claims": [],
                 }
                 row["left_hours"], row["left_from"] = _left_hours(row, e["slice"])
@@ -143,6 +154,7 @@ def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
                 + (f" (book run: {was})" if was else "")
             )
         lines += [f"    damaged: {d}" for d in r["damaged"]]
+        lines += [f"    {m}" for m in r.get("refused", [])]
         out.append("\n".join(lines))
     return "\n".join(out + [summary(rows)])
 
@@ -171,6 +183,9 @@ def html_table(
             book = f" <small>(book run: {html.escape(was)})</small>" if was else ""
             cells.append(f"{name}: {got}{book}")
         shards_in = f"{r['in']} of {r['of']}<br><small>{_h(r['hours'])}</small>"
+        refused = "".join(
+            f"<br><small>{html.escape(m)}</small>" for m in r.get("refused", [])
+        )
         name = html.escape(f"{r['chapter']}:{r['name']}")
         name = name.replace("/", "/<wbr>").replace(":", ":<wbr>")  # break there first
         body.append(
@@ -178,7 +193,7 @@ def html_table(
             f"<br><small>master seed {html.escape(str(r['master_seed']))}, "
             f"{r['members']} members</small></td>"
             f'<td class="col-shards" data-label="shards in">{shards_in}</td>'
-            f'<td data-label="state">{html.escape(r["state"])}</td>'
+            f'<td data-label="state">{html.escape(r["state"])}{refused}</td>'
             f'<td class="col-finding">{"<br>".join(cells)}</td></tr>'
         )
     return (

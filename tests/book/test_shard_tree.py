@@ -112,3 +112,52 @@ def test_the_queue_passes_over_a_record_that_refuses_this_machine(toy, monkeypat
     failing = lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1)  # noqa: E731
     with pytest.raises(shards.ShardError, match="failed in"):  # a failure still stops
         shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=failing, log=_quiet)
+
+
+def test_the_checkout_checks_a_new_machine_before_a_pinned_shard(toy, monkeypatch):
+    """The pinned tree's own guard may be older (it voided a record on other bits): the
+    checkout runs the check first and refuses the machine itself."""
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
+    shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)  # shard 0, here
+    from rnnbook.book import shard_plan
+
+    other = {**shard_plan.machine(), "host": "elsewhere", "id": "0123456789ab"}
+    monkeypatch.setattr(shard_plan, "machine", lambda: other)
+    calls = []
+
+    def other_bits(cmd, **kw):
+        calls.append(cmd)
+        said = f"{TARGET}: this machine (x on elsewhere) gave other bits than shard 0"
+        return subprocess.CompletedProcess(cmd, 1, stdout=f"running\n{said}\n")
+
+    lines = []
+    shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=other_bits, log=lines.append)
+    assert len(calls) == 1 and "--check" in calls[0]  # no shard ran after the check
+    st = test_shards._state(toy)
+    assert not st["void"] and st["machines"][-1]["refused"]
+    assert "gave other bits" in st["machines"][-1]["check"]
+    assert _out(toy, "log", "-1", "--format=%s").startswith("This machine gives other")
+    shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=other_bits, log=lines.append)
+    assert len(calls) == 1  # refused at once: not checked again
+    assert sum("passed over" in line for line in lines) == 2
+
+
+def test_a_new_machine_with_shard_0s_bits_is_listed_before_its_shard(toy, monkeypatch):
+    shard_tree.run(toy, TARGET, "cpu", log=_quiet)  # shard 0, here
+    from rnnbook.book import shard_plan
+
+    other = {**shard_plan.machine(), "host": "elsewhere", "id": "0123456789ab"}
+    monkeypatch.setattr(shard_plan, "machine", lambda: other)
+    calls = []
+
+    def same_bits(cmd, **kw):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, stdout="the same bits as shard 0\n")
+
+    shard_tree.run(toy, TARGET, "cpu", runner=same_bits, log=_quiet)
+    assert "--check" in calls[0] and "--shard" in calls[1]
+    listed = test_shards._state(toy)["machines"][-1]
+    assert listed["host"] == "elsewhere" and not listed.get("refused")
+    assert "same bits" in listed["check"]

@@ -110,6 +110,9 @@ def run(
     path = tree(root, chapter, name, at)
     shards_rel = Path("results") / SHARDS / scale / chapter / name
     _copy(root / shards_rel, path / shards_rel)
+    if shard is not None:  # the checkout's guard, whatever the pinned code's would do
+        _check_here(root, target, scale, path, shards_rel, commit, runner, log)
+        _copy(root / shards_rel, path / shards_rel)
     what = ["--decide"] if shard is None else ["--shard", str(shard)]
     cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
     cmd += ["--root", str(path), *what] + (["--device", device] if device else [])
@@ -131,6 +134,57 @@ def run(
     if commit:
         _commit(root, rel, _message(root, target, scale, shard is None))
     return root / rel
+
+
+def _check_here(
+    root: Path,
+    target: str,
+    scale: str,
+    path: Path,
+    rel: Path,
+    commit: bool,
+    runner: Callable,
+    log: Callable,
+) -> None:
+    """The machine check of :mod:`.shards`, made by the checkout before a pinned shard: the
+    pinned tree re-runs members of shard 0 (its own ``record --check``, with the record's
+    own code); same bits list this machine, so that the pinned shard runs without checking
+    again; other bits list it as refused and raise :class:`~.shards.MachineRefused`,
+    whatever the guard of the record's commit would have done (until 3 December 2026 it
+    voided the record). A machine already refused is refused at once."""
+    from .shard_plan import machine
+    from .shards import MachineRefused, _add_machine, refused
+
+    chapter, name, s = _slice(root, target, scale)
+    st = state(root / "results", scale, chapter, name, s)
+    me = machine()
+    was = refused(st, me)
+    if was:
+        raise MachineRefused(f"{target}: {was['check']} ({was['date']})")
+    listed = {m.get("id") for m in st["machines"] if not m.get("refused")}
+    if 0 not in st["done"] or me["id"] in listed:
+        return
+    cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
+    cmd += ["--root", str(path), "--check"]
+    log(f"{target}: checking this machine (members of shard 0 again) in {path}")
+    done = runner(cmd, cwd=path, env=_env(path), capture_output=True, text=True)
+    last = ((done.stdout or "").strip().splitlines() or [""])[-1]
+    if done.returncode == 0:
+        how = "members of shard 0 re-run in the pinned tree: same bits"
+    elif "other bits" in last:
+        bad = last.removeprefix(f"{target}: ")
+        how = f"refused: {bad}; its shards run where the bits agree"
+    else:
+        raise ShardError(
+            f"{target}: the machine check failed in {path} (exit {done.returncode})"
+        )
+    _add_machine(root / rel, st["machines"], me, how, refused=done.returncode != 0)
+    log(f"{target}: {how}")
+    if commit:
+        words = "other bits than" if done.returncode else "the bits of"
+        _commit(root, rel, f"This machine gives {words} {target}'s shard 0")
+    if done.returncode != 0:
+        raise MachineRefused(f"{target}: {how}")
 
 
 def _message(root: Path, target: str, scale: str, decided: bool) -> str:

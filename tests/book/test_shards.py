@@ -243,6 +243,9 @@ def test_a_new_machine_re_runs_a_finished_member_and_is_refused_on_other_bits(
     assert not st["void"] and sorted(st["done"]) == [0]
     assert st["machines"][-1]["refused"] and st["machines"][-1]["host"] == "elsewhere"
     assert "refused on elsewhere" in "; ".join(standing.standing(toy)[0]["refused"])
+    (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
+    box = ledger_sphinx.confirmatory_html(entry)
+    assert "gave other bits than shard 0" in box and "1 of 2 shards in" in box
 
     def no_second_check(*a, **k):
         raise AssertionError("a refused machine is not checked again")

@@ -1125,7 +1125,7 @@ def confirmatory_html(entry: dict, counts: bool = True) -> str:
     else:
         words = records_words(entry)
         until = "" if claim is not None else "; no verdict until its last shard is in"
-        head += f"{html.escape(words)}{until}.</p>"
+        head += f"{html.escape(words)}{until}{html.escape(refused_words(st))}.</p>"
     says = html.escape(fold_says(entry, counts), quote=True)
     return f'<div class="claim-confirmatory" data-fold="{says}">{head}</div>'
 
@@ -1168,6 +1168,16 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
     return (
         '<div class="claim-confirmatory"><p><strong>No confirmatory record</strong>: '
         f"{reading.prose_html(why)}</p></div>"
+    )
+
+
+def refused_words(st: dict) -> str:
+    """The machines a record refused (other bits than its shard 0), after a semicolon."""
+    return "".join(
+        f"; a {m.get('cpu')} machine gave other bits than shard 0 ({m.get('date')}) and"
+        " runs none of its shards"
+        for m in st["machines"]
+        if m.get("refused")
     )
 
 

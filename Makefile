@@ -152,6 +152,7 @@ clean:
 # so that edits made meanwhile cannot reach it, and commits the shard alone as it lands.
 # The day's queue, one shard after another, each record decided when its last shard is in:
 #   nohup taskset -c 1 make shards QUEUE="lsc/ffn_mnist:fig2-confirmatory:5 lsc/lru_ptb:fig4-confirmatory:4" &
+# (it runs below all other work, its chapter kernels included: rnnbook.book.background)
 SLICE ?=
 SCALE ?= cpu
 SHARD ?=

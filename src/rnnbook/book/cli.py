@@ -198,6 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the record scale declared for the slices (default: cpu)",
     )
     q.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
+    q.add_argument(
+        "--foreground",
+        action="store_true",
+        help="keep the queue's priority (by default it and every process it starts, "
+        "chapter kernels included, run below all other work: rnnbook.book.background)",
+    )
     q.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     q.add_argument(
         "--no-commit", action="store_true", help="copy the shards back, commit nothing"
@@ -341,6 +347,11 @@ def _queue(args) -> int:
     from .claims import ClaimError
 
     try:
+        shard_tree.parse_items(args.items)
+        if not args.foreground:
+            from . import background
+
+            background.lower()
         shard_tree.queue(
             args.root,
             args.items,

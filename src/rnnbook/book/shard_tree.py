@@ -200,6 +200,17 @@ def _commit(root: Path, rel: Path, message: str) -> None:
     _git(root, "commit", "-q", "-m", message, "--", str(rel))
 
 
+def parse_items(items: list[str]) -> list[tuple[str, int]]:
+    """A queue's items, ``CHAPTER:SLICE:N``, as (target, N); a malformed one is refused."""
+    out = []
+    for item in items:
+        target, _, n = item.rpartition(":")
+        if not target or not n.isdigit():
+            raise ShardError(f"queue: {item!r} is not CHAPTER:SLICE:N")
+        out.append((target, int(n)))
+    return out
+
+
 def queue(
     root: Path,
     items: list[str],
@@ -217,12 +228,9 @@ def queue(
     from .shards import MachineRefused
 
     root = Path(root).resolve()
-    for item in items:
-        target, _, n = item.rpartition(":")
-        if not target or not n.isdigit():
-            raise ShardError(f"queue: {item!r} is not CHAPTER:SLICE:N")
+    for target, n in parse_items(items):
         chapter, name, s = _slice(root, target, scale)
-        for _ in range(int(n)):
+        for _ in range(n):
             if state(root / "results", scale, chapter, name, s)["complete"]:
                 break
             try:

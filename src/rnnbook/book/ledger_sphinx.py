@@ -1176,7 +1176,7 @@ def refused_words(st: dict) -> str:
     return "".join(
         f"; a {m.get('cpu')} machine gave other bits than shard 0 ({m.get('date')}) and"
         " runs none of its shards"
-        for m in st["machines"]
+        for m in st.get("machines", [])
         if m.get("refused")
     )
 

@@ -37,7 +37,7 @@ def _refused(st: dict) -> list[str]:
     """The machines that gave other bits than shard 0, in words (they run no shard)."""
     return [
         f"refused on {m.get('host')} ({m.get('cpu')}), {m.get('date')}: other bits"
-        for m in st["machines"]
+        for m in st.get("machines", [])
         if m.get("refused")
     ]
 

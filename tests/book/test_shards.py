@@ -242,7 +242,8 @@ def test_a_new_machine_re_runs_a_finished_member_and_is_refused_on_other_bits(
     st = _state(toy)  # the machine is refused, the record is not void
     assert not st["void"] and sorted(st["done"]) == [0]
     assert st["machines"][-1]["refused"] and st["machines"][-1]["host"] == "elsewhere"
-    assert "refused on elsewhere" in "; ".join(standing.standing(toy)[0]["refused"])
+    said = "; ".join(standing.standing(toy)[0]["refused"])
+    assert "(host elsewhere)" in said and "other bits than shard 0" in said
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
     box = ledger_sphinx.confirmatory_html(entry)
     assert "gave other bits than shard 0" in box and "1 of 2 shards in" in box

@@ -36,7 +36,8 @@ def _state(st: dict, rec: dict | None) -> str:
 def _refused(st: dict) -> list[str]:
     """The machines that gave other bits than shard 0, in words (they run no shard)."""
     return [
-        f"refused on {m.get('host')} ({m.get('cpu')}), {m.get('date')}: other bits"
+        f"refused on {m.get('cpu')} (host {m.get('host')}), {m.get('date')}: "
+        "other bits than shard 0"
         for m in st.get("machines", [])
         if m.get("refused")
     ]

@@ -1174,8 +1174,8 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
 def refused_words(st: dict) -> str:
     """The machines a record refused (other bits than its shard 0), after a semicolon."""
     return "".join(
-        f"; a {m.get('cpu')} machine gave other bits than shard 0 ({m.get('date')}) and"
-        " runs none of its shards"
+        f"; refused on {m.get('cpu')} ({m.get('date')}), which gave other bits than"
+        " shard 0: it runs none of the record's shards"
         for m in st.get("machines", [])
         if m.get("refused")
     )

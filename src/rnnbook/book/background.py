@@ -1,4 +1,4 @@
-"""Shards in the background: below every other process of the machine, in fact.
+"""The shard queue in the background: below every other process of the machine.
 
 ``os.nice(19)`` alone does not put a shard below a build run beside it on Linux: where the
 kernel groups processes by session (``/proc/sys/kernel/sched_autogroup_enabled``), it shares

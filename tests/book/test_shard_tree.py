@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -129,6 +130,13 @@ def test_the_checkout_checks_a_new_machine_before_a_pinned_shard(toy, monkeypatc
 
     def other_bits(cmd, **kw):
         calls.append(cmd)
+        tree = Path(
+            cmd[cmd.index("--root") + 1]
+        )  # the check's run, as a chapter keeps it
+        ran = [{"id": "lsc.toy.gain", "extra": {"inputs": {"gains": [9.0]}}}]
+        run = tree / "_build/runs/toy/toy/check/claims.json"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        run.write_text(json.dumps(ran))
         said = f"{TARGET}: this machine (x on elsewhere) gave other bits than shard 0"
         return subprocess.CompletedProcess(cmd, 1, stdout=f"running\n{said}\n")
 
@@ -139,6 +147,9 @@ def test_the_checkout_checks_a_new_machine_before_a_pinned_shard(toy, monkeypatc
     assert not st["void"] and st["machines"][-1]["refused"]
     assert "gave other bits" in st["machines"][-1]["check"]
     assert _out(toy, "log", "-1", "--format=%s").startswith("This machine gives other")
+    kept = json.loads((toy / SLICE / "refused/0123456789ab/values.json").read_text())
+    assert kept == {"lsc.toy.gain": {"values": {"gains": [9.0]}}}  # the evidence, kept
+    assert _out(toy, "status", "--porcelain", "--", "results") == ""  # and committed
     shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=other_bits, log=lines.append)
     assert len(calls) == 1  # refused at once: not checked again
     assert sum("passed over" in line for line in lines) == 2

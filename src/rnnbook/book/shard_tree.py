@@ -15,10 +15,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
 from .shard_plan import SHARDS, ShardError, _git, clean_commit, folder, read_json
+from .shard_plan import write_json
 from .shard_plan import state
 
 #: where the pinned trees live, under the repository
@@ -167,6 +169,7 @@ def _check_here(
     cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
     cmd += ["--root", str(path), "--check"]
     log(f"{target}: checking this machine (members of shard 0 again) in {path}")
+    began = time.time()
     done = runner(cmd, cwd=path, env=_env(path), capture_output=True, text=True)
     last = ((done.stdout or "").strip().splitlines() or [""])[-1]
     if done.returncode == 0:
@@ -179,12 +182,40 @@ def _check_here(
             f"{target}: the machine check failed in {path} (exit {done.returncode})"
         )
     _add_machine(root / rel, st["machines"], me, how, refused=done.returncode != 0)
+    if done.returncode != 0:  # the evidence: this machine's values of those members
+        keep_check_values(path, chapter, s["claims"], root / rel, me["id"], began)
     log(f"{target}: {how}")
     if commit:
         words = "other bits than" if done.returncode else "the bits of"
         _commit(root, rel, f"This machine gives {words} {target}'s shard 0")
     if done.returncode != 0:
         raise MachineRefused(f"{target}: {how}")
+
+
+def keep_check_values(
+    tree: Path, chapter: str, claims: list[str], base: Path, machine_id: str, since=0.0
+) -> Path | None:
+    """Keep what a refused machine measured when it re-ran members of shard 0, beside the
+    record (``refused/<machine id>/values.json``, per claim the values its rule reads, as a
+    shard keeps them), so that how far its bits were from shard 0's can be read again.
+    The check's run is the newest ledger of the chapter in the pinned tree written since
+    ``since``; ``None`` where there is none."""
+    runs = [
+        p
+        for p in (tree / "_build" / "runs" / chapter).glob("*/claims.json")
+        if p.stat().st_mtime >= since
+    ]
+    if not runs:
+        return None
+    newest = max(runs, key=lambda p: p.stat().st_mtime)
+    ran = {c.get("id"): c for c in read_json(newest, list)}
+    values = {
+        cid: {"values": ((ran.get(cid) or {}).get("extra") or {}).get("inputs")}
+        for cid in claims
+    }
+    out = base / "refused" / machine_id / "values.json"
+    write_json(out, values)
+    return out
 
 
 def _message(root: Path, target: str, scale: str, decided: bool) -> str:

@@ -242,6 +242,11 @@ def test_a_new_machine_re_runs_a_finished_member_and_is_refused_on_other_bits(
     st = _state(toy)  # the machine is refused, the record is not void
     assert not st["void"] and sorted(st["done"]) == [0]
     assert st["machines"][-1]["refused"] and st["machines"][-1]["host"] == "elsewhere"
+    line = standing.here_line(standing.standing(toy), other)
+    assert "is refused by 1 of the 1 records still running" in line
+    assert "may take shards of every" in standing.here_line(
+        standing.standing(toy), here
+    )
     said = "; ".join(standing.standing(toy)[0]["refused"])
     assert "(host elsewhere)" in said and "other bits than shard 0" in said
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]

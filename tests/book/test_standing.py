@@ -99,6 +99,7 @@ def test_no_record_declared_says_so_and_the_command_prints_the_table(
     out = capsys.readouterr().out
     assert "toy/toy:conf  master seed 77" in out and "lsc.toy.gain: -" in out
     assert "book run" not in out
+    assert out.startswith("This machine (") and "may take shards of every" in out
     assert out.rstrip().endswith("about 1 min to go.")
     ledger = tmp_path / "claims.json"
     ledger.write_text(json.dumps([BOOK]))

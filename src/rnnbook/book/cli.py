@@ -377,7 +377,11 @@ def _records(args) -> int:
         book = {c["id"]: c.get("verdict") for c in json.loads(ledger.read_text())}
     except (OSError, ValueError, TypeError, KeyError):
         book = None
-    print(standing.text_table(standing.standing(args.root), book))
+    from .shard_plan import machine
+
+    rows = standing.standing(args.root)
+    print(standing.here_line(rows, machine()))
+    print(standing.text_table(rows, book))
     return 0
 
 

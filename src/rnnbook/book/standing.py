@@ -83,6 +83,9 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
                     "stale": bool(rec and rec.get("stale")),
                     "damaged": list(st["damaged"]),
                     "refused": _refused(st),
+                    "refused_ids": [
+                        m.get("id") for m in st.get("machines", []) if m.get("refused")
+                    ],
                     "claims": [],
                 }
                 row["left_hours"], row["left_from"] = _left_hours(row, e["slice"])
@@ -131,6 +134,27 @@ def summary(rows: list[dict]) -> str:
         f"{t['decided']} of {t['records']} confirmatory records decided{stale}; "
         f"{t['in']} of {t['of']} shards in; {_h(t['hours'])} of one core spent, "
         f"about {_h(t['left_hours'])} to go."
+    )
+
+
+def here_line(rows: list[dict], me: dict) -> str:
+    """Which records still running this machine (``me``: :func:`.shard_plan.machine`) can
+    take shards of: a record that refused it runs none here."""
+    running = [
+        r for r in rows if not r["decided"] and not r["void"] and r["in"] < r["of"]
+    ]
+    if not running:
+        return f"This machine ({me['cpu']}): no record is running."
+    no = [r for r in running if me["id"] in r.get("refused_ids", [])]
+    if not no:
+        return (
+            f"This machine ({me['cpu']}) may take shards of every record still running "
+            f"({len(running)}); one that it has not run yet checks it first."
+        )
+    names = ", ".join(f"{r['chapter']}:{r['name']}" for r in no)
+    return (
+        f"This machine ({me['cpu']}) is refused by {len(no)} of the {len(running)} "
+        f"records still running ({names}): the queue runs none of their shards here."
     )
 
 

@@ -95,26 +95,6 @@ def test_a_refused_machine_has_an_exit_status_of_its_own(toy, capsys, monkeypatc
     assert "refused:" in capsys.readouterr().err
 
 
-def test_the_queue_passes_over_a_record_that_refuses_this_machine(toy, monkeypatch):
-    for who in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
-    calls = []
-
-    def refusing(cmd, **kw):  # `record --shard next` on a machine with other bits
-        calls.append(cmd)
-        return subprocess.CompletedProcess(cmd, shards.REFUSED_EXIT)
-
-    lines = []
-    shard_tree.queue(toy, [f"{TARGET}:3"], "cpu", runner=refusing, log=lines.append)
-    assert len(calls) == 1  # passed over at once, not tried three times
-    assert any("passed over on this machine" in line for line in lines)
-    assert not (toy / SLICE / "0").exists()
-    failing = lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1)  # noqa: E731
-    with pytest.raises(shards.ShardError, match="failed in"):  # a failure still stops
-        shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=failing, log=_quiet)
-
-
 def test_the_checkout_checks_a_new_machine_before_a_pinned_shard(toy, monkeypatch):
     """The pinned tree's own guard may be older (it voided a record on other bits): the
     checkout runs the check first and refuses the machine itself."""
@@ -153,6 +133,10 @@ def test_the_checkout_checks_a_new_machine_before_a_pinned_shard(toy, monkeypatc
     shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=other_bits, log=lines.append)
     assert len(calls) == 1  # refused at once: not checked again
     assert sum("passed over" in line for line in lines) == 2
+    monkeypatch.setattr(shard_plan, "machine", lambda: {**other, "id": "ba9876543210"})
+    failing = lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, stdout="")  # noqa: E731
+    with pytest.raises(shards.ShardError, match="machine check failed"):  # still stops
+        shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", runner=failing, log=_quiet)
 
 
 def test_a_new_machine_with_shard_0s_bits_is_listed_before_its_shard(toy, monkeypatch):

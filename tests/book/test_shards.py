@@ -247,8 +247,10 @@ def test_a_new_machine_re_runs_a_finished_member_and_is_refused_on_other_bits(
     assert "may take shards of every" in standing.here_line(
         standing.standing(toy), here
     )
-    said = "; ".join(standing.standing(toy)[0]["refused"])
-    assert "(host elsewhere)" in said and "other bits than shard 0" in said
+    (gone,) = standing.standing(toy)[0]["refused"]
+    said = standing.text_table(standing.standing(toy))
+    assert gone["host"] == "elsewhere" and "(host elsewhere)" in said
+    assert "other bits than shard 0" in said
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
     box = ledger_sphinx.confirmatory_html(entry)
     assert "gave other bits than shard 0" in box and "1 of 2 shards in" in box

@@ -1173,11 +1173,12 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
 
 def refused_words(st: dict) -> str:
     """The machines a record refused (other bits than its shard 0), after a semicolon."""
+    from .shards import refused_machines
+
     return "".join(
         f"; refused on {m.get('cpu')} ({m.get('date')}), which gave other bits than"
         " shard 0: it runs none of the record's shards"
-        for m in st.get("machines", [])
-        if m.get("refused")
+        for m in refused_machines(st)
     )
 
 

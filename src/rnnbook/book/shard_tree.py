@@ -122,13 +122,6 @@ def run(
     done = runner(cmd, cwd=path, env=_env(path))
     rel = shards_rel if shard is not None else Path("results") / scale / chapter / name
     _copy(path / rel, root / rel)
-    from .shards import REFUSED_EXIT, MachineRefused
-
-    if shard is not None and done.returncode == REFUSED_EXIT:
-        new = _git(root, "status", "--porcelain", "--", str(rel))
-        if commit and new:  # the refusal is kept: the next run here skips at once
-            _commit(root, rel, f"This machine gives other bits than {target}'s shard 0")
-        raise MachineRefused(f"{target}: this machine gives other bits than shard 0")
     if done.returncode != 0:
         raise ShardError(
             f"{target}: {' '.join(what)} failed in {path} (exit {done.returncode})"
@@ -155,7 +148,7 @@ def _check_here(
     whatever the guard of the record's commit would have done (until 3 December 2026 it
     voided the record). A machine already refused is refused at once."""
     from .shard_plan import machine
-    from .shards import MachineRefused, _add_machine, refused
+    from .shards import MachineRefused, _add_machine, checked, refused
 
     chapter, name, s = _slice(root, target, scale)
     st = state(root / "results", scale, chapter, name, s)
@@ -163,8 +156,7 @@ def _check_here(
     was = refused(st, me)
     if was:
         raise MachineRefused(f"{target}: {was['check']} ({was['date']})")
-    listed = {m.get("id") for m in st["machines"] if not m.get("refused")}
-    if 0 not in st["done"] or me["id"] in listed:
+    if 0 not in st["done"] or me["id"] in checked(st):
         return
     cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
     cmd += ["--root", str(path), "--check"]

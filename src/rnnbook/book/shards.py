@@ -31,9 +31,9 @@ whose measuring hash, rules, slice, arithmetic, versions or device differ from s
 the record (``void.json``: a new master seed starts a new one); the first shard on a machine
 not yet checked re-runs members of shard 0 and compares their values bit for bit: a mismatch
 refuses the machine, not the record (:class:`MachineRefused`: it is listed as refused in
-``machines.json`` and takes none of the record's shards, which run on machines that give shard
-0's bits; its shards so far, all of one arithmetic, stay valid). A failed shard leaves nothing and runs again with the same members; a
-diverged network is data (NaN is kept). The run cache is not read: each shard runs in a build
+``machines.json`` and takes none of the record's shards, which run on machines that give
+shard 0's bits; its shards so far, all of one arithmetic, stay valid). A failed shard leaves
+nothing and runs again with the same members; a diverged network is data (NaN is kept). The run cache is not read: each shard runs in a build
 folder of its own. :func:`decide` joins the shards once all are in and writes the record like
 any other (:func:`rnnbook.book.records.write`).
 """
@@ -193,12 +193,19 @@ class MachineRefused(ShardError):
 REFUSED_EXIT = 3
 
 
+def refused_machines(st: dict) -> list[dict]:
+    """The machines a record refused (other bits than its shard 0), as listed."""
+    return [m for m in st.get("machines", []) if m.get("refused")]
+
+
 def refused(st: dict, me: dict) -> dict | None:
     """This machine's entry in the record's list where it was refused, else ``None``."""
-    return next(
-        (m for m in st["machines"] if m.get("refused") and m.get("id") == me["id"]),
-        None,
-    )
+    return next((m for m in refused_machines(st) if m.get("id") == me["id"]), None)
+
+
+def checked(st: dict) -> set:
+    """The ids of the machines that may run the record's shards (listed, not refused)."""
+    return {m.get("id") for m in st.get("machines", []) if not m.get("refused")}
 
 
 def _void(base: Path, reason: str) -> VoidRecord:
@@ -322,8 +329,7 @@ def run_shard(
     was = refused(st, me)
     if was:
         raise MachineRefused(f"{target}: {was['check']} ({was['date']})")
-    checked = {m.get("id") for m in st["machines"] if not m.get("refused")}
-    if 0 in st["done"] and me["id"] not in checked:
+    if 0 in st["done"] and me["id"] not in checked(st):
         bad = check_machine(root, chapter, s, st, base, device, log)
         if bad:
             how = f"refused: {bad}; its shards run where the bits agree"

@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 from typing import Any, Callable
 
-from . import pages, records
+from . import pages, records, shards
 
 
 def _hours(done: dict[int, dict]) -> float:
@@ -33,14 +33,12 @@ def _state(st: dict, rec: dict | None) -> str:
     return f"started {st['started']}"
 
 
-def _refused(st: dict) -> list[str]:
-    """The machines that gave other bits than shard 0, in words (they run no shard)."""
-    return [
+def _refused_words(m: dict) -> str:
+    """A refused machine (:func:`.shards.refused_machines`), in words."""
+    return (
         f"refused on {m.get('cpu')} (host {m.get('host')}), {m.get('date')}: "
         "other bits than shard 0"
-        for m in st.get("machines", [])
-        if m.get("refused")
-    ]
+    )
 
 
 def _left_hours(row: dict, slice_: dict) -> tuple[float | None, str]:
@@ -60,7 +58,7 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
     ``master_seed``, ``members``, ``of`` (shards declared), ``in`` (shards in), ``hours``
     (one core, shards in), ``left_hours`` (and ``left_from``: measured or declared),
     ``state`` (in words), ``decided`` (its date or None), ``void``, ``stale``,
-    ``refused`` (the machines that gave other bits than shard 0, in words) and
+    ``refused`` (the machines that gave other bits than shard 0, as listed) and
     ``claims`` (each ``{id, verdict, gate_failed}``: the record's verdict once decided,
     else None, and whether its gate failed, so that it decided nothing)."""
     rows: dict[tuple[str, str], dict] = {}
@@ -82,10 +80,7 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
                     "void": st["void"],
                     "stale": bool(rec and rec.get("stale")),
                     "damaged": list(st["damaged"]),
-                    "refused": _refused(st),
-                    "refused_ids": [
-                        m.get("id") for m in st.get("machines", []) if m.get("refused")
-                    ],
+                    "refused": shards.refused_machines(st),
                     "claims": [],
                 }
                 row["left_hours"], row["left_from"] = _left_hours(row, e["slice"])
@@ -145,7 +140,7 @@ def here_line(rows: list[dict], me: dict) -> str:
     ]
     if not running:
         return f"This machine ({me['cpu']}): no record is running."
-    no = [r for r in running if me["id"] in r.get("refused_ids", [])]
+    no = [r for r in running if me["id"] in {m.get("id") for m in r["refused"]}]
     if not no:
         return (
             f"This machine ({me['cpu']}) may take shards of every record still running "
@@ -179,7 +174,7 @@ def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
                 + (f" (book run: {was})" if was else "")
             )
         lines += [f"    damaged: {d}" for d in r["damaged"]]
-        lines += [f"    {m}" for m in r.get("refused", [])]
+        lines += [f"    {_refused_words(m)}" for m in r["refused"]]
         out.append("\n".join(lines))
     return "\n".join(out + [summary(rows)])
 
@@ -209,7 +204,7 @@ def html_table(
             cells.append(f"{name}: {got}{book}")
         shards_in = f"{r['in']} of {r['of']}<br><small>{_h(r['hours'])}</small>"
         refused = "".join(
-            f"<br><small>{html.escape(m)}</small>" for m in r.get("refused", [])
+            f"<br><small>{html.escape(_refused_words(m))}</small>" for m in r["refused"]
         )
         name = html.escape(f"{r['chapter']}:{r['name']}")
         name = name.replace("/", "/<wbr>").replace(":", ":<wbr>")  # break there first

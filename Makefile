@@ -28,7 +28,7 @@ ARGS ?=
 # (importing them with the package: 8.6 s of CPU per process here instead of 2.6 s)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test paper chapter venv clean lint wheelhouse record shards seeds help
+.PHONY: book test paper chapter venv clean lint wheelhouse record shards reruns seeds help
 
 # --no-compile: pip byte-compiles all 245 MB of the packages' sources, one file after another
 # (29 s of the 86 s install here); Python compiles the fifth of them that the book and the tests
@@ -89,6 +89,8 @@ help:
 	@echo '                (PINNED=1: in its own worktree at shard 0'"'"'s commit, committed)'
 	@echo 'make shards QUEUE="chapter:slice:N ..."'
 	@echo '                the next N shards of each record, pinned and committed; decided when complete'
+	@echo 'make reruns QUEUE="chapter:slice:N ..."'
+	@echo '                decided records re-run on this processor, into results/processors/ (decides nothing)'
 	@echo 'make seeds      the training chapters at other master seeds, into results/seeds/'
 	@echo 'make wheelhouse wheels of every pin and every data set, for a node without network'
 	@echo 'make venv       only the set-up (.venv, pinned; the data sets)'
@@ -164,6 +166,12 @@ record: $(STAMP) $(AUSTEN) $(FASHION)
 
 shards: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook queue $(QUEUE) --scale $(SCALE)
+
+# Decided records re-run whole on a machine they refuse (another processor's bits), shard by
+# shard, pinned and committed, into results/processors/<machine id>/: whether their verdicts
+# carry across processors (rnnbook.book.processors; shown beside the record, decides nothing)
+reruns: $(STAMP) $(AUSTEN) $(FASHION)
+	$(PY) -m rnnbook rerun $(QUEUE) --scale $(SCALE)
 
 # The seed check: every training chapter at the book profile at master seeds never run before
 #   make seeds SEEDS="4 5"

@@ -173,6 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         "--status", action="store_true", help="a sharded slice: its shards so far"
     )
     r.add_argument(
+        "--results",
+        type=Path,
+        default=Path("results"),
+        help="the folder of records, under the root (default: results; a re-run on "
+        "another processor keeps its own: rnnbook.book.processors)",
+    )
+    r.add_argument(
         "--pinned",
         action="store_true",
         help="with --shard or --decide: run in the record's own worktree under "
@@ -208,6 +215,26 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument(
         "--no-commit", action="store_true", help="copy the shards back, commit nothing"
     )
+    rr = sub.add_parser(
+        "rerun",
+        help="re-run decided confirmatory records whole on this machine, shard by shard, "
+        "pinned and committed as each lands, into results/processors/<machine id>/: "
+        "whether their verdicts carry to another processor (decides nothing)",
+    )
+    rr.add_argument(
+        "items", nargs="+", metavar="CHAPTER:SLICE:N", help="at most N more shards"
+    )
+    rr.add_argument(
+        "--scale",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="the record scale declared for the slices (default: cpu)",
+    )
+    rr.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
+    rr.add_argument(
+        "--foreground", action="store_true", help="keep the re-run's priority"
+    )
+    rr.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     st = sub.add_parser(
         "records",
         help="where every confirmatory record stands: shards in, hours of one core, "
@@ -236,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         return _record(args)
     if args.cmd == "queue":
         return _queue(args)
+    if args.cmd == "rerun":
+        return _rerun(args)
     if args.cmd == "power":
         return _power(args)
     if args.cmd == "records":
@@ -286,16 +315,31 @@ def _record(args) -> int:
     from . import recording, shards
     from .claims import ClaimError
 
+    from .processors import FOLDER
+
+    if args.results != Path("results") and FOLDER not in args.results.parents:
+        print(
+            f"error: --results {args.results}: records live in results/ and re-runs "
+            f"on other processors under {FOLDER}/<machine id>/",
+            file=sys.stderr,
+        )
+        return 1
+    if args.pinned and args.results != Path("results"):
+        print("error: --results: a pinned re-run goes through 'rerun'", file=sys.stderr)
+        return 1
+    results = args.root / args.results
     try:
         if args.status:
             chapter, name, s = shards.sharded_slice(args.root, args.target, args.scale)
-            st = shards.state(args.root / "results", args.scale, chapter, name, s)
+            st = shards.state(results, args.scale, chapter, name, s)
             print(f"{args.target}: {shards.progress_text(st)}")
             for line in st["damaged"]:
                 print(f"{line}; left out")
             return 0
         if args.check:
-            bad = shards.trial_check(args.root, args.target, args.scale)
+            bad = shards.trial_check(
+                args.root, args.target, args.scale, results=results
+            )
             print(f"{args.target}: {bad or 'the same bits as shard 0'}")
             return 1 if bad else 0
         if args.commit and not args.pinned:
@@ -316,12 +360,17 @@ def _record(args) -> int:
                 commit=args.commit,
             )
         elif args.decide:
-            path = shards.decide(args.root, args.target, args.scale)
+            path = shards.decide(args.root, args.target, args.scale, results=results)
         elif args.shard is not None:
             if not _shard_arg(args.shard):
                 raise ClaimError(f"--shard {args.shard!r}: 'next' or a shard number")
             path = shards.run_shard(
-                args.root, args.target, args.scale, args.shard, device=args.device
+                args.root,
+                args.target,
+                args.scale,
+                args.shard,
+                device=args.device,
+                results=results,
             )
         else:
             path = recording.run_record(
@@ -358,6 +407,33 @@ def _queue(args) -> int:
             args.scale,
             device=args.device,
             commit=not args.no_commit,
+        )
+    except (ClaimError, BuildError, ParameterError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _rerun(args) -> int:
+    """``rerun``: decided records re-run whole on this machine (:mod:`.processors`)."""
+    from . import processors, shard_tree
+    from .claims import ClaimError
+    from .shard_plan import machine, state
+
+    try:
+        items = shard_tree.parse_items(args.items)
+        results = processors.results_of(machine()["id"])
+        for target, _ in items:
+            chapter, name, s = shard_tree._slice(args.root, target, args.scale)
+            st = state(args.root / results, args.scale, chapter, name, s)
+            if not st["done"]:  # a re-run starts only where it would re-run the record
+                processors.can_start(args.root, target, args.scale)
+        if not args.foreground:
+            from . import background
+
+            background.lower()
+        shard_tree.queue(
+            args.root, args.items, args.scale, device=args.device, results=results
         )
     except (ClaimError, BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)

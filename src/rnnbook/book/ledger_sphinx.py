@@ -810,7 +810,8 @@ def add_records_to_boxes(app, doctree) -> None:
         entries = _confirmatory(app).get(m.group(1), []) if m else []
         counted = records.counting_records(entries)[:1]
         for entry in entries:
-            html_ = confirmatory_html(entry, counts=entry in counted)
+            again = rerun_rows(app, f"{entry['chapter']}:{entry['name']}")
+            html_ = confirmatory_html(entry, counts=entry in counted, reruns=again)
             box += nodes.raw("", html_, format="html")
         alone = no_replication_html(app, m.group(1), docname) if m else ""
         if alone:
@@ -1088,11 +1089,25 @@ def records_counting(app, claims: list[dict]) -> list[dict]:
     return out
 
 
-def confirmatory_html(entry: dict, counts: bool = True) -> str:
+def rerun_rows(app, target: str) -> list[dict]:
+    """The re-runs of one record on other processors (:func:`.processors.reruns`), read
+    once per build."""
+    cached = getattr(app, "_rnnbook_reruns", None)
+    if cached is None:
+        from . import processors, records
+
+        cached = app._rnnbook_reruns = processors.reruns(
+            book_root(app), report=records._report
+        )
+    return [r for r in cached if r["target"] == target]
+
+
+def confirmatory_html(entry: dict, counts: bool = True, reruns: list = ()) -> str:
     """A claim's confirmatory record (:func:`rnnbook.book.records.confirmatory`), above
     its exploratory ones: its declaration, its shards so far, then its verdict, and
     whether that verdict counts (``counts``: :func:`rnnbook.book.records.counting_records`
-    put it first) or another record's does."""
+    put it first) or another record's does; then its ``reruns`` on other processors
+    (:mod:`.processors`), which decide nothing."""
     from . import records
     from . import shard_plan as shards
 
@@ -1120,7 +1135,7 @@ def confirmatory_html(entry: dict, counts: bool = True) -> str:
         )
         head += (
             f"decided once on all its shards: {pages.badge_html(entry['claim']['verdict'])}"
-            f" ({which}).{failed}</p>"
+            f" ({which}).{failed}{rerun_html(entry, reruns)}</p>"
         )
     else:
         words = records_words(entry)
@@ -1169,6 +1184,21 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
         '<div class="claim-confirmatory"><p><strong>No confirmatory record</strong>: '
         f"{reading.prose_html(why)}</p></div>"
     )
+
+
+def rerun_html(entry: dict, reruns: list) -> str:
+    """A decided record's re-runs on other processors, one sentence each, for its box."""
+    from .processors import words
+
+    if not reruns:
+        return ""
+    claim = entry["claim"]
+    made = entry["state"]["done"].get(0, {}).get("measuring_hash")
+    out = []
+    for rr in reruns:
+        w = words(rr, {claim["id"]: claim["verdict"]}, made)
+        out.append(f" {html.escape(w[:1].upper() + w[1:])}.")
+    return "".join(out)
 
 
 def refused_words(st: dict) -> str:

@@ -25,6 +25,9 @@ from .shard_plan import state
 
 #: where the pinned trees live, under the repository
 TREES = Path("_build") / "shard-trees"
+#: where records live, under the repository (a re-run on another processor keeps its own
+#: folder of the same layout: :mod:`.processors`)
+RESULTS = Path("results")
 
 
 def _slice(root: Path, target: str, scale: str) -> tuple[str, str, dict]:
@@ -33,12 +36,12 @@ def _slice(root: Path, target: str, scale: str) -> tuple[str, str, dict]:
     return sharded_slice(root, target, scale)
 
 
-def pin(root: Path, chapter: str, name: str, scale: str) -> str:
+def pin(
+    root: Path, chapter: str, name: str, scale: str, results: Path = RESULTS
+) -> str:
     """The commit a record's shards run at: its shard 0's, or for a record with no shard
     yet the checkout's own (refused when a tracked file differs from it)."""
-    first = (
-        folder(Path(root) / "results", scale, chapter, name) / "0" / "provenance.json"
-    )
+    first = folder(Path(root) / results, scale, chapter, name) / "0" / "provenance.json"
     if first.exists():
         try:
             return str(read_json(first)["commit"])
@@ -101,33 +104,38 @@ def run(
     commit: bool = False,
     runner: Callable = subprocess.run,
     log: Callable = print,
+    results: Path = RESULTS,
 ) -> Path:
     """Run one shard of ``target`` (``shard``: ``next`` or a number), or with ``shard``
     ``None`` decide it, in its pinned tree; copy what it wrote back into ``root``
     (also a void mark when the guards voided the record) and, with ``commit``, commit
-    that alone. Returns the folder copied back; a failed run raises after the copy."""
-    root = Path(root).resolve()
+    that alone. ``results``: the folder of records under the repository (another for a
+    re-run on another processor, :mod:`.processors`, run in a tree of its own). Returns
+    the folder copied back; a failed run raises after the copy."""
+    root, results = Path(root).resolve(), Path(results)
     chapter, name, _ = _slice(root, target, scale)
-    at = pin(root, chapter, name, scale)
-    path = tree(root, chapter, name, at)
-    shards_rel = Path("results") / SHARDS / scale / chapter / name
+    at = pin(root, chapter, name, scale, results)
+    label = name if results == RESULTS else f"{name}--rerun-{results.name}"
+    path = tree(root, chapter, label, at)
+    shards_rel = results / SHARDS / scale / chapter / name
     _copy(root / shards_rel, path / shards_rel)
     if shard is not None:  # the checkout's guard, whatever the pinned code's would do
-        _check_here(root, target, scale, path, shards_rel, commit, runner, log)
+        _check_here(root, target, scale, path, results, commit, runner, log)
         _copy(root / shards_rel, path / shards_rel)
     what = ["--decide"] if shard is None else ["--shard", str(shard)]
+    what += [] if results == RESULTS else ["--results", str(results)]
     cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
     cmd += ["--root", str(path), *what] + (["--device", device] if device else [])
     log(f"{target}: {' '.join(what)} in {path} at {at[:7]}")
     done = runner(cmd, cwd=path, env=_env(path))
-    rel = shards_rel if shard is not None else Path("results") / scale / chapter / name
+    rel = shards_rel if shard is not None else results / scale / chapter / name
     _copy(path / rel, root / rel)
     if done.returncode != 0:
         raise ShardError(
             f"{target}: {' '.join(what)} failed in {path} (exit {done.returncode})"
         )
     if commit:
-        _commit(root, rel, _message(root, target, scale, shard is None))
+        _commit(root, rel, _message(root, target, scale, shard is None, results))
     return root / rel
 
 
@@ -136,7 +144,7 @@ def _check_here(
     target: str,
     scale: str,
     path: Path,
-    rel: Path,
+    results: Path,
     commit: bool,
     runner: Callable,
     log: Callable,
@@ -151,7 +159,8 @@ def _check_here(
     from .shards import MachineRefused, _add_machine, checked, refused
 
     chapter, name, s = _slice(root, target, scale)
-    st = state(root / "results", scale, chapter, name, s)
+    rel = results / SHARDS / scale / chapter / name
+    st = state(root / results, scale, chapter, name, s)
     me = machine()
     was = refused(st, me)
     if was:
@@ -160,6 +169,7 @@ def _check_here(
         return
     cmd = [sys.executable, "-m", "rnnbook", "record", target, "--scale", scale]
     cmd += ["--root", str(path), "--check"]
+    cmd += [] if results == RESULTS else ["--results", str(results)]
     log(f"{target}: checking this machine (members of shard 0 again) in {path}")
     began = time.time()
     done = runner(cmd, cwd=path, env=_env(path), capture_output=True, text=True)
@@ -210,12 +220,18 @@ def keep_check_values(
     return out
 
 
-def _message(root: Path, target: str, scale: str, decided: bool) -> str:
+def _message(
+    root: Path, target: str, scale: str, decided: bool, results: Path = RESULTS
+) -> str:
+    rerun = "" if results == RESULTS else f" re-run on processor {results.name}"
     if decided:
+        if rerun:
+            return f"Decide the{rerun} of {target} once, on all its shards"
         return f"Decide the confirmatory record {target} once, on all its shards"
     chapter, name, s = _slice(root, target, scale)
-    st = state(root / "results", scale, chapter, name, s)
-    return f"Shard of the confirmatory record {target} ({len(st['done'])} of {st['of']} in)"
+    st = state(root / results, scale, chapter, name, s)
+    what = f"the{rerun} of" if rerun else "the confirmatory record"
+    return f"Shard of {what} {target} ({len(st['done'])} of {st['of']} in)"
 
 
 def _commit(root: Path, rel: Path, message: str) -> None:
@@ -242,26 +258,28 @@ def queue(
     commit: bool = True,
     runner: Callable = subprocess.run,
     log: Callable = print,
+    results: Path = RESULTS,
 ) -> None:
     """Work through ``items`` (``CHAPTER:SLICE:N``: at most N more shards of that record)
     one shard after another, each in its pinned tree and committed as it lands; a record
     whose last shard is in is decided at once. A failed or voided shard stops the
     queue; a record that refuses this machine (other bits than its shard 0) is passed
-    over, and the queue goes on with the next."""
+    over, and the queue goes on with the next. ``results``: as for :func:`run` (the
+    re-runs of :mod:`.processors`)."""
     from .shards import MachineRefused
 
     root = Path(root).resolve()
     for target, n in parse_items(items):
         chapter, name, s = _slice(root, target, scale)
         for _ in range(n):
-            if state(root / "results", scale, chapter, name, s)["complete"]:
+            if state(root / results, scale, chapter, name, s)["complete"]:
                 break
             try:
-                run(root, target, scale, "next", device, commit, runner, log)
+                run(root, target, scale, "next", device, commit, runner, log, results)
             except MachineRefused as e:
                 log(f"{e}: passed over on this machine")
                 break
-        st = state(root / "results", scale, chapter, name, s)
-        decided = root / "results" / scale / chapter / name / "claims.json"
+        st = state(root / results, scale, chapter, name, s)
+        decided = root / results / scale / chapter / name / "claims.json"
         if st["complete"] and not decided.exists():
-            run(root, target, scale, None, device, commit, runner, log)
+            run(root, target, scale, None, device, commit, runner, log, results)

@@ -248,7 +248,12 @@ def check_machine(
 
 
 def trial_check(
-    root: Path, target: str, scale: str, log: Callable = print, device=None
+    root: Path,
+    target: str,
+    scale: str,
+    log: Callable = print,
+    device=None,
+    results: Path | None = None,
 ) -> str | None:
     """The machine check (:func:`check_machine`) on demand, on any machine, voiding
     nothing and listing no machine: whether re-running the declared ``check`` members of
@@ -256,7 +261,7 @@ def trial_check(
     needs ``check: shard``). ``None`` where they agree, else what differs."""
     root = Path(root).resolve()
     chapter, name, s = sharded_slice(root, target, scale)
-    results = root / "results"
+    results = Path(results or root / "results")
     st = state(results, scale, chapter, name, s)
     if 0 not in st["done"]:
         raise ShardError(f"{target}: shard 0 is not in yet: nothing to compare")

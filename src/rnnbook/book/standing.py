@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 from typing import Any, Callable
 
-from . import pages, records, shards
+from . import pages, processors, records, shards
 
 
 def _hours(done: dict[int, dict]) -> float:
@@ -58,10 +58,12 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
     ``master_seed``, ``members``, ``of`` (shards declared), ``in`` (shards in), ``hours``
     (one core, shards in), ``left_hours`` (and ``left_from``: measured or declared),
     ``state`` (in words), ``decided`` (its date or None), ``void``, ``stale``,
-    ``refused`` (the machines that gave other bits than shard 0, as listed) and
+    ``refused`` (the machines that gave other bits than shard 0, as listed),
     ``claims`` (each ``{id, verdict, gate_failed}``: the record's verdict once decided,
-    else None, and whether its gate failed, so that it decided nothing)."""
+    else None, and whether its gate failed, so that it decided nothing) and ``reruns``
+    (each re-run of the record on another processor, in words: :mod:`.processors`)."""
     rows: dict[tuple[str, str], dict] = {}
+    again = processors.reruns(root, report=records._report)
     for cid, entries in records.confirmatory(root, loaded).items():
         for e in entries:
             st, rec, claim = e["state"], e["record"], e["claim"]
@@ -82,6 +84,7 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
                     "damaged": list(st["damaged"]),
                     "refused": shards.refused_machines(st),
                     "claims": [],
+                    "measured_with": st["done"].get(0, {}).get("measuring_hash"),
                 }
                 row["left_hours"], row["left_from"] = _left_hours(row, e["slice"])
                 rows[key] = row
@@ -92,6 +95,12 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
                     "gate_failed": bool(claim) and records.gate_failed(e),
                 }
             )
+    for (chapter, name), row in rows.items():
+        verdicts = {c["id"]: c["verdict"] for c in row["claims"]}
+        row["reruns"] = [
+            processors.words(rr, verdicts, row["measured_with"])
+            for rr in processors.of_record(again, f"{chapter}:{name}")
+        ]
     return list(rows.values())
 
 
@@ -175,6 +184,7 @@ def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
             )
         lines += [f"    damaged: {d}" for d in r["damaged"]]
         lines += [f"    {_refused_words(m)}" for m in r["refused"]]
+        lines += [f"    {w}" for w in r.get("reruns", ())]
         out.append("\n".join(lines))
     return "\n".join(out + [summary(rows)])
 
@@ -205,6 +215,9 @@ def html_table(
         shards_in = f"{r['in']} of {r['of']}<br><small>{_h(r['hours'])}</small>"
         refused = "".join(
             f"<br><small>{html.escape(_refused_words(m))}</small>" for m in r["refused"]
+        )
+        refused += "".join(
+            f"<br><small>{html.escape(w)}</small>" for w in r.get("reruns", ())
         )
         name = html.escape(f"{r['chapter']}:{r['name']}")
         name = name.replace("/", "/<wbr>").replace(":", ":<wbr>")  # break there first

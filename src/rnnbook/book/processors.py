@@ -1,0 +1,156 @@
+"""Re-runs on another processor: a decided confirmatory record run again whole, the same
+members with the same measuring code, rules and slice, on a machine that gives other bits
+than its shard 0 (another vendor's arithmetic: :mod:`.shards` refuses such a machine).
+Training turns the last bits into other runs (on 3 December 2026 an Intel Xeon moved 265 of
+480 MNIST accuracies of the Glorot record's shard 0 by more than a point), so the question a
+re-run answers is whether the *verdicts* carry across processors where single runs do not.
+
+A re-run decides nothing: the record's verdict stands, and the re-run is shown beside it
+(the records table, the claim's box). It is kept under ``results/processors/<machine id>/``
+in a record's own layout (``shards/<scale>/<chapter>/<slice>/<k>/`` and, once every shard
+is in, ``<scale>/<chapter>/<slice>/``), one shard at a time in a pinned tree, committed as
+each lands, across days (``python -m rnnbook rerun CHAPTER:SLICE:N``,
+:func:`rnnbook.book.shard_tree.queue`): the shard runner's guards hold within it as within a
+record. It starts only where the checkout measures as the record's shard 0 did
+(:func:`can_start`), and a re-run whose shard 0 measured with other code than the record's
+is shown as such, never as agreeing or not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from . import claims as _claims
+from .shard_plan import SHARDS, ShardError, differences, read_json, state
+
+#: where the re-runs live, under the repository: one folder per machine id
+FOLDER = Path("results") / "processors"
+
+
+def results_of(machine_id: str) -> Path:
+    """The results folder of this machine's re-runs, relative to the repository."""
+    if not machine_id or "/" in machine_id or machine_id.startswith("."):
+        raise ShardError(f"rerun: machine id {machine_id!r} is not a folder name")
+    return FOLDER / machine_id
+
+
+def can_start(root: Path, target: str, scale: str = "cpu") -> None:
+    """Refuse (:class:`ShardError`) a re-run that would not re-run the record: one not
+    decided yet, or a checkout whose measuring code, rules, slice, arithmetic settings or
+    versions differ from the record's shard 0."""
+    from .records import RESULTS
+    from .shards import provenance, sharded_slice
+
+    root = Path(root).resolve()
+    chapter, name, s = sharded_slice(root, target, scale)
+    if not (root / RESULTS / scale / chapter / name / "claims.json").is_file():
+        raise ShardError(f"rerun: {target} is not decided yet: only a record is re-run")
+    first = state(root / RESULTS, scale, chapter, name, s)["done"][0]
+    diff = differences(first, provenance(root, chapter, s, first.get("device", "cpu")))
+    if diff:
+        raise ShardError(
+            f"rerun: this checkout has other {', '.join(diff)} than {target}'s shard 0: "
+            "a re-run here would not re-run the record"
+        )
+
+
+def _verdicts(
+    path: Path, date: str | None, declared: dict, report: Callable
+) -> dict | None:
+    """A decided re-run's verdicts under the rules declared now (as a record's are,
+    :func:`rnnbook.book.records.current`); ``None`` where it is damaged."""
+    from .records import current
+
+    try:
+        kept = read_json(path, list)
+        return {c["id"]: current(c, declared, date)["verdict"] for c in kept}
+    except (ValueError, KeyError, TypeError) as e:
+        report(f"damaged re-run {path}: {e}; left out")
+        return None
+
+
+def reruns(root: Path, report: Callable = print) -> list[dict]:
+    """Every re-run kept under ``results/processors/``: ``target``, ``machine`` (shard 0's:
+    cpu, host, id), ``in`` and ``of`` (shards), ``hours`` (one core), ``void``, ``date``
+    (decided) and ``verdicts`` (claim id -> verdict, once decided, else ``None``), and
+    ``measured_with`` (its shard 0's measuring hash, to set beside the record's)."""
+    from .records import slices
+
+    root = Path(root)
+    out, declared = [], None
+    for mdir in sorted(p for p in (root / FOLDER).glob("*") if p.is_dir()):
+        for sdir in sorted(p for p in (mdir / SHARDS).glob("*/*/*/*") if p.is_dir()):
+            scale, chapter, name = (
+                sdir.parts[-4],
+                "/".join(sdir.parts[-3:-1]),
+                sdir.name,
+            )
+            s = slices(root, chapter).get(name)
+            if s is None or "shard" not in s:
+                continue
+            st = state(mdir, scale, chapter, name, s)
+            first = st["done"].get(0, {})
+            decided = mdir / scale / chapter / name
+            date, verdicts = None, None
+            if (decided / "provenance.json").is_file():
+                try:
+                    date = read_json(decided / "provenance.json").get("date")
+                except ValueError as e:
+                    report(f"damaged re-run {decided}: {e}; left out")
+            if date:
+                declared = declared or _claims.all_declared(root)
+                verdicts = _verdicts(decided / "claims.json", date, declared, report)
+            hours = sum(float(p.get("wall_seconds") or 0) for p in st["done"].values())
+            out.append(
+                {
+                    "target": f"{chapter}:{name}",
+                    "scale": scale,
+                    "machine": first.get("machine") or {"id": mdir.name},
+                    "in": len(st["done"]),
+                    "of": st["of"],
+                    "hours": hours / 3600,
+                    "void": st["void"],
+                    "date": date,
+                    "verdicts": verdicts,
+                    "measured_with": first.get("measuring_hash"),
+                }
+            )
+    return out
+
+
+def words(
+    rerun: dict, verdicts: dict[str, str | None], measured_with: str | None
+) -> str:
+    """A re-run beside its record, in one sentence: how far it has come, or, once decided,
+    whether each claim got the record's verdict (``verdicts``: the record's, claim id ->
+    verdict; ``measured_with``: the record's measuring hash)."""
+    m = rerun["machine"]
+    where = f"re-run on {m.get('cpu', m.get('id'))}"
+    if rerun["void"]:
+        return f"{where}: void ({rerun['void']})"
+    if measured_with and rerun["measured_with"] not in (None, measured_with):
+        return f"{where}: it measured with other code than the record, so it is not set beside it"
+    if rerun["verdicts"] is None:
+        return f"{where}: {rerun['in']} of {rerun['of']} shards in, {rerun['hours']:.1f} h so far"
+    head = (
+        f"re-run whole on {m.get('cpu', m.get('id'))} ({rerun['date']}; the same "
+        "members and code, other bits)"
+    )
+    shared = [cid for cid in verdicts if cid in rerun["verdicts"]]
+    other = [cid for cid in shared if rerun["verdicts"][cid] != verdicts[cid]]
+    if not other:
+        same = "the record's verdict" if len(shared) == 1 else "the record's verdicts"
+        return f"{head}: {same}"
+    moved = "; ".join(
+        f"{cid}: {rerun['verdicts'][cid]}, the record {verdicts[cid]}" for cid in other
+    )
+    return f"{head}: another verdict on {len(other)} of {len(shared)} claims ({moved})"
+
+
+def of_record(rows: list[dict], target: str) -> list[dict]:
+    """The re-runs of one record (``CHAPTER:SLICE``), in machine order."""
+    return [r for r in rows if r["target"] == target]
+
+
+__all__ = ["FOLDER", "results_of", "can_start", "reruns", "words", "of_record"]

@@ -1,0 +1,123 @@
+"""Re-runs on another processor (rnnbook.book.processors): the toy record of test_shards,
+decided, is run again whole into a folder of its own; it starts only where it would re-run
+the record, is shown beside the record (the same verdict, another verdict, other code) and
+never changes what the record decides; ``rerun`` runs it pinned, committed shard by shard."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from rnnbook.book import cli, ledger_sphinx, processors, records, shards, standing
+
+from . import test_shards
+from .test_shards import TARGET, _commit, _quiet
+
+toy = test_shards.toy  # the toy record's fixture
+
+
+def _decided(root) -> None:
+    for _ in range(2):
+        shards.run_shard(root, TARGET, "cpu", log=_quiet)
+    shards.decide(root, TARGET, "cpu", log=_quiet)
+
+
+def _rerun(root, machine_id: str = "0123456789ab") -> None:
+    at = root / processors.results_of(machine_id)
+    for _ in range(2):
+        shards.run_shard(root, TARGET, "cpu", log=_quiet, results=at)
+    shards.decide(root, TARGET, "cpu", log=_quiet, results=at)
+
+
+def _verdict(root) -> str:
+    (loaded,) = records.load(root)  # the re-run is no record of its own
+    (claim,) = loaded["claims"]
+    return claim["verdict"]
+
+
+def test_a_rerun_starts_only_where_it_would_re_run_the_record(toy):
+    with pytest.raises(shards.ShardError, match="not decided yet"):
+        processors.can_start(toy, TARGET)
+    _decided(toy)
+    processors.can_start(toy, TARGET)  # the checkout measures as shard 0 did
+    path = toy / "notebooks/toy/toy.py"
+    path.write_text(path.read_text().replace("normal(1.0, 0.5)", "normal(1.0, 0.25)"))
+    _commit(toy, "other measuring code")
+    with pytest.raises(shards.ShardError, match="other its measuring code than"):
+        processors.can_start(toy, TARGET)
+    for bad in ("", "a/b", ".hidden"):
+        with pytest.raises(shards.ShardError, match="machine id"):
+            processors.results_of(bad)
+
+
+def test_a_rerun_is_shown_beside_its_record_and_decides_nothing(toy, monkeypatch):
+    _decided(toy)
+    before = _verdict(toy)
+    _rerun(toy)
+    assert _verdict(toy) == before and len(records.load(toy)) == 1
+    (rr,) = processors.reruns(toy)
+    assert (rr["target"], rr["in"], rr["of"]) == (TARGET, 2, 2)
+    assert rr["verdicts"] == {"lsc.toy.gain": before}
+    said = standing.text_table(standing.standing(toy))
+    assert "re-run whole on" in said and "the record's verdict" in said
+    (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
+    box = ledger_sphinx.confirmatory_html(entry, reruns=[rr])
+    assert "Re-run whole on" in box and "the same members and code" in box
+    # a re-run on a processor whose training went elsewhere: another verdict, in words
+    monkeypatch.setenv("TOY_SHIFT", "-3")
+    _rerun(toy, "ba9876543210")
+    moved = processors.of_record(processors.reruns(toy), TARGET)[1]
+    line = processors.words(moved, {"lsc.toy.gain": before}, rr["measured_with"])
+    assert (
+        f"another verdict on 1 of 1 claims (lsc.toy.gain: {moved['verdicts']['lsc.toy.gain']}, the record {before})"
+        in line
+    )
+    assert moved["verdicts"]["lsc.toy.gain"] != before and _verdict(toy) == before
+    # a re-run that measured with other code is not set beside the record
+    other = processors.words(rr, {"lsc.toy.gain": before}, "another hash")
+    assert "not set beside it" in other and "verdict" not in other
+
+
+def test_a_rerun_in_progress_says_how_far_it_has_come(toy):
+    _decided(toy)
+    at = toy / processors.results_of("0123456789ab")
+    shards.run_shard(toy, TARGET, "cpu", log=_quiet, results=at)
+    (rr,) = processors.reruns(toy)
+    assert rr["verdicts"] is None and rr["in"] == 1
+    assert "1 of 2 shards in" in processors.words(rr, {}, rr["measured_with"])
+    (at / "cpu/toy/toy/conf").mkdir(parents=True)
+    (at / "cpu/toy/toy/conf/provenance.json").write_text('{"date": "2026')
+    lines = []
+    (rr,) = processors.reruns(toy, report=lines.append)  # damaged: one line, goes on
+    assert len(lines) == 1 and "damaged re-run" in lines[0] and rr["verdicts"] is None
+
+
+def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
+    args = ["rerun", f"{TARGET}:5", "--root", str(toy), "--foreground"]
+    assert cli.main(args) == 1 and "not decided yet" in capsys.readouterr().err
+    _decided(toy)
+    subprocess.run(["git", "add", "results"], cwd=toy, check=True)
+    _commit(toy, "the record")
+    assert cli.main(args) == 0
+    log = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=toy, capture_output=True, text=True
+    ).stdout.splitlines()
+    me = shards.machine()["id"]
+    assert (
+        log[0]
+        == f"Decide the re-run on processor {me} of {TARGET} once, on all its shards"
+    )
+    assert log[1].startswith(
+        f"Shard of the re-run on processor {me} of {TARGET} (2 of 2"
+    )
+    at = toy / processors.results_of(me)
+    assert json.loads((at / "cpu/toy/toy/conf/provenance.json").read_text())["design"]
+    assert (
+        cli.main(["record", TARGET, "--root", str(toy), "--results", "elsewhere"]) == 1
+    )
+    assert "re-runs on other processors under" in capsys.readouterr().err

@@ -61,10 +61,10 @@ def test_a_rerun_is_shown_beside_its_record_and_decides_nothing(toy, monkeypatch
     assert (rr["target"], rr["in"], rr["of"]) == (TARGET, 2, 2)
     assert rr["verdicts"] == {"lsc.toy.gain": before}
     said = standing.text_table(standing.standing(toy))
-    assert "re-run whole on" in said and "the record's verdict" in said
+    assert "re-run whole on" in said and "the same verdict as the record" in said
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
     box = ledger_sphinx.confirmatory_html(entry, reruns=[rr])
-    assert "Re-run whole on" in box and "the same members and code" in box
+    assert "Re-run whole on" in box and "the same seeds and code" in box
     # a re-run on a processor whose training went elsewhere: another verdict, in words
     monkeypatch.setenv("TOY_SHIFT", "-3")
     _rerun(toy, "ba9876543210")

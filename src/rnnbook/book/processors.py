@@ -134,13 +134,14 @@ def words(
     if rerun["verdicts"] is None:
         return f"{where}: {rerun['in']} of {rerun['of']} shards in, {rerun['hours']:.1f} h so far"
     head = (
-        f"re-run whole on {m.get('cpu', m.get('id'))} ({rerun['date']}; the same "
-        "members and code, other bits)"
+        f"re-run whole on {m.get('cpu', m.get('id'))} on {rerun['date']} (the same "
+        "seeds and code, another processor's arithmetic)"
     )
     shared = [cid for cid in verdicts if cid in rerun["verdicts"]]
     other = [cid for cid in shared if rerun["verdicts"][cid] != verdicts[cid]]
     if not other:
-        same = "the record's verdict" if len(shared) == 1 else "the record's verdicts"
+        same = "the same verdict" if len(shared) == 1 else "the same verdicts"
+        same += " as the record"
         return f"{head}: {same}"
     moved = "; ".join(
         f"{cid}: {rerun['verdicts'][cid]}, the record {verdicts[cid]}" for cid in other

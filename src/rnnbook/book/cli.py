@@ -195,46 +195,36 @@ def main(argv: list[str] | None = None) -> int:
         help="run the next shards of confirmatory records one after another, each "
         "pinned and committed as it lands; decide a record when its last shard is in",
     )
-    q.add_argument(
-        "items", nargs="+", metavar="CHAPTER:SLICE:N", help="at most N more shards"
-    )
-    q.add_argument(
-        "--scale",
-        choices=("cpu", "gpu"),
-        default="cpu",
-        help="the record scale declared for the slices (default: cpu)",
-    )
-    q.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
-    q.add_argument(
-        "--foreground",
-        action="store_true",
-        help="keep the queue's priority (by default it and every process it starts, "
-        "chapter kernels included, run below all other work: rnnbook.book.background)",
-    )
-    q.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
-    q.add_argument(
-        "--no-commit", action="store_true", help="copy the shards back, commit nothing"
-    )
     rr = sub.add_parser(
         "rerun",
         help="re-run decided confirmatory records whole on this machine, shard by shard, "
         "pinned and committed as each lands, into results/processors/<machine id>/: "
         "whether their verdicts carry to another processor (decides nothing)",
     )
-    rr.add_argument(
-        "items", nargs="+", metavar="CHAPTER:SLICE:N", help="at most N more shards"
+    for p in (q, rr):  # the same queue: a record's shards, or its re-run's
+        p.add_argument(
+            "items", nargs="+", metavar="CHAPTER:SLICE:N", help="at most N more shards"
+        )
+        p.add_argument(
+            "--scale",
+            choices=("cpu", "gpu"),
+            default="cpu",
+            help="the record scale declared for the slices (default: cpu)",
+        )
+        p.add_argument(
+            "--device", default=None, help="auto | cpu | cuda (default: auto)"
+        )
+        p.add_argument(
+            "--foreground",
+            action="store_true",
+            help="keep the queue's priority (by default it and every process it starts, "
+            "chapter kernels included, run below all other work: "
+            "rnnbook.book.background)",
+        )
+        p.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
+    q.add_argument(
+        "--no-commit", action="store_true", help="copy the shards back, commit nothing"
     )
-    rr.add_argument(
-        "--scale",
-        choices=("cpu", "gpu"),
-        default="cpu",
-        help="the record scale declared for the slices (default: cpu)",
-    )
-    rr.add_argument("--device", default=None, help="auto | cpu | cuda (default: auto)")
-    rr.add_argument(
-        "--foreground", action="store_true", help="keep the re-run's priority"
-    )
-    rr.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     st = sub.add_parser(
         "records",
         help="where every confirmatory record stands: shards in, hours of one core, "

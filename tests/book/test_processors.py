@@ -92,6 +92,10 @@ def test_a_rerun_in_progress_says_how_far_it_has_come(toy):
     lines = []
     (rr,) = processors.reruns(toy, report=lines.append)  # damaged: one line, goes on
     assert len(lines) == 1 and "damaged re-run" in lines[0] and rr["verdicts"] is None
+    (at / "shards/cpu/toy/toy/conf/0/values.json").write_text("[1, 2")
+    lines = []
+    (rr,) = processors.reruns(toy, report=lines.append)
+    assert rr["in"] == 0 and any("left out of the re-run" in x for x in lines)
 
 
 def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):

@@ -90,6 +90,8 @@ def reruns(root: Path, report: Callable = print) -> list[dict]:
             if s is None or "shard" not in s:
                 continue
             st = state(mdir, scale, chapter, name, s)
+            for line in st["damaged"]:
+                report(f"{line}; left out of the re-run")
             first = st["done"].get(0, {})
             decided = mdir / scale / chapter / name
             date, verdicts = None, None

@@ -62,6 +62,12 @@ def test_a_rerun_is_shown_beside_its_record_and_decides_nothing(toy, monkeypatch
     assert rr["verdicts"] == {"lsc.toy.gain": before}
     said = standing.text_table(standing.standing(toy))
     assert "re-run whole on" in said and "the same verdict as the record" in said
+    assert said.endswith(
+        "1 decided record re-run whole on another processor (1 claim): every claim got "
+        "its record's verdict."
+    )
+    table = standing.html_table(standing.standing(toy), None)
+    assert "<p>1 decided record re-run whole" in table
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
     box = ledger_sphinx.confirmatory_html(entry, reruns=[rr])
     assert "Re-run whole on" in box and "the same seeds and code" in box
@@ -70,10 +76,16 @@ def test_a_rerun_is_shown_beside_its_record_and_decides_nothing(toy, monkeypatch
     _rerun(toy, "ba9876543210")
     moved = processors.of_record(processors.reruns(toy), TARGET)[1]
     line = processors.words(moved, {"lsc.toy.gain": before}, rr["measured_with"])
-    assert (
-        f"another verdict on 1 of 1 claims (lsc.toy.gain: {moved['verdicts']['lsc.toy.gain']}, the record {before})"
-        in line
+    there = moved["verdicts"]["lsc.toy.gain"]
+    assert f"on 1 of 1 claims (lsc.toy.gain: {there}, the record {before})" in line
+    compared = [
+        processors.compare(x, {"lsc.toy.gain": before}, None) for x in (rr, moved)
+    ]
+    assert processors.summary(compared, 1) == (
+        "2 decided records re-run whole on another processor (2 claims): 1 of 2 claims "
+        "got another verdict than their record's; 1 more re-run running."
     )
+    assert processors.summary([], 0) == ""
     assert moved["verdicts"]["lsc.toy.gain"] != before and _verdict(toy) == before
     # a re-run that measured with other code is not set beside the record
     other = processors.words(rr, {"lsc.toy.gain": before}, "another hash")

@@ -121,34 +121,84 @@ def reruns(root: Path, report: Callable = print) -> list[dict]:
     return out
 
 
+def compare(
+    rerun: dict, verdicts: dict[str, str | None], measured_with: str | None
+) -> dict | None:
+    """A decided re-run against its record (``verdicts``: the record's, claim id ->
+    verdict; ``measured_with``: the record's measuring hash): ``claims`` (set beside)
+    and ``moved`` (those with another verdict); ``None`` while it runs, when it is void
+    or when it measured with other code than the record."""
+    if (
+        rerun["void"]
+        or rerun["verdicts"] is None
+        or not _same_code(rerun, measured_with)
+    ):
+        return None
+    shared = [cid for cid in verdicts if cid in rerun["verdicts"]]
+    return {
+        "claims": shared,
+        "moved": [cid for cid in shared if rerun["verdicts"][cid] != verdicts[cid]],
+    }
+
+
+def _same_code(rerun: dict, measured_with: str | None) -> bool:
+    return not measured_with or rerun["measured_with"] in (None, measured_with)
+
+
 def words(
     rerun: dict, verdicts: dict[str, str | None], measured_with: str | None
 ) -> str:
     """A re-run beside its record, in one sentence: how far it has come, or, once decided,
-    whether each claim got the record's verdict (``verdicts``: the record's, claim id ->
-    verdict; ``measured_with``: the record's measuring hash)."""
-    m = rerun["machine"]
-    where = f"re-run on {m.get('cpu', m.get('id'))}"
+    whether each claim got the record's verdict (:func:`compare`)."""
+    cpu = rerun["machine"].get("cpu", rerun["machine"].get("id"))
+    where = f"re-run on {cpu}"
     if rerun["void"]:
         return f"{where}: void ({rerun['void']})"
-    if measured_with and rerun["measured_with"] not in (None, measured_with):
-        return f"{where}: it measured with other code than the record, so it is not set beside it"
+    if not _same_code(rerun, measured_with):
+        return (
+            f"{where}: it measured with other code than the record, so it is not set "
+            "beside it"
+        )
     if rerun["verdicts"] is None:
-        return f"{where}: {rerun['in']} of {rerun['of']} shards in, {rerun['hours']:.1f} h so far"
+        done = f"{rerun['in']} of {rerun['of']} shards in"
+        return f"{where}: {done}, {rerun['hours']:.1f} h so far"
     head = (
-        f"re-run whole on {m.get('cpu', m.get('id'))} on {rerun['date']} (the same "
-        "seeds and code, another processor's arithmetic)"
+        f"re-run whole on {cpu} on {rerun['date']} (the same seeds and code, another "
+        "processor's arithmetic)"
     )
-    shared = [cid for cid in verdicts if cid in rerun["verdicts"]]
-    other = [cid for cid in shared if rerun["verdicts"][cid] != verdicts[cid]]
-    if not other:
-        same = "the same verdict" if len(shared) == 1 else "the same verdicts"
-        same += " as the record"
-        return f"{head}: {same}"
+    got = compare(rerun, verdicts, measured_with)
+    if not got["moved"]:
+        same = "the same verdict" if len(got["claims"]) == 1 else "the same verdicts"
+        return f"{head}: {same} as the record"
     moved = "; ".join(
-        f"{cid}: {rerun['verdicts'][cid]}, the record {verdicts[cid]}" for cid in other
+        f"{cid}: {rerun['verdicts'][cid]}, the record {verdicts[cid]}"
+        for cid in got["moved"]
     )
-    return f"{head}: another verdict on {len(other)} of {len(shared)} claims ({moved})"
+    n, of = len(got["moved"]), len(got["claims"])
+    return f"{head}: another verdict on {n} of {of} claims ({moved})"
+
+
+def summary(compared: list[dict | None], running: int) -> str:
+    """One sentence over every record's re-runs (``compared``: :func:`compare` of each
+    decided one; ``running``: re-runs with shards still to run); ``""`` when none."""
+    done = [c for c in compared if c is not None]
+    claims = sum(len(c["claims"]) for c in done)
+    moved = sum(len(c["moved"]) for c in done)
+    said = []
+    if done:
+        got = (
+            f"{moved} of {claims} claims got another verdict than their record's"
+            if moved
+            else "every claim got its record's verdict"
+        )
+        n = len(done)
+        said.append(
+            f"{n} decided record{'' if n == 1 else 's'} re-run whole on another "
+            f"processor ({claims} claim{'' if claims == 1 else 's'}): {got}"
+        )
+    if running:
+        said.append(f"{running} more re-run{'' if running == 1 else 's'} running")
+    return "; ".join(said) + "." if said else ""
 
 
 def of_record(rows: list[dict], target: str) -> list[dict]:
@@ -156,4 +206,13 @@ def of_record(rows: list[dict], target: str) -> list[dict]:
     return [r for r in rows if r["target"] == target]
 
 
-__all__ = ["FOLDER", "results_of", "can_start", "reruns", "words", "of_record"]
+__all__ = [
+    "FOLDER",
+    "results_of",
+    "can_start",
+    "reruns",
+    "compare",
+    "words",
+    "summary",
+    "of_record",
+]

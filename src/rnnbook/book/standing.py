@@ -97,10 +97,17 @@ def standing(root: Path, loaded: list[dict] | None = None) -> list[dict]:
             )
     for (chapter, name), row in rows.items():
         verdicts = {c["id"]: c["verdict"] for c in row["claims"]}
-        row["reruns"] = [
-            processors.words(rr, verdicts, row["measured_with"])
-            for rr in processors.of_record(again, f"{chapter}:{name}")
+        mine = processors.of_record(again, f"{chapter}:{name}")
+        made = row["measured_with"]
+        row["reruns"] = [processors.words(rr, verdicts, made) for rr in mine]
+        row["rerun_compared"] = [
+            processors.compare(rr, verdicts, made)
+            for rr in mine
+            if rr["verdicts"] is not None
         ]
+        row["reruns_running"] = sum(
+            1 for rr in mine if rr["verdicts"] is None and not rr["void"]
+        )
     return list(rows.values())
 
 
@@ -138,6 +145,14 @@ def summary(rows: list[dict]) -> str:
         f"{t['decided']} of {t['records']} confirmatory records decided{stale}; "
         f"{t['in']} of {t['of']} shards in; {_h(t['hours'])} of one core spent, "
         f"about {_h(t['left_hours'])} to go."
+    )
+
+
+def rerun_summary(rows: list[dict]) -> str:
+    """One sentence over the records' re-runs on other processors (``""`` when none)."""
+    return processors.summary(
+        [c for r in rows for c in r.get("rerun_compared", ())],
+        sum(r.get("reruns_running", 0) for r in rows),
     )
 
 
@@ -186,7 +201,8 @@ def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
         lines += [f"    {_refused_words(m)}" for m in r["refused"]]
         lines += [f"    {w}" for w in r.get("reruns", ())]
         out.append("\n".join(lines))
-    return "\n".join(out + [summary(rows)])
+    again = rerun_summary(rows)
+    return "\n".join(out + [summary(rows)] + ([again] if again else []))
 
 
 def html_table(
@@ -229,12 +245,21 @@ def html_table(
             f'<td data-label="state">{html.escape(r["state"])}{refused}</td>'
             f'<td class="col-finding">{"<br>".join(cells)}</td></tr>'
         )
+    again = rerun_summary(rows)
+    again = f"<p>{html.escape(again[:1].upper() + again[1:])}</p>" if again else ""
     return (
-        f"<p>{html.escape(summary(rows))}</p>"
+        f"<p>{html.escape(summary(rows))}</p>{again}"
         '<table class="claims-table confirmatory-records"><thead><tr>'
         "<th>record</th><th>shards</th><th>state</th><th>claims: verdict</th>"
         f"</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 
 
-__all__ = ["standing", "totals", "summary", "text_table", "html_table"]
+__all__ = [
+    "standing",
+    "totals",
+    "summary",
+    "rerun_summary",
+    "text_table",
+    "html_table",
+]

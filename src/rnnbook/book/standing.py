@@ -173,7 +173,8 @@ def here_line(rows: list[dict], me: dict) -> str:
     names = ", ".join(f"{r['chapter']}:{r['name']}" for r in no)
     return (
         f"This machine ({me['cpu']}) is refused by {len(no)} of the {len(running)} "
-        f"records still running ({names}): the queue runs none of their shards here."
+        f"records still running ({names}): the queue runs none of their shards here; "
+        "it may re-run decided records (make reruns)."
     )
 
 

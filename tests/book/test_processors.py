@@ -13,15 +13,23 @@ import pytest
 from rnnbook.book import cli, ledger_sphinx, processors, records, shards, standing
 
 from . import test_shards
-from .test_shards import TARGET, _commit, _quiet
+from .test_shards import TARGET, _commit, _git, _quiet
 
 toy = test_shards.toy  # the toy record's fixture
 
 
-def _decided(root) -> None:
-    for _ in range(2):
-        shards.run_shard(root, TARGET, "cpu", log=_quiet)
-    shards.decide(root, TARGET, "cpu", log=_quiet)
+def _decided(root, monkeypatch=None) -> None:
+    """The toy record, decided; with ``monkeypatch``, on another machine than this one
+    (as a re-run is made on a machine the record does not list)."""
+    if monkeypatch is None:
+        for _ in range(2):
+            shards.run_shard(root, TARGET, "cpu", log=_quiet)
+        shards.decide(root, TARGET, "cpu", log=_quiet)
+        return
+    elsewhere = {**shards.machine(), "host": "elsewhere", "id": "aaaaaaaaaaaa"}
+    with monkeypatch.context() as m:
+        m.setattr(shards, "machine", lambda: elsewhere)
+        _decided(root)
 
 
 def _rerun(root, machine_id: str = "0123456789ab") -> None:
@@ -37,15 +45,23 @@ def _verdict(root) -> str:
     return claim["verdict"]
 
 
-def test_a_rerun_starts_only_where_it_would_re_run_the_record(toy):
+def test_a_rerun_starts_only_where_it_would_re_run_the_record(toy, monkeypatch):
     with pytest.raises(shards.ShardError, match="not decided yet"):
         processors.can_start(toy, TARGET)
-    _decided(toy)
+    _decided(toy, monkeypatch)
     processors.can_start(toy, TARGET)  # the checkout measures as shard 0 did
     path = toy / "notebooks/toy/toy.py"
     path.write_text(path.read_text().replace("normal(1.0, 0.5)", "normal(1.0, 0.25)"))
     _commit(toy, "other measuring code")
     with pytest.raises(shards.ShardError, match="other its measuring code than"):
+        processors.can_start(toy, TARGET)
+    _git(toy, "checkout", "-q", "HEAD~1", "--", "notebooks")
+    _commit(toy, "the measuring code back")
+    processors.can_start(toy, TARGET)
+    here = shards.machine()
+    listed = toy / "results/shards/cpu/toy/toy/conf/machines.json"
+    listed.write_text(json.dumps([{**here, "check": "same bits"}]))
+    with pytest.raises(shards.ShardError, match="would repeat the record bit for bit"):
         processors.can_start(toy, TARGET)
     for bad in ("", "a/b", ".hidden"):
         with pytest.raises(shards.ShardError, match="machine id"):
@@ -116,7 +132,7 @@ def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):
         monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
     args = ["rerun", f"{TARGET}:5", "--root", str(toy), "--foreground"]
     assert cli.main(args) == 1 and "not decided yet" in capsys.readouterr().err
-    _decided(toy)
+    _decided(toy, monkeypatch)
     subprocess.run(["git", "add", "results"], cwd=toy, check=True)
     _commit(toy, "the record")
     assert cli.main(args) == 0

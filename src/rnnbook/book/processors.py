@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import claims as _claims
-from .shard_plan import SHARDS, ShardError, differences, read_json, state
+from .shard_plan import SHARDS, ShardError, differences, machine, read_json, state
 
 #: where the re-runs live, under the repository: one folder per machine id
 FOLDER = Path("results") / "processors"
@@ -36,17 +36,25 @@ def results_of(machine_id: str) -> Path:
 
 
 def can_start(root: Path, target: str, scale: str = "cpu") -> None:
-    """Refuse (:class:`ShardError`) a re-run that would not re-run the record: one not
+    """Refuse (:class:`ShardError`) a re-run that would not re-run the record (one not
     decided yet, or a checkout whose measuring code, rules, slice, arithmetic settings or
-    versions differ from the record's shard 0."""
+    versions differ from the record's shard 0) or would only repeat it (a machine the
+    record lists as giving its bits)."""
     from .records import RESULTS
-    from .shards import provenance, sharded_slice
+    from .shards import checked, provenance, sharded_slice
 
     root = Path(root).resolve()
     chapter, name, s = sharded_slice(root, target, scale)
     if not (root / RESULTS / scale / chapter / name / "claims.json").is_file():
         raise ShardError(f"rerun: {target} is not decided yet: only a record is re-run")
-    first = state(root / RESULTS, scale, chapter, name, s)["done"][0]
+    st = state(root / RESULTS, scale, chapter, name, s)
+    me = machine()
+    if me["id"] in checked(st):
+        raise ShardError(
+            f"rerun: this machine ({me['cpu']}) gives {target}'s bits (it is listed in "
+            "its machines.json): a re-run here would repeat the record bit for bit"
+        )
+    first = st["done"][0]
     diff = differences(first, provenance(root, chapter, s, first.get("device", "cpu")))
     if diff:
         raise ShardError(

@@ -87,6 +87,7 @@ def test_a_rerun_is_shown_beside_its_record_and_decides_nothing(toy, monkeypatch
     (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
     box = ledger_sphinx.confirmatory_html(entry, reruns=[rr])
     assert "Re-run whole on" in box and "the same seeds and code" in box
+    assert "its effects moved by" in box  # the same seeds: here by nothing
     # a re-run on a processor whose training went elsewhere: another verdict, in words
     monkeypatch.setenv("TOY_SHIFT", "-3")
     _rerun(toy, "ba9876543210")
@@ -153,3 +154,20 @@ def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):
         cli.main(["record", TARGET, "--root", str(toy), "--results", "elsewhere"]) == 1
     )
     assert "re-runs on other processors under" in capsys.readouterr().err
+
+
+def test_the_effect_a_rerun_moved_most_is_named():
+    rec = {"effects": [{"name": "a", "estimate": 1.0}, {"name": "b", "estimate": 2.0}]}
+    again = {
+        "effects": [{"name": "a", "estimate": 1.5}, {"name": "b", "estimate": 2.1}]
+    }
+    again["effects"].append({"name": "c", "estimate": 9.0})  # not in the record
+    assert processors.moved_most(rec, again) == (
+        "its effects moved by at most 0.5: a, 1.5 against the record's 1"
+    )
+    assert processors.moved_most(rec, rec) == "its effects moved by nothing"
+    for odd in ("nan", float("nan"), None):
+        assert (
+            processors.moved_most(rec, {"effects": [{"name": "a", "estimate": odd}]})
+            == ""
+        )

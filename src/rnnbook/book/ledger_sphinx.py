@@ -1188,7 +1188,7 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
 
 def rerun_html(entry: dict, reruns: list) -> str:
     """A decided record's re-runs on other processors, one sentence each, for its box."""
-    from .processors import words
+    from .processors import compare, moved_most, words
 
     if not reruns:
         return ""
@@ -1197,6 +1197,10 @@ def rerun_html(entry: dict, reruns: list) -> str:
     out = []
     for rr in reruns:
         w = words(rr, {claim["id"]: claim["verdict"]}, made)
+        mine = (rr.get("claims") or {}).get(claim["id"])
+        beside = mine is not None and compare(rr, {claim["id"]: claim["verdict"]}, made)
+        how = moved_most(claim, mine) if beside else ""
+        w += f"; {how}" if how else ""
         out.append(f" {html.escape(w[:1].upper() + w[1:])}.")
     return "".join(out)
 

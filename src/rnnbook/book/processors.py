@@ -63,16 +63,16 @@ def can_start(root: Path, target: str, scale: str = "cpu") -> None:
         )
 
 
-def _verdicts(
+def _claims_of(
     path: Path, date: str | None, declared: dict, report: Callable
 ) -> dict | None:
-    """A decided re-run's verdicts under the rules declared now (as a record's are,
-    :func:`rnnbook.book.records.current`); ``None`` where it is damaged."""
+    """A decided re-run's claims (id -> claim) under the rules declared now (as a
+    record's are, :func:`rnnbook.book.records.current`); ``None`` where it is damaged."""
     from .records import current
 
     try:
         kept = read_json(path, list)
-        return {c["id"]: current(c, declared, date)["verdict"] for c in kept}
+        return {c["id"]: current(c, declared, date) for c in kept}
     except (ValueError, KeyError, TypeError) as e:
         report(f"damaged re-run {path}: {e}; left out")
         return None
@@ -81,8 +81,8 @@ def _verdicts(
 def reruns(root: Path, report: Callable = print) -> list[dict]:
     """Every re-run kept under ``results/processors/``: ``target``, ``machine`` (shard 0's:
     cpu, host, id), ``in`` and ``of`` (shards), ``hours`` (one core), ``void``, ``date``
-    (decided) and ``verdicts`` (claim id -> verdict, once decided, else ``None``), and
-    ``measured_with`` (its shard 0's measuring hash, to set beside the record's)."""
+    (decided), ``verdicts`` (claim id -> verdict, once decided, else ``None``) and
+    ``claims`` (claim id -> the claim with its effects), and ``measured_with`` (its shard 0's measuring hash, to set beside the record's)."""
     from .records import slices
 
     root = Path(root)
@@ -102,7 +102,7 @@ def reruns(root: Path, report: Callable = print) -> list[dict]:
                 report(f"{line}; left out of the re-run")
             first = st["done"].get(0, {})
             decided = mdir / scale / chapter / name
-            date, verdicts = None, None
+            date, got = None, None
             if (decided / "provenance.json").is_file():
                 try:
                     date = read_json(decided / "provenance.json").get("date")
@@ -110,7 +110,7 @@ def reruns(root: Path, report: Callable = print) -> list[dict]:
                     report(f"damaged re-run {decided}: {e}; left out")
             if date:
                 declared = declared or _claims.all_declared(root)
-                verdicts = _verdicts(decided / "claims.json", date, declared, report)
+                got = _claims_of(decided / "claims.json", date, declared, report)
             hours = sum(float(p.get("wall_seconds") or 0) for p in st["done"].values())
             out.append(
                 {
@@ -122,7 +122,10 @@ def reruns(root: Path, report: Callable = print) -> list[dict]:
                     "hours": hours / 3600,
                     "void": st["void"],
                     "date": date,
-                    "verdicts": verdicts,
+                    "verdicts": None
+                    if got is None
+                    else {cid: c["verdict"] for cid, c in got.items()},
+                    "claims": got,
                     "measured_with": first.get("measuring_hash"),
                 }
             )
@@ -186,6 +189,32 @@ def words(
     return f"{head}: another verdict on {n} of {of} claims ({moved})"
 
 
+def moved_most(record: dict, rerun: dict) -> str:
+    """Of one claim's effects, the one whose estimate the re-run moved most, in words
+    ("its effects moved by at most 0.079: RNN rises, 4.47 against the record's 4.55"),
+    or ``""`` where no estimate can be set beside another."""
+
+    def estimates(c: dict) -> dict:
+        return {
+            e.get("name"): e["estimate"]
+            for e in c.get("effects") or ()
+            if isinstance(e.get("estimate"), (int, float))
+        }
+
+    mine, theirs = estimates(rerun), estimates(record)
+    pairs = [(abs(mine[n] - theirs[n]), n) for n in mine if n in theirs]
+    pairs = [p for p in pairs if p[0] == p[0]]  # NaN estimates set nothing beside
+    if not pairs:
+        return ""
+    d, name = max(pairs, key=lambda p: p[0])
+    if d == 0:
+        return "its effects moved by nothing"
+    return (
+        f"its effects moved by at most {d:.2g}: {name}, {mine[name]:.3g} against the "
+        f"record's {theirs[name]:.3g}"
+    )
+
+
 def summary(compared: list[dict | None], running: int) -> str:
     """One sentence over every record's re-runs (``compared``: :func:`compare` of each
     decided one; ``running``: re-runs with shards still to run); ``""`` when none."""
@@ -221,6 +250,7 @@ __all__ = [
     "reruns",
     "compare",
     "words",
+    "moved_most",
     "summary",
     "of_record",
 ]

@@ -156,6 +156,18 @@ def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):
     assert "re-runs on other processors under" in capsys.readouterr().err
 
 
+def test_a_rerun_in_a_box_typesets_the_math_of_its_effect_names():
+    entry = {"claim": {"id": "c", "verdict": "reproduced"}, "state": {"done": {}}}
+    entry["claim"]["effects"] = [{"name": "tau-free margin", "estimate": 1.0}]
+    again = {"effects": [{"name": "tau-free margin", "estimate": 1.5}]}
+    rr = {"machine": {"cpu": "X"}, "void": None, "date": "2026-12-03", "in": 1}
+    rr |= {"of": 1, "hours": 0.1, "measured_with": None}
+    rr |= {"verdicts": {"c": "reproduced"}, "claims": {"c": again}}
+    said = ledger_sphinx.rerun_html(entry, [rr])
+    assert "\\(\\tau\\)</span>-free margin, 1.5 against the record" in said
+    assert "tau-free" not in said
+
+
 def test_the_effect_a_rerun_moved_most_is_named():
     rec = {"effects": [{"name": "a", "estimate": 1.0}, {"name": "b", "estimate": 2.0}]}
     again = {

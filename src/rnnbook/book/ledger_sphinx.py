@@ -1188,6 +1188,7 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
 
 def rerun_html(entry: dict, reruns: list) -> str:
     """A decided record's re-runs on other processors, one sentence each, for its box."""
+    from .legible_sphinx import ascii_math_html
     from .processors import compare, moved_most, words
 
     if not reruns:
@@ -1201,7 +1202,7 @@ def rerun_html(entry: dict, reruns: list) -> str:
         beside = mine is not None and compare(rr, {claim["id"]: claim["verdict"]}, made)
         how = moved_most(claim, mine) if beside else ""
         w += f"; {how}" if how else ""
-        out.append(f" {html.escape(w[:1].upper() + w[1:])}.")
+        out.append(f" {ascii_math_html(html.escape(w[:1].upper() + w[1:]))}.")
     return "".join(out)
 
 

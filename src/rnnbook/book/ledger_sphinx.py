@@ -1099,7 +1099,9 @@ def rerun_rows(app, target: str) -> list[dict]:
         cached = app._rnnbook_reruns = processors.reruns(
             book_root(app), report=records._report
         )
-    return [r for r in cached if r["target"] == target]
+    from .processors import of_record
+
+    return of_record(cached, target)
 
 
 def confirmatory_html(entry: dict, counts: bool = True, reruns: list = ()) -> str:

@@ -18,6 +18,7 @@ is shown as such, never as agreeing or not.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Callable
 
@@ -203,7 +204,7 @@ def moved_most(record: dict, rerun: dict) -> str:
 
     mine, theirs = estimates(rerun), estimates(record)
     pairs = [(abs(mine[n] - theirs[n]), n) for n in mine if n in theirs]
-    pairs = [p for p in pairs if p[0] == p[0]]  # NaN estimates set nothing beside
+    pairs = [p for p in pairs if math.isfinite(p[0])]  # NaN sets nothing beside
     if not pairs:
         return ""
     d, name = max(pairs, key=lambda p: p[0])

@@ -28,7 +28,7 @@ ARGS ?=
 # (importing them with the package: 8.6 s of CPU per process here instead of 2.6 s)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test paper chapter venv clean lint wheelhouse record shards reruns seeds help
+.PHONY: book test paper chapter venv clean lint wheelhouse record shards reruns day seeds help
 
 # --no-compile: pip byte-compiles all 245 MB of the packages' sources, one file after another
 # (29 s of the 86 s install here); Python compiles the fifth of them that the book and the tests
@@ -91,6 +91,9 @@ help:
 	@echo '                the next N shards of each record, pinned and committed; decided when complete'
 	@echo 'make reruns QUEUE="chapter:slice:N ..."'
 	@echo '                decided records re-run on this processor, into results/processors/ (decides nothing)'
+	@echo 'make day [CORES=0,1]'
+	@echo '                the day'"'"'s work for this machine in the background: the records'"'"' next shards'
+	@echo '                where it may run them, else re-runs; cheapest first (rnnbook day: the plan)'
 	@echo 'make seeds      the training chapters at other master seeds, into results/seeds/'
 	@echo 'make wheelhouse wheels of every pin and every data set, for a node without network'
 	@echo 'make venv       only the set-up (.venv, pinned; the data sets)'
@@ -172,6 +175,14 @@ shards: $(STAMP) $(AUSTEN) $(FASHION)
 # carry across processors (rnnbook.book.processors; shown beside the record, decides nothing)
 reruns: $(STAMP) $(AUSTEN) $(FASHION)
 	$(PY) -m rnnbook rerun $(QUEUE) --scale $(SCALE)
+
+# The day's work in one command (rnnbook.book.day): on each core (CORES=0,1; default the last),
+# in the background, the next shards of the records this machine may run, else re-runs of
+# decided records; cheapest first; a record already running here is left to its queue.
+#   make day CORES=0,1          (python -m rnnbook day: the plan, without starting it)
+CORES ?=
+day: $(STAMP) $(AUSTEN) $(FASHION)
+	$(PY) -m rnnbook day --start --scale $(SCALE) $(if $(CORES),--cores $(CORES))
 
 # The seed check: every training chapter at the book profile at master seeds never run before
 #   make seeds SEEDS="4 5"

@@ -225,6 +225,30 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument(
         "--no-commit", action="store_true", help="copy the shards back, commit nothing"
     )
+    d = sub.add_parser(
+        "day",
+        help="the day's work for this machine: the next shards of the records it may "
+        "run, else re-runs of decided records, shared over cores, cheapest first; "
+        "printed, or started in the background with --start",
+    )
+    d.add_argument(
+        "--cores",
+        type=_cores,
+        default=None,
+        help="the cores to use, e.g. 0,1 (default: this machine's last core)",
+    )
+    d.add_argument(
+        "--start",
+        action="store_true",
+        help="start each core's share in the background (logs under _build/day/)",
+    )
+    d.add_argument(
+        "--scale",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="the record scale (default: cpu)",
+    )
+    d.add_argument("--root", type=Path, default=Path("."), help=_ROOT_HELP)
     st = sub.add_parser(
         "records",
         help="where every confirmatory record stands: shards in, hours of one core, "
@@ -255,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         return _queue(args)
     if args.cmd == "rerun":
         return _rerun(args)
+    if args.cmd == "day":
+        return _day(args)
     if args.cmd == "power":
         return _power(args)
     if args.cmd == "records":
@@ -428,6 +454,43 @@ def _rerun(args) -> int:
     except (ClaimError, BuildError, ParameterError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _cores(text: str) -> list[int]:
+    """``--cores 0,1``: distinct core numbers this process may use."""
+    try:
+        cores = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not core numbers like 0,1")
+    import os
+
+    mine = os.sched_getaffinity(0)
+    if len(set(cores)) != len(cores) or not set(cores) <= mine:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: distinct cores of this machine, of {sorted(mine)}"
+        )
+    return cores
+
+
+def _day(args) -> int:
+    """``day``: :mod:`.day`'s plan for this machine, printed, or started."""
+    from . import day
+    from .claims import ClaimError
+
+    try:
+        plan, passed = day.plan_here(
+            args.root, args.cores or day.default_cores(), args.scale
+        )
+    except (ClaimError, BuildError, ParameterError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(day.plan_text(plan, passed))
+    if args.start:
+        for log in day.start(args.root, plan, args.scale):
+            print(f"started: its log is {log}")
+    elif any(plan.values()):
+        print("(python -m rnnbook day --start, or make day, starts it)")
     return 0
 
 

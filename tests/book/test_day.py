@@ -1,0 +1,182 @@
+"""The day's work (rnnbook.book.day): which shards a machine runs today, shared over its
+cores; a record's own shards before re-runs, a refused machine re-running decided records,
+a record already running here left to its queue; the toy record of test_shards end to end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from rnnbook.book import cli, day, shards
+
+from . import test_processors, test_shards
+from .test_shards import TARGET
+
+toy = test_shards.toy  # the toy record's fixture
+ME = {"id": "0123456789ab", "cpu": "a processor"}
+
+
+def _row(name, decided=None, n_in=0, of=4, hours=0.0, left=None, **kw):
+    return {
+        "chapter": "lsc/x",
+        "name": name,
+        "decided": decided,
+        "in": n_in,
+        "of": of,
+        "hours": hours,
+        "left_hours": left,
+        "void": kw.get("void"),
+        "stale": kw.get("stale", False),
+        "refused": kw.get("refused", []),
+        "claims": kw.get("claims", [{"id": "c", "gate_failed": False}]),
+    }
+
+
+def _rerun(name, n_in, of=4, verdicts=None, machine_id=ME["id"], void=None):
+    return {
+        "target": f"lsc/x:{name}",
+        "machine": {"id": machine_id},
+        "in": n_in,
+        "of": of,
+        "verdicts": verdicts,
+        "void": void,
+    }
+
+
+def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
+    rows = [
+        _row("running", n_in=1, hours=1.0, left=3.0),
+        _row("refuses", n_in=2, refused=[{"id": ME["id"], "refused": True}]),
+        _row("void", n_in=2, void="other code"),
+        _row("stale", decided="2026-12-01", n_in=4, stale=True),
+        _row("gate", decided="2026-12-01", n_in=4, claims=[{"gate_failed": True}]),
+        _row("fresh", decided="2026-12-01", n_in=4, hours=2.0),
+        _row("half", decided="2026-12-01", n_in=4, hours=2.0),
+        _row("rerun", decided="2026-12-01", n_in=4, hours=2.0),
+        _row("elsewhere", decided="2026-12-01", n_in=4, hours=8.0),
+        _row("code", decided="2026-12-01", n_in=4, hours=2.0),
+        _row("busy", n_in=1, hours=1.0, left=3.0),
+    ]
+    again = [
+        _rerun("half", 3),
+        _rerun("rerun", 4, verdicts={"c": "reproduced"}),
+        _rerun("elsewhere", 4, verdicts={"c": "reproduced"}, machine_id="ffffffffffff"),
+    ]
+    todo, passed = day.jobs(
+        rows,
+        again,
+        ME,
+        refuse=lambda t: "other code than shard 0" if t.endswith("code") else None,
+        running={"lsc/x:busy": 42},
+    )
+    assert [(j["kind"], j["target"], j["shards"], j["hours"]) for j in todo] == [
+        ("queue", "lsc/x:running", 3, 3.0),
+        ("rerun", "lsc/x:fresh", 4, 2.0),
+        ("rerun", "lsc/x:half", 1, 0.5),  # one shard left of this machine's re-run
+        ("rerun", "lsc/x:elsewhere", 4, 8.0),  # re-run on another machine: not here
+    ]
+    assert passed == [
+        "lsc/x:refuses: refused this machine (other bits than shard 0)",
+        "lsc/x:code: other code than shard 0",
+        "lsc/x:busy: running here already (process 42)",
+    ]
+    (todo, passed) = day.jobs(
+        [_row("half", decided="d", n_in=4)], [_rerun("half", 1, void="x")], ME
+    )
+    assert todo == [] and passed == ["lsc/x:half: its re-run here is void"]
+
+
+def test_the_jobs_are_shared_cheapest_first_and_records_before_re_runs():
+    todo = [
+        {"kind": "rerun", "target": "a", "shards": 1, "hours": 0.5},
+        {"kind": "rerun", "target": "b", "shards": 9, "hours": 5.0},
+        {"kind": "queue", "target": "c", "shards": 3, "hours": 3.0},
+        {"kind": "rerun", "target": "d", "shards": 2, "hours": 1.0},
+        {"kind": "queue", "target": "e", "shards": 1, "hours": None},
+    ]
+    plan = day.assign(todo, [0, 1])
+    assert {c: [j["target"] for j in js] for c, js in plan.items()} == {
+        0: ["c"],  # 3 h
+        1: ["e", "a", "d", "b"],  # an unknown hour, then 0.5, 1 and 5 (each at < 3 h)
+    }
+    assert [c[3:] for c in day.commands(plan[1])] == [
+        ["queue", "e:1", "--scale", "cpu"],
+        ["rerun", "a:1", "d:2", "b:9", "--scale", "cpu"],
+    ]
+    text = day.plan_text(plan, ["x: refused"])
+    assert (
+        "core 0: about 3.0 h of one core" in text and "e: 1 shards, about ? h" in text
+    )
+    assert text.endswith("passed over: x: refused")
+    assert day.plan_text(day.assign([], [3]), []).endswith(
+        "Nothing more for this machine to start."
+    )
+    for bad in ([], [0, 0], [-1]):
+        with pytest.raises(shards.ShardError, match="cores"):
+            day.assign(todo, bad)
+
+
+def test_a_record_a_queue_of_this_machine_runs_is_found(tmp_path):
+    def process(pid, *args):
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "cmdline").write_bytes("\0".join(args).encode() + b"\0")
+
+    process(
+        11, "python", "-m", "rnnbook", "queue", "lsc/a_b:fig2-c:3", "--scale", "cpu"
+    )
+    script = "python -m rnnbook queue x/y:z:1; python -m rnnbook rerun p/q:r-2:2"
+    process(12, "bash", "-c", script)
+    process(13, "grep", "lsc/other:s:1")  # not a queue
+    process(14, "python", "-m", "rnnbook", "records")
+    (tmp_path / "15").mkdir()  # a process that ended meanwhile: no cmdline
+    assert day.busy(tmp_path) == {"lsc/a_b:fig2-c": 11, "x/y:z": 12, "p/q:r-2": 12}
+
+
+def test_start_runs_each_core_s_commands_in_the_background_logged_under_build(tmp_path):
+    plan = {
+        0: [{"kind": "queue", "target": "a:b", "shards": 2, "hours": 1.0}],
+        1: [],
+    }
+    calls = []
+    logs = day.start(tmp_path, plan, popen=lambda *a, **k: calls.append((a, k)))
+    (log,) = logs
+    assert log.parent == tmp_path / "_build" / "day" and log.name.endswith("core0.log")
+    ((args,), kw) = calls[0]
+    assert (
+        args[:2] == ["bash", "-c"] and "-m rnnbook queue a:b:2 --scale cpu" in args[2]
+    )
+    assert kw["start_new_session"] and kw["cwd"] == tmp_path.resolve()
+    assert kw["env"]["RNNBOOK_THREADS"] == "1" and callable(kw["preexec_fn"])
+    assert len(calls) == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["_build"]
+
+
+def test_the_toy_record_is_run_here_then_re_run_by_a_refused_machine(
+    toy, monkeypatch, capsys
+):
+    plan, passed = day.plan_here(toy, [0])
+    assert [(j["kind"], j["target"], j["shards"]) for j in plan[0]] == [
+        ("queue", TARGET, 2)
+    ]
+    test_processors._decided(toy, monkeypatch)  # decided on another machine
+    subprocess.run(["git", "add", "results"], cwd=toy, check=True)
+    test_shards._commit(toy, "the record")
+    plan, passed = day.plan_here(toy, [0])
+    assert [(j["kind"], j["target"], j["shards"]) for j in plan[0]] == [
+        ("rerun", TARGET, 2)
+    ]
+    assert cli.main(["day", "--root", str(toy), "--cores", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f"{TARGET}: 2 re-run shards" in out and "make day" in out
+    test_processors._rerun(toy, shards.machine()["id"])
+    plan, passed = day.plan_here(toy, [0])
+    assert plan == {0: []}  # re-run whole here: nothing more to start
+
+
+def test_bad_cores_are_refused_by_name(capsys):
+    mine = sorted(os.sched_getaffinity(0))
+    for bad in ("a", f"{mine[0]},{mine[0]}", str(max(mine) + 1000)):
+        with pytest.raises(SystemExit):
+            cli.main(["day", "--cores", bad])
+        assert "--cores" in capsys.readouterr().err

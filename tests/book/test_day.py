@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from rnnbook.book import cli, day, shards
+from rnnbook.book import cli, day, shards, standing
 
 from . import test_processors, test_shards
 from .test_shards import TARGET
@@ -180,3 +180,16 @@ def test_bad_cores_are_refused_by_name(capsys):
         with pytest.raises(SystemExit):
             cli.main(["day", "--cores", bad])
         assert "--cores" in capsys.readouterr().err
+
+
+def test_the_records_first_line_points_to_the_day_s_command():
+    me = {**ME, "cpu": "cpu A"}
+    running = _row("running", n_in=1)
+    refused = _row("refuses", n_in=1, refused=[{"id": ME["id"], "refused": True}])
+    assert standing.here_line([_row("done", decided="d", n_in=4)], me).endswith(
+        "no record is running; it may re-run decided records (make day)."
+    )
+    assert standing.here_line([running], me).endswith("checks it first (make day).")
+    assert standing.here_line([running, refused], me).endswith(
+        "it may re-run decided records (make day)."
+    )

@@ -163,12 +163,15 @@ def here_line(rows: list[dict], me: dict) -> str:
         r for r in rows if not r["decided"] and not r["void"] and r["in"] < r["of"]
     ]
     if not running:
-        return f"This machine ({me['cpu']}): no record is running."
+        return (
+            f"This machine ({me['cpu']}): no record is running; it may re-run decided "
+            "records (make day)."
+        )
     no = [r for r in running if me["id"] in {m.get("id") for m in r["refused"]}]
     if not no:
         return (
             f"This machine ({me['cpu']}) may take shards of every record still running "
-            f"({len(running)}); one that it has not run yet checks it first."
+            f"({len(running)}); one that it has not run yet checks it first (make day)."
         )
     names = ", ".join(f"{r['chapter']}:{r['name']}" for r in no)
     return (

@@ -4,7 +4,6 @@ a record already running here left to its queue; the toy record of test_shards e
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
@@ -175,7 +174,7 @@ def test_the_toy_record_is_run_here_then_re_run_by_a_refused_machine(
 
 
 def test_bad_cores_are_refused_by_name(capsys):
-    mine = sorted(os.sched_getaffinity(0))
+    mine = sorted(day.usable_cores())
     for bad in ("a", f"{mine[0]},{mine[0]}", str(max(mine) + 1000)):
         with pytest.raises(SystemExit):
             cli.main(["day", "--cores", bad])

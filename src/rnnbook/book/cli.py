@@ -463,9 +463,9 @@ def _cores(text: str) -> list[int]:
         cores = [int(x) for x in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not core numbers like 0,1")
-    import os
+    from .day import usable_cores
 
-    mine = os.sched_getaffinity(0)
+    mine = usable_cores()
     if len(set(cores)) != len(cores) or not set(cores) <= mine:
         raise argparse.ArgumentTypeError(
             f"{text!r}: distinct cores of this machine, of {sorted(mine)}"

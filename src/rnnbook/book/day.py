@@ -191,9 +191,23 @@ def plan_text(plan: dict[int, list[dict]], passed: list[str]) -> str:
     return "\n".join(lines)
 
 
+def usable_cores() -> set[int]:
+    """The cores this process may use (all of them where the system cannot say)."""
+    if hasattr(os, "sched_getaffinity"):
+        return set(os.sched_getaffinity(0))
+    return set(range(os.cpu_count() or 1))
+
+
 def default_cores() -> list[int]:
     """The last core this process may use: the one the other work needs least."""
-    return [max(os.sched_getaffinity(0))]
+    return [max(usable_cores())]
+
+
+def _pin(core: int) -> Callable[[], None] | None:
+    """A child's start-up that pins it to ``core`` (``None`` where it cannot be pinned)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    return lambda: os.sched_setaffinity(0, {core})
 
 
 def start(
@@ -223,7 +237,7 @@ def start(
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
-                preexec_fn=lambda c=core: os.sched_setaffinity(0, {c}),
+                preexec_fn=_pin(core),
                 env={**os.environ, "RNNBOOK_THREADS": "1"},
             )
         logs.append(log)

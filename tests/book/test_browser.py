@@ -316,7 +316,10 @@ SCORECARD = """() => {
   const cells = (k) => Array.from(document.querySelectorAll('table.scorecard td.col-' + k));
   return {
     verdicts: cells('verdict').map(c => [c.getBoundingClientRect().right, scrolls(c)]),
-    measured: cells('measured').map(c => c.getBoundingClientRect().width),
+    measured: cells('measured').filter(c => !c.classList.contains('empty'))
+      .map(c => c.getBoundingClientRect().width),
+    empty: Array.from(document.querySelectorAll('table.scorecard td.empty'))
+      .map(c => [c.textContent.trim(), getComputedStyle(c).display]),
     rows: Array.from(document.querySelectorAll('table.scorecard tbody tr'))
       .map(r => [r.id, r.getBoundingClientRect().height]),
     page: document.documentElement.scrollWidth,
@@ -358,12 +361,34 @@ def test_the_scorecard_shows_every_verdict_on_a_laptop(smoke_book, browser, widt
     assert found["page"] <= width, found["page"]
     assert all(right <= width and not boxed for right, boxed in found["verdicts"])
     assert min(found["measured"]) >= SCORECARD_ROOM[width], min(found["measured"])
+    # a cell with nothing in it: a line of the table, left out of a card
+    shown = "table-cell" if width >= 1200 else "none"
+    assert found["empty"] and all(e == ["—", shown] for e in found["empty"])
     tallest = max(found["rows"], key=lambda r: r[1])
     assert tallest[1] <= ROW_MOST, tallest
     for c in claims[:: max(1, len(claims) // 6)]:
         page.goto(f"{(html / 'book' / 'scorecard.html').as_uri()}#{row_id(c['id'])}")
         top, bottom, left, right, header = page.evaluate(LANDED)
         assert header <= top and bottom <= 900 and 0 <= left and right <= width, c["id"]
+    tab.context.close()
+
+
+#: on a phone, each scorecard card's verdict and box link: their tops, and the cards' empty
+#: cells shown
+PHONE_CARDS = """() => Array.from(document.querySelectorAll('table.scorecard tbody tr')).map(r => [
+  r.querySelector('td.col-verdict').getBoundingClientRect().top,
+  r.querySelector('td.col-box').getBoundingClientRect().top,
+  Array.from(r.querySelectorAll('td.empty'))
+    .filter(c => getComputedStyle(c).display !== 'none').length])"""
+
+
+def test_a_scorecard_card_on_a_phone_is_its_answer(smoke_book, browser):
+    """At 400 px each claim is a card: its link to the box on the verdict's line, and no
+    line for a cell with nothing in it ("largest line cleared: —")."""
+    tab = offline_tab(browser, 400)
+    page = open_in(tab, smoke_book / "html" / "book" / "scorecard.html", 400)
+    cards = page.evaluate(PHONE_CARDS)
+    assert cards and all(abs(v - b) < 8 and shown == 0 for v, b, shown in cards)
     tab.context.close()
 
 

@@ -426,13 +426,18 @@ def claims_table(
         out.append(
             f"<tr{rid}>"
             + "".join(
-                f'<td class="col-{k}" data-label="{heads[k]}">{cells[k]}</td>'
+                f'<td class="col-{k}{EMPTY if cells[k] == "—" else ""}" '
+                f'data-label="{heads[k]}">{cells[k]}</td>'
                 for k in columns
             )
             + "</tr>"
         )
     # the ASCII math that measured values carry from the code, typeset
     return ascii_math_html("\n".join(out + ["</tbody>", "</table>"]))
+
+
+#: the class of a cell with nothing in it ("—"): a card leaves it out (static/rnnbook.css)
+EMPTY = " empty"
 
 
 # where a long word of a verdict may break in a column header (U+00AD, a soft hyphen)

@@ -307,3 +307,8 @@ def test_the_errata_list_reads_the_verdict_that_counts(tmp_path, monkeypatch):
     pages.write_generated(folder, claims, {}, [])
     errata = (folder / "errata_evidence.md").read_text()
     assert "lsc.undecided" in errata and "lsc.failed" not in errata
+    # folded, its rows being under the sections above: one line until opened
+    assert errata.startswith(
+        '```{raw} html\n<details class="errata-all"><summary>Show the 1'
+    )
+    assert errata.rstrip().endswith("</details>\n```")

@@ -553,7 +553,13 @@ def errata_evidence(claims: list[dict]) -> str:
     bad = [c for c in claims if c["verdict"] in ("not-reproduced", "partly-reproduced")]
     if not bad:
         return "Every claim checked in this build reproduced.\n"
-    out = []
+    # folded: every row is also under its section above, as its findings table
+    n = len(bad)
+    out = _raw(
+        '<details class="errata-all"><summary>Show the '
+        f"{n} claim{'s' if n != 1 else ''} ({counts_line(bad)}), paper by paper"
+        "</summary>"
+    )
     for p in PAPERS:
         mine = in_paper_order([c for c in bad if c["paper"] == p])
         if mine:
@@ -565,7 +571,7 @@ def errata_evidence(claims: list[dict]) -> str:
                     ("source", "finding", "versus", "verdict"),
                 )
             )
-    return "\n".join(out)
+    return "\n".join(out + _raw("</details>"))
 
 
 def _version(name: str) -> str:

@@ -57,18 +57,23 @@ def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
         _row("elsewhere", decided="2026-12-01", n_in=4, hours=8.0),
         _row("code", decided="2026-12-01", n_in=4, hours=2.0),
         _row("busy", n_in=1, hours=1.0, left=3.0),
+        _row("busy-done", decided="2026-12-01", n_in=4, hours=2.0),
     ]
     again = [
         _rerun("half", 3),
         _rerun("rerun", 4, verdicts={"c": "reproduced"}),
         _rerun("elsewhere", 4, verdicts={"c": "reproduced"}, machine_id="ffffffffffff"),
+        _rerun("busy-done", 4, verdicts={"c": "reproduced"}),
     ]
     todo, passed = day.jobs(
         rows,
         again,
         ME,
         refuse=lambda t: "other code than shard 0" if t.endswith("code") else None,
-        running={"lsc/x:busy": 42},
+        running={
+            "lsc/x:busy": 42,
+            "lsc/x:busy-done": 43,
+        },  # busy-done: re-run whole here already
     )
     assert [(j["kind"], j["target"], j["shards"], j["hours"]) for j in todo] == [
         ("queue", "lsc/x:running", 3, 3.0),
@@ -108,7 +113,9 @@ def test_the_jobs_are_shared_cheapest_first_and_records_before_re_runs():
     assert (
         "core 0: about 3.0 h of one core" in text and "e: 1 shards, about ? h" in text
     )
-    assert text.endswith("passed over: x: refused")
+    assert text.endswith("passed over, refused: x")
+    two = day.plan_text({0: []}, ["a:b: refused", "c:d: void", "e:f: refused"])
+    assert two.endswith("passed over, refused: a:b, e:f\npassed over, void: c:d")
     assert day.plan_text(day.assign([], [3]), []).endswith(
         "Nothing more for this machine to start."
     )

@@ -86,9 +86,7 @@ def jobs(
         target, left = _target(row), row["of"] - row["in"]
         if row["void"] or row["stale"]:
             continue
-        if target in running:
-            passed.append(f"{target}: running here already (process {running[target]})")
-            continue
+        busy_here = f"{target}: running here already (process {running.get(target)})"
         if not row["decided"]:
             if left <= 0:
                 continue
@@ -96,6 +94,9 @@ def jobs(
                 passed.append(
                     f"{target}: refused this machine (other bits than shard 0)"
                 )
+                continue
+            if target in running:
+                passed.append(busy_here)
                 continue
             out.append(
                 {
@@ -118,6 +119,9 @@ def jobs(
             continue
         done = max((rr["in"] for rr in mine), default=0)
         if any(rr["verdicts"] is not None for rr in mine) or done >= row["of"]:
+            continue
+        if target in running:
+            passed.append(busy_here)
             continue
         why = refuse(target)
         if why:
@@ -187,7 +191,11 @@ def plan_text(plan: dict[int, list[dict]], passed: list[str]) -> str:
             )
     if not any(plan.values()):
         lines.append("Nothing more for this machine to start.")
-    lines += [f"passed over: {p}" for p in passed]
+    why: dict[str, list[str]] = {}  # one line per reason, its records after it
+    for p in passed:
+        target, _, reason = p.partition(": ")
+        why.setdefault(reason, []).append(target)
+    lines += [f"passed over, {r}: {', '.join(ts)}" for r, ts in why.items()]
     return "\n".join(lines)
 
 
@@ -258,7 +266,8 @@ def plan_here(
         try:
             processors.can_start(root, target, scale)
         except ShardError as e:
-            return str(e).removeprefix("rerun: ")
+            said = str(e).removeprefix("rerun: ")
+            return said.replace(f"{target}'s", "the record's").replace(target, "it")
         return None
 
     rows = standing.standing(root)

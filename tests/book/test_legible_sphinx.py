@@ -52,6 +52,13 @@ def test_ascii_math_of_measured_values_becomes_tex():
         r"\lambda^*",
         r"\Sigma_{12}",
     ]
+    # a difference of one letter written apart is one atom; "Delta to" is a word after it
+    assert math("binom(Delta t, Delta l+2); T/Delta l=100; Delta to x") == [
+        r"\Delta t",
+        r"\Delta l",
+        r"\Delta l",
+        r"\Delta",
+    ]
     # words, claim ids, parameter names and paths are left as they are
     for text in ("lsc.table1.rho1-worst", "alif_plus relu_rnn", "the alphabet", "a/b"):
         assert math(text) == [], text

@@ -235,7 +235,9 @@ _POWER_RE = (
     r"(?<![\w\\])[A-Za-z](?:_\{[^{}]*\}(?:\^(?:[0-9]+|[A-Za-z+*]))?"
     r"|(?:_[A-Za-z0-9]+)?\^(?:\{[^{}]*\}|[0-9]+|[A-Za-z+*]))(?![A-Za-z0-9])"
 )
-_ATOM_RE = rf"{_GREEK_RE}|{_POWER_RE}"
+#: a difference of one letter, written apart: ``Delta l`` (typeset as one atom, Δl)
+_DIFF_RE = r"(?<![\w\\.])Delta [A-Za-z](?![\w(])"  # T/Delta l: a ratio, no path
+_ATOM_RE = rf"{_DIFF_RE}|{_GREEK_RE}|{_POWER_RE}"
 #: TeX written without its dollars (``-\mathbb{E}[\sigma'(u_1)]``), up to a space or ``,;``
 _TEX_RE = r"(?<!\S)-?\\[A-Za-z]+[^\s$,;]*"
 #: an absolute value of one atom, with an optional power: ``|lambda_k|^2``

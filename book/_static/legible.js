@@ -76,3 +76,22 @@ document.addEventListener("DOMContentLoaded", () => {
     settle = setTimeout(rnnbookFit, 100);
   }).observe(article);
 });
+
+// A title that is one dotted name (a reference page's "rnnbook.mean_field.jacobian_spectrum")
+// may break after each dot on a phone, not in the middle of a word, and is set a size smaller
+// there (legible.css, h1.dotted-name).
+document.addEventListener("DOMContentLoaded", () => {
+  for (const h of document.querySelectorAll("article h1")) {
+    const text = h.firstChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+    if (!/^\w+(\.\w+)+$/.test(text.data.trim())) continue;
+    const parts = text.data.trim().split(".");
+    const line = document.createDocumentFragment();
+    parts.forEach((part, i) => {
+      line.append(part + (i < parts.length - 1 ? "." : ""));
+      if (i < parts.length - 1) line.append(document.createElement("wbr"));
+    });
+    h.replaceChild(line, text);
+    h.classList.add("dotted-name");
+  }
+});

@@ -140,10 +140,15 @@ TOO_WIDE = """() => {
     if (r.width === 0 || r.height === 0) continue;
     let p = el.parentElement, inBox = false;
     while (p && p !== article) { if (scrolls(p)) { inBox = true; break; } p = p.parentElement; }
+    const what = el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '');
     if (!inBox && r.right > right) {
-      const what = el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '');
       out.push(`${what} ${Math.round(r.width)} px wide ends at ${Math.round(r.right)} px > ${Math.round(right)} px: `
         + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 60));
+    } else if (!inBox && /^(H[123]|P|LI)$/.test(el.tagName) && !scrolls(el)
+               && el.scrollWidth > el.clientWidth + 1) {
+      // the box fits but its text runs out of it (a title that is one long name)
+      out.push(`${what}'s text is ${el.scrollWidth} px wide in its ${el.clientWidth} px: `
+        + el.textContent.trim().slice(0, 60));
     }
   }
   return out.slice(0, 5);
@@ -435,12 +440,13 @@ def test_the_book_pages_fit_at_laptop_widths(smoke_book, browser, width):
 
 
 def test_the_checks_find_planted_problems(browser, tmp_path):
-    """A page with a JavaScript error, raw TeX, a missing image, a broken link and a paragraph
-    wider than a phone: each is reported."""
+    """A page with a JavaScript error, raw TeX, a missing image, a broken link, a paragraph
+    wider than a phone and a title whose one long word runs out of it: each is reported."""
     page_file = tmp_path / "planted.html"
     page_file.write_text(
         "<html><body><article><p>\\(x^2\\)</p><img src='gone.png'>"
-        "<a href='nowhere.html'>a</a><p style='width: 900px'>wide</p></article>"
+        "<a href='nowhere.html'>a</a><p style='width: 900px'>wide</p>"
+        "<h1 style='font-size: 40px'>" + "rnnbook.lsc" * 6 + "</h1></article>"
         "<script>undefinedFunction()</script></body></html>"
     )
     tab = offline_tab(browser, 400)
@@ -448,4 +454,6 @@ def test_the_checks_find_planted_problems(browser, tmp_path):
     found = "\n".join(offline_problems(page, page_file) + page.evaluate(TOO_WIDE))
     tab.context.close()
     for what in ("JavaScript error", "untypeset", "gone.png", "nowhere.html", "900 px"):
+        assert what in found, (what, found)
+    for what in ("h1's text is", "rnnbook.lsc"):
         assert what in found, (what, found)

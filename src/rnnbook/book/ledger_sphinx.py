@@ -1289,8 +1289,6 @@ _VERBATIM = (
     nodes.comment,
     nodes.target,
 )
-#: pages whose text is code by nature (the API reference's docstrings)
-_CODE_PAGES = ("book/api",)
 
 
 def plain_page(app, doctree, docname: str) -> None:
@@ -1299,7 +1297,9 @@ def plain_page(app, doctree, docname: str) -> None:
     (boxes, scorecard, part pages, errata), never code or math."""
     from .plain_words import plain, plain_html
 
-    if docname in _CODE_PAGES:
+    from .reference import is_code_page
+
+    if is_code_page(docname):
         return
     for node in list(doctree.findall(nodes.Text)):
         parent = node.parent

@@ -28,13 +28,13 @@ import shutil
 import sys
 from pathlib import Path
 
+from .reference import is_code_page
+
 WIDTH = 1280
 APPARATUS_LIMIT = 0.25
 MIN_FIGURE_PX = 120  # a figure shown lower than this has collapsed panels
 LANDING_WORDS = 120  # a paper's plain sentences on the landing page, at most
 SKIP = {"genindex.html", "search.html", "py-modindex.html"}
-#: pages whose text is code by nature: the API reference (its docstrings name arguments)
-CODE_PAGES = {"book/api.html"}
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
 
 #: what counts as verdict apparatus on a chapter: its one line of verdicts, the claim
@@ -250,7 +250,7 @@ def page_problems(page, html: Path, path: Path) -> tuple[list[str], float | None
                 f"the landing's sentences on {sec['title']} are {sec['words']} words "
                 f"(at most {LANDING_WORDS})"
             )
-    if path.relative_to(html).as_posix() not in CODE_PAGES:
+    if not is_code_page(path.relative_to(html).as_posix()):
         for text in page.evaluate(PROSE_JS):
             out += literals(text)
     share = None

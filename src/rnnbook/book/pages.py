@@ -21,6 +21,7 @@ from .legible_sphinx import ascii_math_html
 from .ledger import PAPERS, VERDICTS, html_math, md_cell, row_id, value_html
 from .lines import line_cell
 from .reading import effect_finding, finding, prose_html, reason
+from .reference import api, where
 
 PAPER_TITLES = {
     "lsc": "Herranz-Celotti & Rouat, *Stabilizing RNN Gradients through Pre-training* (LSC)",
@@ -704,113 +705,6 @@ def status(timings: dict, chapters: Iterable[Any], root: Path | None = None) -> 
         "",
     ]
     return "\n".join(out)
-
-
-ROOMS = ("lsc", "implicit_bias", "mean_field", "infinite_width", "synthesis")
-COMMON = ("datasets", "plotting", "stats", "cache", "device", "seeds")
-#: names a module re-exports from another (the docstrings cite them where they are used):
-#: the API page gives each a short entry that points to where it is documented
-ALIASES = {
-    "rnnbook.lsc.lsc_pretrain_": ("function", "rnnbook.lsc.pretrain.lsc_pretrain_", ()),
-    "rnnbook.lsc.pretrain.StackedRNN": (
-        "class",
-        "rnnbook.lsc.stack.StackedRNN",
-        ("lsc_jacobians",),
-    ),
-    "rnnbook.lsc.pretrain.Cell": ("class", "rnnbook.lsc.stack.Cell", ()),
-    "rnnbook.lsc.pretrain.Transition": ("class", "rnnbook.lsc.stack.Transition", ()),
-}
-
-
-def _room_modules(room: str) -> list[str]:
-    import importlib
-    import pkgutil
-
-    try:
-        pkg = importlib.import_module(f"rnnbook.{room}")
-    except ModuleNotFoundError:
-        return []
-    return [f"rnnbook.{room}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
-
-
-def chapter_modules(source: Path) -> list[str]:
-    """The ``rnnbook`` modules a chapter source imports (``from rnnbook.lsc import bounds`` gives
-    ``rnnbook.lsc.bounds``), build room excluded."""
-    import ast
-    import importlib.util
-
-    out: list[str] = []
-    for node in ast.walk(ast.parse(Path(source).read_text())):
-        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
-            "rnnbook"
-        ):
-            continue
-        for alias in node.names:
-            full = f"{node.module}.{alias.name}"
-            name = (
-                full
-                if importlib.util.find_spec(node.module) and _is_module(full)
-                else node.module
-            )
-            if not name.startswith("rnnbook.book") and name not in out:
-                out.append(name)
-    return out
-
-
-def _is_module(name: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-def where(chapters: Iterable[Any]) -> str:
-    """Which modules each chapter calls, and where its claims are declared."""
-    rows = ["| chapter | claims declared in | modules it calls |", "|---|---|---|"]
-    for ch in chapters:
-        mods = ", ".join(f"{{mod}}`{m}`" for m in chapter_modules(ch.source))
-        rows.append(
-            f"| {{doc}}`/{ch.name}` | `{ch.name}.claims.yaml` | {mods or '—'} |"
-        )
-    return "\n".join(rows) + "\n"
-
-
-def api() -> str:
-    """autodoc directives: each room's docstring, then every module of it with its members."""
-    out = []
-    for room in ROOMS:
-        mods = _room_modules(room)
-        if not mods:
-            continue
-        out += [
-            f"### `rnnbook.{room}`",
-            "",
-            "```{eval-rst}",
-            f".. automodule:: rnnbook.{room}",
-            "",
-        ]
-        for m in mods:
-            out += [f".. automodule:: {m}", "   :members:", ""]
-        out += ["```", ""]
-    out += ["### The common layer", "", "```{eval-rst}"]
-    for m in COMMON:
-        out += [f".. automodule:: rnnbook.{m}", "   :members:", ""]
-    out += ["```", "", "### Names used where they are imported", "", "```{eval-rst}"]
-    for name, (kind, home, methods) in ALIASES.items():
-        module, short = name.rsplit(".", 1)
-        ref = "func" if kind == "function" else "class"
-        out += [f".. py:currentmodule:: {module}", "", f".. py:{kind}:: {short}", ""]
-        out += [f"   Imported here: :{ref}:`{short} <{home}>`.", ""]
-        for meth in methods:
-            out += [
-                f"   .. py:method:: {meth}",
-                "",
-                f"      See :meth:`{home}.{meth}`.",
-                "",
-            ]
-    return "\n".join(out + ["```", ""])
 
 
 def write_generated(

@@ -29,7 +29,7 @@ from ..cache import clear_result_caches, write_atomic
 from . import arithmetic
 from . import execution_cache as xc
 from . import ledger
-from . import pages
+from . import pages, reference
 from .execution import Executor, LocalPool, execute_job
 from .params import PROFILES, ParameterError
 from .progress import Progress
@@ -466,6 +466,7 @@ def _build(root, build_dir, profile, jobs, html, log, force, executor) -> Path:
     pages.write_generated(
         stage / "book" / "_generated", claims, timings, chapters(root)
     )
+    reference.write_pages(stage, chapters(root))
     if not html:
         return build_dir
     out = render(root, log=log)

@@ -75,16 +75,25 @@ def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
             "lsc/x:busy-done": 43,
         },  # busy-done: re-run whole here already
     )
-    assert [(j["kind"], j["target"], j["shards"], j["hours"]) for j in todo] == [
-        ("queue", "lsc/x:running", 3, 3.0),
-        ("rerun", "lsc/x:fresh", 4, 2.0),
-        ("rerun", "lsc/x:half", 1, 0.5),  # one shard left of this machine's re-run
-        ("rerun", "lsc/x:elsewhere", 4, 8.0),  # re-run on another machine: not here
+    got = [
+        (j["kind"], j["target"], j["shards"], j["hours"], j["running"]) for j in todo
+    ]
+    assert got == [
+        ("queue", "lsc/x:running", 3, 3.0, None),
+        ("rerun", "lsc/x:fresh", 4, 2.0, None),
+        (
+            "rerun",
+            "lsc/x:half",
+            1,
+            0.5,
+            None,
+        ),  # one shard left of this machine's re-run
+        ("rerun", "lsc/x:elsewhere", 4, 8.0, None),  # re-run on another machine: here
+        ("queue", "lsc/x:busy", 3, 3.0, 42),  # a queue here runs it: a lane at most
     ]
     assert passed == [
         "lsc/x:refuses: refused this machine (other bits than shard 0)",
         "lsc/x:code: other code than shard 0",
-        "lsc/x:busy: running here already (process 42)",
     ]
     (todo, passed) = day.jobs(
         [_row("half", decided="d", n_in=4)], [_rerun("half", 1, void="x")], ME
@@ -124,6 +133,81 @@ def test_the_jobs_are_shared_cheapest_first_and_records_before_re_runs():
             day.assign(todo, bad)
 
 
+def test_a_long_job_gets_a_lane_on_a_core_that_would_be_done_first():
+    """The confirmatory round on the EPYC on 4 December 2026: Glorot's 3 shards and
+    `thm41`'s 10 end within hours, `fig3-half-one`'s 93 take 28 h: it runs on both cores,
+    two queues taking different shards, and the day ends in 19 h rather than 30."""
+    todo = [
+        {"kind": "queue", "target": "glorot", "shards": 3, "hours": 2.2},
+        {"kind": "queue", "target": "half-one", "shards": 93, "hours": 28.2},
+        {"kind": "queue", "target": "thm41", "shards": 10, "hours": 4.7},
+    ]
+    plan = day.assign(todo, [0, 1])
+    got = {
+        c: [(j["target"], j["lanes"], j["hours"]) for j in js] for c, js in plan.items()
+    }
+    assert got == {
+        0: [("glorot", 1, 2.2), ("half-one", 2, 14.1)],
+        1: [("thm41", 1, 4.7), ("half-one", 2, 14.1)],
+    }
+    assert [c[3:] for c in day.commands(plan[1])] == [
+        ["queue", "thm41:10", "half-one:93", "--scale", "cpu"]
+    ]
+    assert "half-one: 93 shards, about 14.1 h (one of 2 lanes)" in day.plan_text(
+        plan, []
+    )
+    # one shard left: nothing to share; a job that fits beside the others: not shared
+    one = [{"kind": "queue", "target": "x", "shards": 1, "hours": 9.0}]
+    assert [len(js) for js in day.assign(one, [0, 1]).values()] == [1, 0]
+    even = [dict(one[0], shards=4, hours=2.0), dict(one[0], target="y", hours=2.0)]
+    assert [len(js) for js in day.assign(even, [0, 1]).values()] == [1, 1]
+    # three cores, one long record: three lanes
+    three = day.assign([dict(one[0], shards=90, hours=30.0)], [0, 1, 2])
+    assert [[j["hours"] for j in js] for js in three.values()] == [[10.0]] * 3
+
+
+def test_a_record_running_here_gets_a_lane_on_a_free_core_and_a_held_core_is_left():
+    running = {
+        "kind": "queue",
+        "target": "t",
+        "shards": 40,
+        "hours": 20.0,
+        "running": 7,
+    }
+    plan, passed = day.share([running], [], [0, 1], held={0: 7})
+    assert list(plan) == [1] and plan[1][0]["lanes"] == 2 and plan[1][0]["hours"] == 10
+    text = day.plan_text(plan, passed)
+    assert text.startswith("core 0: left to process 7, which runs there\ncore 1:")
+    assert "t: 40 shards, about 10.0 h (one of 2 lanes; process 7 runs another)" in text
+    last = dict(running, shards=1, hours=0.5)  # its last shard: left to it
+    plan, passed = day.share([last], [], [0, 1], held={0: 7})
+    assert plan == {1: []} and passed[-1] == "t: running here already (process 7)"
+    assert day.plan_text(plan, passed).endswith(
+        "passed over, running here already (process 7): t"
+    )
+    plan, passed = day.share([last], [], [0], held={0: 7})  # every core held
+    assert plan == {} and "Nothing more for this machine to start." in day.plan_text(
+        plan, passed
+    )
+    with pytest.raises(shards.ShardError, match="cores"):
+        day.share([], [], [0, 0], held={})
+
+
+def test_the_cores_a_queue_of_this_machine_is_pinned_to_are_found(tmp_path):
+    def process(pid, cores, *args):
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "cmdline").write_bytes("\0".join(args).encode() + b"\0")
+        (tmp_path / str(pid) / "status").write_text(
+            f"Name:\tpython\nCpus_allowed:\t1\nCpus_allowed_list:\t{cores}\n"
+        )
+
+    process(11, "1", "python", "-m", "rnnbook", "queue", "a/b:c:3")
+    process(12, "0-1", "python", "-m", "rnnbook", "rerun", "a/b:d:3")  # not pinned
+    process(13, "0", "bash", "-c", "python -m rnnbook queue x/y:z:1")
+    process(14, "0", "python", "-m", "rnnbook", "records")  # not a queue
+    assert day.busy_cores(tmp_path) == {1: 11, 0: 13}
+
+
 def test_a_record_a_queue_of_this_machine_runs_is_found(tmp_path):
     def process(pid, *args):
         (tmp_path / str(pid)).mkdir()
@@ -161,6 +245,8 @@ def test_start_runs_each_core_s_commands_in_the_background_logged_under_build(tm
 def test_the_toy_record_is_run_here_then_re_run_by_a_refused_machine(
     toy, monkeypatch, capsys
 ):
+    # a queue of this machine may hold core 0
+    monkeypatch.setattr(day, "busy_cores", lambda *a: {})
     plan, passed = day.plan_here(toy, [0])
     assert [(j["kind"], j["target"], j["shards"]) for j in plan[0]] == [
         ("queue", TARGET, 2)

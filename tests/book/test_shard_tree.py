@@ -156,3 +156,78 @@ def test_a_new_machine_with_shard_0s_bits_is_listed_before_its_shard(toy, monkey
     listed = test_shards._state(toy)["machines"][-1]
     assert listed["host"] == "elsewhere" and not listed.get("refused")
     assert "same bits" in listed["check"]
+
+
+def _ended_pid() -> int:
+    """The process id of a process that has ended."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_two_queues_on_one_record_run_different_shards(toy, monkeypatch):
+    """Each shard is claimed before it runs: a shard a live process runs is left to it, a
+    claim whose process ended is taken over, a second queue runs in a lane of its own and
+    brings back only its own shard, and the decision is claimed too."""
+    import os
+    import threading
+
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
+    claims = toy / shard_tree.CLAIMS / "toy-toy--conf"
+    claims.mkdir(parents=True)
+    (claims / "0").write_text(
+        f"{os.getpid()}\n"
+    )  # shard 0 runs elsewhere: the reference
+    with pytest.raises(shard_tree.ShardBusy, match=f"process {os.getpid()}"):
+        shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    (claims / "0").write_text(f"{_ended_pid()}\n")  # its process ended: taken over
+    shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    assert _prov(toy, 0) and not (claims / "0").exists()  # given back
+    # shard 1 runs in another process: this queue leaves it, and decides nothing
+    (claims / "1").write_text(f"{os.getpid()}\n")
+    lines = []
+    shard_tree.queue(toy, [f"{TARGET}:2"], "cpu", log=lines.append)
+    assert any("shard 1: process" in line and "left to it" in line for line in lines)
+    assert not (toy / SLICE / "1").exists()
+    (claims / "1").unlink()
+    # lane 0's tree is in use: this run takes lane 1, a tree of its own; a half-made
+    # shard left in that tree (another one's, killed) is not brought back
+    (claims / "lane-0").write_text(f"{os.getpid()}\n")
+    lane1 = shard_tree.tree(toy, "toy/toy", "conf--lane1", _prov(toy, 0)["commit"])
+    (lane1 / SLICE / "7").mkdir(parents=True)
+    (lane1 / SLICE / "7" / "provenance.json").write_text("{")
+    # another queue's commit holds git's index lock for a moment: this one waits
+    lock = toy / ".git" / "index.lock"
+    lock.write_text("")
+    threading.Timer(1.5, lock.unlink).start()
+    shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    assert _prov(toy, 1) and not (toy / SLICE / "7").exists()
+    assert (claims / "lane-0").exists() and not (claims / "lane-1").exists()
+    assert _out(toy, "status", "--porcelain", "--", "results") == ""
+    # the decision is claimed: while another process decides, the queue leaves it
+    (claims / "decide").write_text(f"{os.getpid()}\n")
+    lines = []
+    shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", log=lines.append)
+    assert any("being decided by another process" in line for line in lines)
+    assert not (toy / "results/cpu/toy/toy/conf/claims.json").exists()
+    (claims / "decide").unlink()
+    shard_tree.queue(toy, [f"{TARGET}:1"], "cpu", log=_quiet)
+    assert (toy / "results/cpu/toy/toy/conf/claims.json").exists()
+
+
+def test_a_claim_is_taken_once_and_given_back_only_by_its_process(tmp_path):
+    import os
+
+    path = tmp_path / shard_tree.CLAIMS / "c" / "3"
+    assert shard_tree.take(path) and not shard_tree.take(path)
+    assert shard_tree.claimed(tmp_path, "c") == {3: os.getpid()}
+    path.write_text(f"{_ended_pid()}\n")
+    assert shard_tree.claimed(tmp_path, "c") == {}
+    shard_tree.release(path)  # not this process's: left
+    assert path.exists()
+    path.write_text("garbage")  # unreadable: taken over
+    assert shard_tree.take(path)
+    shard_tree.release(path)
+    assert not path.exists()

@@ -37,11 +37,9 @@ def _target(row: dict) -> str:
 ITEM = re.compile(r"^[\w./-]+:[\w.-]+:\d+$")
 
 
-def busy(proc: Path = Path("/proc")) -> dict[str, int]:
-    """The records (``CHAPTER:SLICE``) a ``queue``, ``rerun`` or day's script of this
-    machine is running now or will run next, each with its process id: a second queue on
-    the same record would run the same shard twice."""
-    out: dict[str, int] = {}
+def _queues(proc: Path) -> list[tuple[int, list[str]]]:
+    """This machine's ``queue``, ``rerun`` and day's-script processes: (id, words)."""
+    out = []
     me = os.getpid()
     for path in proc.glob("[0-9]*/cmdline"):
         try:
@@ -57,11 +55,36 @@ def busy(proc: Path = Path("/proc")) -> dict[str, int]:
                 words += shlex.split(a) if " " in a else [a]
             except ValueError:
                 words.append(a)
-        if "rnnbook" not in words or not {"queue", "rerun"} & set(words):
-            continue
+        if "rnnbook" in words and {"queue", "rerun"} & set(words):
+            out.append((pid, words))
+    return out
+
+
+def busy(proc: Path = Path("/proc")) -> dict[str, int]:
+    """The records (``CHAPTER:SLICE``) a ``queue``, ``rerun`` or day's script of this
+    machine is running now or will run next, each with its process id (a second queue on
+    one of them runs in a lane of its own: :mod:`.shard_tree`)."""
+    out: dict[str, int] = {}
+    for pid, words in _queues(proc):
         for w in (w.rstrip(";&|") for w in words):  # "a:b:1;" ends a command
             if ITEM.match(w):
                 out.setdefault(w.rpartition(":")[0], pid)
+    return out
+
+
+def busy_cores(proc: Path = Path("/proc")) -> dict[int, int]:
+    """The cores that a queue, re-run or day's script of this machine is pinned to (one
+    core each, as :func:`start` pins them), each with its process id: the day leaves them
+    to it."""
+    out: dict[int, int] = {}
+    for pid, _ in _queues(proc):
+        try:
+            status = (proc / str(pid) / "status").read_text()
+        except OSError:
+            continue
+        found = re.search(r"^Cpus_allowed_list:\s*(\d+)\s*$", status, re.M)
+        if found:
+            out.setdefault(int(found.group(1)), pid)
     return out
 
 
@@ -77,16 +100,16 @@ def jobs(
     ``rows``: :func:`.standing.standing`; ``again``: :func:`.processors.reruns`; ``me``:
     :func:`.shard_plan.machine`; ``refuse(target)``: why a re-run of ``target`` may not
     start here (:func:`.processors.can_start`'s message), else ``None``; ``running``:
-    :func:`busy`. A job is ``{kind: "queue" | "rerun", target, shards, hours}`` (shards
-    left, hours of one core left: measured on the record's own shards where none of this
-    machine's are in)."""
+    :func:`busy`. A job is ``{kind: "queue" | "rerun", target, shards, hours, running}``
+    (shards left, hours of one core left: measured on the record's own shards where none of
+    this machine's are in; the process of this machine that runs it now, or ``None``: such
+    a job is not started again, but may get a second lane, :func:`assign`)."""
     out, passed = [], []
     running = running or {}
     for row in rows:
         target, left = _target(row), row["of"] - row["in"]
         if row["void"] or row["stale"]:
             continue
-        busy_here = f"{target}: running here already (process {running.get(target)})"
         if not row["decided"]:
             if left <= 0:
                 continue
@@ -95,15 +118,13 @@ def jobs(
                     f"{target}: refused this machine (other bits than shard 0)"
                 )
                 continue
-            if target in running:
-                passed.append(busy_here)
-                continue
             out.append(
                 {
                     "kind": "queue",
                     "target": target,
                     "shards": left,
                     "hours": row["left_hours"],
+                    "running": running.get(target),
                 }
             )
             continue
@@ -120,42 +141,84 @@ def jobs(
         done = max((rr["in"] for rr in mine), default=0)
         if any(rr["verdicts"] is not None for rr in mine) or done >= row["of"]:
             continue
-        if target in running:
-            passed.append(busy_here)
+        if target in running:  # its re-run runs here: it may take a second lane
+            out.append(_rerun_job(row, target, done, running[target]))
             continue
         why = refuse(target)
         if why:
             passed.append(f"{target}: {why}")
             continue
-        per = row["hours"] / row["of"] if row["of"] else 0.0
-        out.append(
-            {
-                "kind": "rerun",
-                "target": target,
-                "shards": row["of"] - done,
-                "hours": per * (row["of"] - done),
-            }
-        )
+        out.append(_rerun_job(row, target, done, None))
     return out, passed
+
+
+def _rerun_job(row: dict, target: str, done: int, running: int | None) -> dict:
+    per = row["hours"] / row["of"] if row["of"] else 0.0
+    return {
+        "kind": "rerun",
+        "target": target,
+        "shards": row["of"] - done,
+        "hours": per * (row["of"] - done),
+        "running": running,
+    }
+
+
+def _load(jobs: list[dict]) -> float:
+    return sum(1.0 if j["hours"] is None else j["hours"] for j in jobs)
 
 
 def assign(todo: list[dict], cores: list[int]) -> dict[int, list[dict]]:
     """Each core's jobs: the records' own shards before any re-run, and within each kind
     the cheapest first, each to the core with the fewest hours so far (ties: the lower
-    core), so that a day finishes as many as it can."""
+    core), so that a day finishes as many as it can; a job running here already is not
+    placed again. Then, while the least loaded core would be done before one more lane of
+    a long job would (a job with more shards left than lanes, placed or running here),
+    that job gets a lane on that core: two queues on one record run different shards
+    (:mod:`.shard_tree`). A placed job's ``lanes`` says how many run it; its ``hours`` are
+    then one lane's."""
     if not cores or len(set(cores)) != len(cores) or min(cores) < 0:
         raise ShardError(f"day: cores {cores} are not distinct core numbers")
-    load = {c: 0.0 for c in cores}
     out: dict[int, list[dict]] = {c: [] for c in cores}
     order = sorted(
         todo,
         key=lambda j: (j["kind"] != "queue", j["hours"] is None, j["hours"] or 0.0),
     )
     for j in order:
-        core = min(cores, key=lambda c: (load[c], c))
-        out[core].append(j)
-        load[core] += j["hours"] if j["hours"] is not None else 1.0
-    return out
+        if not j.get("running"):
+            out[min(cores, key=lambda c: (_load(out[c]), c))].append(dict(j, lanes=1))
+    total = {j["target"]: j["hours"] for j in order}
+    lanes = {j["target"]: 1 for j in order}
+    while True:
+        core = min(cores, key=lambda c: (_load(out[c]), c))
+        here = {j["target"] for j in out[core]}
+        fits = [
+            j
+            for j in order
+            if total[j["target"]]
+            and j["shards"] > lanes[j["target"]]
+            and j["target"] not in here
+            and total[j["target"]] / (lanes[j["target"]] + 1) > _load(out[core])
+        ]
+        if not fits:
+            return out
+        best = max(fits, key=lambda j: total[j["target"]] / (lanes[j["target"]] + 1))
+        t = best["target"]
+        lanes[t] += 1
+        for c in cores:
+            for j in out[c]:
+                if j["target"] == t:
+                    j.update(lanes=lanes[t], hours=total[t] / lanes[t])
+        out[core].append(dict(best, lanes=lanes[t], hours=total[t] / lanes[t]))
+
+
+def left_running(todo: list[dict], plan: dict[int, list[dict]]) -> list[str]:
+    """One line for each job that runs here already and got no other lane."""
+    laned = {j["target"] for mine in plan.values() for j in mine}
+    return [
+        f"{j['target']}: running here already (process {j['running']})"
+        for j in todo
+        if j.get("running") and j["target"] not in laned
+    ]
 
 
 def commands(mine: list[dict], scale: str = "cpu") -> list[list[str]]:
@@ -177,7 +240,7 @@ def hours_words(x: float | None) -> str:
 
 def plan_text(plan: dict[int, list[dict]], passed: list[str]) -> str:
     """The plan in words, core by core, then what is passed over."""
-    lines = []
+    lines = [p for p in passed if p.startswith("core ")]  # cores left to their queue
     for core, mine in plan.items():
         if not mine:
             lines.append(f"core {core}: nothing to run")
@@ -186,13 +249,19 @@ def plan_text(plan: dict[int, list[dict]], passed: list[str]) -> str:
         lines.append(f"core {core}: about {hours_words(total)} of one core")
         for j in mine:
             what = "shards" if j["kind"] == "queue" else "re-run shards"
-            lines.append(
-                f"  {j['target']}: {j['shards']} {what}, about {hours_words(j['hours'])}"
-            )
+            line = f"  {j['target']}: {j['shards']} {what}, about {hours_words(j['hours'])}"
+            if j.get("lanes", 1) > 1:
+                beside = (
+                    f"; process {j['running']} runs another" if j.get("running") else ""
+                )
+                line += f" (one of {j['lanes']} lanes{beside})"
+            lines.append(line)
     if not any(plan.values()):
         lines.append("Nothing more for this machine to start.")
     why: dict[str, list[str]] = {}  # one line per reason, its records after it
     for p in passed:
+        if p.startswith("core "):
+            continue
         target, _, reason = p.partition(": ")
         why.setdefault(reason, []).append(target)
     lines += [f"passed over, {r}: {', '.join(ts)}" for r, ts in why.items()]
@@ -273,4 +342,22 @@ def plan_here(
     rows = standing.standing(root)
     again = processors.reruns(root, report=records._report)
     todo, passed = jobs(rows, again, machine(), refuse, busy())
-    return assign(todo, cores), passed
+    return share(todo, passed, cores, busy_cores())
+
+
+def share(
+    todo: list[dict], passed: list[str], cores: list[int], held: dict[int, int]
+) -> tuple[dict[int, list[dict]], list[str]]:
+    """:func:`assign` over the given cores but those a queue of this machine holds
+    (``held``: :func:`busy_cores`), each said in a line; the lines of what is passed over
+    then, those running here already without another lane among them."""
+    if not cores or len(set(cores)) != len(cores) or min(cores) < 0:
+        raise ShardError(f"day: cores {cores} are not distinct core numbers")
+    said = [
+        f"core {c}: left to process {held[c]}, which runs there"
+        for c in cores
+        if c in held
+    ]
+    free = [c for c in cores if c not in held]
+    plan = assign(todo, free) if free else {}
+    return plan, said + passed + left_running(todo, plan)

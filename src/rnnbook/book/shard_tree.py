@@ -7,7 +7,14 @@ copied into the tree before a shard runs, and the new one (or a void mark) is co
 after it, and, with ``commit``, committed alone (``git commit -- <its folder>``).
 
 The tree keeps a link to the checkout's ``.venv`` (the data live there) and imports the
-package from its own ``src/``."""
+package from its own ``src/``.
+
+Two queues may work on one record at once (two cores of one machine): each shard is
+*claimed* before it runs (``_build/shard-claims/<record>/<k>``, created exclusively, holding
+the process id), so that the second queue takes the next shard nobody runs; a claim whose
+process has ended is stale and taken over. Each queue runs in a tree of its own (a *lane*:
+the record's tree, then ``<record>--lane1``...), and the decision is claimed too, so that
+a record is decided once. Commits wait for each other (git's index lock)."""
 
 from __future__ import annotations
 
@@ -28,6 +35,102 @@ TREES = Path("_build") / "shard-trees"
 #: where records live, under the repository (a re-run on another processor keeps its own
 #: folder of the same layout: :mod:`.processors`)
 RESULTS = Path("results")
+#: where running shards, lanes and decisions are claimed, under the repository
+CLAIMS = Path("_build") / "shard-claims"
+
+
+class ShardBusy(ShardError):
+    """Every shard left of a record (or its decision) is claimed by another process."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def _holder(path: Path) -> int | None:
+    """The live process that holds a claim file, or ``None`` (none, unreadable, ended)."""
+    try:
+        pid = int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if _alive(pid) else None
+
+
+def take(path: Path) -> bool:
+    """Claim ``path`` for this process: created exclusively with its process id; a claim
+    whose process has ended (or that cannot be read) is taken over. ``False``: a live
+    process holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if _holder(path) is not None:
+                return False
+            path.unlink(missing_ok=True)  # stale: its process ended
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{os.getpid()}\n")
+        return True
+    return False
+
+
+def release(path: Path) -> None:
+    """Give a claim back (only this process's own)."""
+    try:
+        if int(path.read_text().split()[0]) == os.getpid():
+            path.unlink()
+    except (OSError, ValueError, IndexError):
+        pass
+
+
+def claimed(root: Path, label: str) -> dict[int, int]:
+    """The shards of a record (by its tree's label) that live processes run now: shard ->
+    process id."""
+    out = {}
+    for f in (Path(root) / CLAIMS / label).glob("[0-9]*"):
+        pid = _holder(f)
+        if f.name.isdigit() and pid is not None:
+            out[int(f.name)] = pid
+    return out
+
+
+def _pick(root: Path, label: str, st: dict, shard: str | int) -> tuple[int, Path]:
+    """The shard this process runs, claimed: ``shard`` as a number, or for ``next`` the
+    first shard not in and not claimed (shard 0 alone while it is not in: the reference
+    runs first)."""
+    base = Path(root) / CLAIMS / label
+    if shard != "next":
+        k = int(shard)
+        if not take(base / str(k)):
+            raise ShardBusy(f"shard {k} runs in process {_holder(base / str(k))}")
+        return k, base / str(k)
+    todo = [k for k in range(st["of"]) if k not in st["done"]]
+    for k in todo[:1] if 0 in todo else todo:
+        if take(base / str(k)):
+            return k, base / str(k)
+    held = claimed(root, label)
+    raise ShardBusy(
+        "every shard left runs in another process ("
+        + ", ".join(f"shard {k}: process {pid}" for k, pid in sorted(held.items()))
+        + ")"
+    )
+
+
+def _lane(root: Path, record: str) -> tuple[int, Path]:
+    """This process's lane of a record, claimed: 0, the record's own tree, or where other
+    processes run in it, the first free one (its tree ``<record>--lane<n>``)."""
+    base = Path(root) / CLAIMS / record
+    n = 0
+    while not take(base / f"lane-{n}"):
+        n += 1
+    return n, base / f"lane-{n}"
 
 
 def _slice(root: Path, target: str, scale: str) -> tuple[str, str, dict]:
@@ -113,10 +216,35 @@ def run(
     re-run on another processor, :mod:`.processors`, run in a tree of its own). Returns
     the folder copied back; a failed run raises after the copy."""
     root, results = Path(root).resolve(), Path(results)
-    chapter, name, _ = _slice(root, target, scale)
+    chapter, name, s = _slice(root, target, scale)
     at = pin(root, chapter, name, scale, results)
     label = name if results == RESULTS else f"{name}--rerun-{results.name}"
-    path = tree(root, chapter, label, at)
+    record = f"{chapter.replace('/', '-')}--{label}"
+    n, lane_claim = _lane(root, record)
+    claims = [lane_claim]
+    try:
+        if shard is None:
+            if not take(root / CLAIMS / record / "decide"):
+                raise ShardBusy(f"{target} is being decided by another process")
+            claims.append(root / CLAIMS / record / "decide")
+        else:
+            st = state(root / results, scale, chapter, name, s)
+            shard, mine = _pick(root, record, st, shard)
+            claims.append(mine)
+        path = tree(root, chapter, label if n == 0 else f"{label}--lane{n}", at)
+        return _run_in(
+            root, target, scale, shard, device, commit, runner, log, results, path, at
+        )
+    finally:
+        for c in claims:
+            release(c)
+
+
+def _run_in(
+    root, target, scale, shard, device, commit, runner, log, results, path, at
+) -> Path:
+    """:func:`run`'s work once its shard and lane are claimed."""
+    chapter, name, _ = _slice(root, target, scale)
     shards_rel = results / SHARDS / scale / chapter / name
     _copy(root / shards_rel, path / shards_rel)
     if shard is not None:  # the checkout's guard, whatever the pinned code's would do
@@ -129,14 +257,35 @@ def run(
     log(f"{target}: {' '.join(what)} in {path} at {at[:7]}")
     done = runner(cmd, cwd=path, env=_env(path))
     rel = shards_rel if shard is not None else results / scale / chapter / name
-    _copy(path / rel, root / rel)
+    # a shard brings back its own folder and the record's marks, never another shard's
+    # (another lane's tree may hold one that is half-made, or not committed yet)
+    mine = _own(path / rel, shard) if shard is not None else [path / rel]
+    for src in mine:
+        dst = root / src.relative_to(path)
+        if src.is_dir():
+            _copy(src, dst)
+        else:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
     if done.returncode != 0:
         raise ShardError(
             f"{target}: {' '.join(what)} failed in {path} (exit {done.returncode})"
         )
     if commit:
-        _commit(root, rel, _message(root, target, scale, shard is None, results))
+        message = _message(root, target, scale, shard is None, results)
+        _commit(root, [m.relative_to(path) for m in mine], message)
     return root / rel
+
+
+def _own(base: Path, k: int) -> list[Path]:
+    """What a run of shard ``k`` wrote under a record's folder ``base`` that is its to
+    bring back: its shard's folder and the record's own files (the machines checked, a
+    void mark, a refused machine's values), no other shard's folder."""
+    if not base.is_dir():
+        return []
+    return [
+        p for p in sorted(base.iterdir()) if not p.name.isdigit() or p.name == str(k)
+    ]
 
 
 def _check_here(
@@ -234,9 +383,19 @@ def _message(
     return f"Shard of {what} {target} ({len(st['done'])} of {st['of']} in)"
 
 
-def _commit(root: Path, rel: Path, message: str) -> None:
-    _git(root, "add", "--", str(rel))
-    _git(root, "commit", "-q", "-m", message, "--", str(rel))
+def _commit(root: Path, rel: Path | list[Path], message: str, tries: int = 30) -> None:
+    """Commit ``rel`` (a path or several) alone; while another queue's commit holds git's
+    index lock, wait for it (a second at a time, up to ``tries``)."""
+    paths = [str(p) for p in (rel if isinstance(rel, list) else [rel])]
+    for attempt in range(tries):
+        try:
+            _git(root, "add", "--", *paths)
+            _git(root, "commit", "-q", "-m", message, "--", *paths)
+            return
+        except ShardError as e:
+            if "index.lock" not in str(e) or attempt == tries - 1:
+                raise
+            time.sleep(1.0)
 
 
 def parse_items(items: list[str]) -> list[tuple[str, int]]:
@@ -279,7 +438,13 @@ def queue(
             except MachineRefused as e:
                 log(f"{e}: passed over on this machine")
                 break
+            except ShardBusy as e:
+                log(f"{target}: {e}: left to it")
+                break
         st = state(root / results, scale, chapter, name, s)
         decided = root / results / scale / chapter / name / "claims.json"
         if st["complete"] and not decided.exists():
-            run(root, target, scale, None, device, commit, runner, log, results)
+            try:
+                run(root, target, scale, None, device, commit, runner, log, results)
+            except ShardBusy as e:
+                log(f"{e}: left to it")

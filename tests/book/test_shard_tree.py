@@ -231,3 +231,41 @@ def test_a_claim_is_taken_once_and_given_back_only_by_its_process(tmp_path):
     assert shard_tree.take(path)
     shard_tree.release(path)
     assert not path.exists()
+
+
+def test_two_queues_started_together_run_each_shard_once(tmp_path, monkeypatch):
+    """Two ``rnnbook queue`` processes on one record of four shards, as two cores run
+    them: every shard runs once, in one process or the other, each is committed, and
+    the record is decided once."""
+    import os
+    import re
+    import sys
+
+    root = test_shards.make_toy(tmp_path, monkeypatch)
+    chapter = root / "notebooks/toy/toy.py"
+    chapter.write_text(CHAPTER.replace('Repeats(2, 4, 4, "")', 'Repeats(2, 8, 8, "")'))
+    declared = root / "notebooks/toy/toy.claims.yaml"
+    declared.write_text(test_shards.CLAIMS.replace("seeds: 4}", "seeds: 8}"))
+    test_shards._commit(root, "eight members")
+    env = {**os.environ, "RNNBOOK_ROOT": str(root)}
+    for who in ("AUTHOR", "COMMITTER"):
+        env |= {f"GIT_{who}_NAME": "t", f"GIT_{who}_EMAIL": "t@t"}
+    cmd = [sys.executable, "-m", "rnnbook", "queue", f"{TARGET}:4"]
+    cmd += ["--root", str(root), "--foreground"]
+    first = subprocess.run(cmd[:4] + [f"{TARGET}:1"] + cmd[5:], env=env, cwd=root)
+    assert first.returncode == 0  # shard 0, the reference, runs first and alone
+    both = [
+        subprocess.Popen(cmd, env=env, cwd=root, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    said = "".join(p.communicate(timeout=600)[0] for p in both)
+    assert [p.returncode for p in both] == [0, 0]
+    ran = sorted(int(k) for k in re.findall(r"running shard (\d+) of 4", said))
+    assert ran == [1, 2, 3]
+    subjects = _out(root, "log", "--format=%s").splitlines()
+    assert sum(s.startswith("Shard of the confirmatory") for s in subjects) == 4
+    assert sum(s.startswith("Decide the confirmatory") for s in subjects) == 1
+    for k in range(4):
+        assert _prov(root, k)["members"] == [2 * k, 2]
+    assert _out(root, "status", "--porcelain", "--", "results") == ""
+    assert not list((root / shard_tree.CLAIMS).glob("*/*"))  # every claim given back

@@ -93,7 +93,8 @@ help:
 	@echo '                decided records re-run on this processor, into results/processors/ (decides nothing)'
 	@echo 'make day [CORES=0,1]'
 	@echo '                the day'"'"'s work for this machine in the background: the records'"'"' next shards'
-	@echo '                where it may run them, else re-runs; cheapest first (rnnbook day: the plan)'
+	@echo '                where it may run them, else re-runs; cheapest first, a long record on two'
+	@echo '                cores at once (each shard claimed); rnnbook day: the plan'
 	@echo 'make seeds      the training chapters at other master seeds, into results/seeds/'
 	@echo 'make wheelhouse wheels of every pin and every data set, for a node without network'
 	@echo 'make venv       only the set-up (.venv, pinned; the data sets)'
@@ -178,7 +179,8 @@ reruns: $(STAMP) $(AUSTEN) $(FASHION)
 
 # The day's work in one command (rnnbook.book.day): on each core (CORES=0,1; default the last),
 # in the background, the next shards of the records this machine may run, else re-runs of
-# decided records; cheapest first; a record already running here is left to its queue.
+# decided records; cheapest first; a core a queue of this machine holds is left to it, and a
+# long record runs on two cores at once (each shard claimed: rnnbook.book.shard_tree).
 #   make day CORES=0,1          (python -m rnnbook day: the plan, without starting it)
 CORES ?=
 day: $(STAMP) $(AUSTEN) $(FASHION)

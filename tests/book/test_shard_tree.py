@@ -227,6 +227,11 @@ def test_a_claim_is_taken_once_and_given_back_only_by_its_process(tmp_path):
     assert shard_tree.claimed(tmp_path, "c") == {}
     shard_tree.release(path)  # not this process's: left
     assert path.exists()
+    path.write_text(f"{os.getpid()} 1\n")  # this id, but a process started at tick 1
+    reused = (
+        {} if shard_tree._started(os.getpid()) else {3: os.getpid()}
+    )  # no /proc: kept
+    assert shard_tree.claimed(tmp_path, "c") == reused
     path.write_text("garbage")  # unreadable: taken over
     assert shard_tree.take(path)
     shard_tree.release(path)

@@ -53,13 +53,30 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _holder(path: Path) -> int | None:
-    """The live process that holds a claim file, or ``None`` (none, unreadable, ended)."""
+def _started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, from ``/proc``; "" where the
+    system does not say): a claim names it, so that a later process given the same id
+    does not hold it."""
     try:
-        pid = int(path.read_text().split()[0])
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _holder(path: Path) -> int | None:
+    """The live process that holds a claim file, or ``None`` (none, unreadable, ended,
+    or its id now another process's)."""
+    try:
+        words = path.read_text().split()
+        pid = int(words[0])
     except (OSError, ValueError, IndexError):
         return None
-    return pid if _alive(pid) else None
+    if not _alive(pid):
+        return None
+    if len(words) > 1 and _started(pid) and words[1] != _started(pid):
+        return None
+    return pid
 
 
 def take(path: Path) -> bool:
@@ -76,7 +93,7 @@ def take(path: Path) -> bool:
             path.unlink(missing_ok=True)  # stale: its process ended
             continue
         with os.fdopen(fd, "w") as f:
-            f.write(f"{os.getpid()}\n")
+            f.write(f"{os.getpid()} {_started(os.getpid())}\n")
         return True
     return False
 

@@ -151,11 +151,27 @@ def test_a_new_machine_with_shard_0s_bits_is_listed_before_its_shard(toy, monkey
         calls.append(cmd)
         return subprocess.CompletedProcess(cmd, 0, stdout="the same bits as shard 0\n")
 
-    shard_tree.run(toy, TARGET, "cpu", runner=same_bits, log=_quiet)
-    assert "--check" in calls[0] and "--shard" in calls[1]
+    # another lane of this machine is checking it: this one waits, then checks itself
+    # (the other ended without a word), and gives the claim back
+    import os
+    import threading
+
+    lock = toy / shard_tree.CLAIMS / "toy-toy--conf" / "check"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(f"{os.getpid()}\n")
+    threading.Timer(1.0, lock.unlink).start()
+    lines = []
+    shard_tree.run(toy, TARGET, "cpu", runner=same_bits, log=lines.append)
+    assert f"waiting for process {os.getpid()}'s check of this machine" in lines[0]
+    assert "--check" in calls[0] and "--shard" in calls[1] and not lock.exists()
     listed = test_shards._state(toy)["machines"][-1]
     assert listed["host"] == "elsewhere" and not listed.get("refused")
     assert "same bits" in listed["check"]
+    # a second lane that waited for that check reads its outcome: no check again
+    shard_tree._check_here(
+        toy, TARGET, "cpu", toy, shard_tree.RESULTS, False, same_bits, _quiet
+    )
+    assert len(calls) == 2
 
 
 def _ended_pid() -> int:

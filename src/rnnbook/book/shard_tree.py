@@ -320,7 +320,33 @@ def _check_here(
     own code); same bits list this machine, so that the pinned shard runs without checking
     again; other bits list it as refused and raise :class:`~.shards.MachineRefused`,
     whatever the guard of the record's commit would have done (until 3 December 2026 it
-    voided the record). A machine already refused is refused at once."""
+    voided the record). A machine already refused is refused at once. The check is claimed:
+    a second lane of this machine waits for the first's check and reads its outcome."""
+    chapter, name, _ = _slice(root, target, scale)
+    label = name if results == RESULTS else f"{name}--rerun-{results.name}"
+    lock = root / CLAIMS / f"{chapter.replace('/', '-')}--{label}" / "check"
+    _wait_for(
+        lock, log, f"{target}: waiting for process {{pid}}'s check of this machine"
+    )
+    try:
+        _check_once(root, target, scale, path, results, commit, runner, log)
+    finally:
+        release(lock)
+
+
+def _wait_for(path: Path, log: Callable, words: str, poll: float = 2.0) -> None:
+    """Take the claim ``path``, waiting while a live process holds it (said once)."""
+    said = False
+    while not take(path):
+        if not said:
+            log(words.format(pid=_holder(path)))
+            said = True
+        time.sleep(poll)
+
+
+def _check_once(root, target, scale, path, results, commit, runner, log) -> None:
+    """:func:`_check_here` once its claim is taken (another lane of this machine may
+    have checked it meanwhile: the state is read now)."""
     from .shard_plan import machine
     from .shards import MachineRefused, _add_machine, checked, refused
 

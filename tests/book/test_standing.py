@@ -98,6 +98,17 @@ def test_no_record_declared_says_so_and_the_command_prints_the_table(
     assert cli.main(["records", "--root", str(toy)]) == 0  # no ledger: no book verdicts
     out = capsys.readouterr().out
     assert "toy/toy:conf  master seed 77" in out and "lsc.toy.gain: -" in out
+    assert "running here now" not in out
+    # a queue of this machine runs shard 1 now (its claim): the command says so
+    import os
+
+    from rnnbook.book import shard_tree
+
+    claim = toy / shard_tree.CLAIMS / shard_tree.record_id("toy/toy", "conf") / "1"
+    assert shard_tree.take(claim)
+    assert cli.main(["records", "--root", str(toy)]) == 0
+    out = capsys.readouterr().out
+    assert f"    running here now: shard 1 (process {os.getpid()})" in out
     assert "book run" not in out
     assert out.startswith("This machine (") and "may take shards of every" in out
     assert out.rstrip().endswith("about 1 min to go.")

@@ -507,10 +507,17 @@ def _records(args) -> int:
     except (OSError, ValueError, TypeError, KeyError):
         book = None
     from .shard_plan import machine
+    from .shard_tree import claimed, record_id
 
     rows = standing.standing(args.root)
     print(standing.here_line(rows, machine()))
-    print(standing.text_table(rows, book))
+    now = {  # the shards that processes of this machine run now (make day's lanes)
+        f"{r['chapter']}:{r['name']}": claimed(
+            args.root, record_id(r["chapter"], r["name"])
+        )
+        for r in rows
+    }
+    print(standing.text_table(rows, book, now))
     return 0
 
 

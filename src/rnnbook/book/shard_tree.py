@@ -140,6 +140,16 @@ def _pick(root: Path, label: str, st: dict, shard: str | int) -> tuple[int, Path
     )
 
 
+def _label(name: str, results: Path = RESULTS) -> str:
+    """A slice's name in its tree's and claims' names (a re-run's says its processor)."""
+    return name if Path(results) == RESULTS else f"{name}--rerun-{Path(results).name}"
+
+
+def record_id(chapter: str, name: str, results: Path = RESULTS) -> str:
+    """A record's name under ``_build/shard-trees/`` and ``_build/shard-claims/``."""
+    return f"{chapter.replace('/', '-')}--{_label(name, results)}"
+
+
 def _lane(root: Path, record: str) -> tuple[int, Path]:
     """This process's lane of a record, claimed: 0, the record's own tree, or where other
     processes run in it, the first free one (its tree ``<record>--lane<n>``)."""
@@ -235,8 +245,8 @@ def run(
     root, results = Path(root).resolve(), Path(results)
     chapter, name, s = _slice(root, target, scale)
     at = pin(root, chapter, name, scale, results)
-    label = name if results == RESULTS else f"{name}--rerun-{results.name}"
-    record = f"{chapter.replace('/', '-')}--{label}"
+    label = _label(name, results)
+    record = record_id(chapter, name, results)
     n, lane_claim = _lane(root, record)
     claims = [lane_claim]
     try:
@@ -323,8 +333,7 @@ def _check_here(
     voided the record). A machine already refused is refused at once. The check is claimed:
     a second lane of this machine waits for the first's check and reads its outcome."""
     chapter, name, _ = _slice(root, target, scale)
-    label = name if results == RESULTS else f"{name}--rerun-{results.name}"
-    lock = root / CLAIMS / f"{chapter.replace('/', '-')}--{label}" / "check"
+    lock = root / CLAIMS / record_id(chapter, name, results) / "check"
     _wait_for(
         lock, log, f"{target}: waiting for process {{pid}}'s check of this machine"
     )

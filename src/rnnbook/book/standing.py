@@ -181,9 +181,14 @@ def here_line(rows: list[dict], me: dict) -> str:
     )
 
 
-def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
+def text_table(
+    rows: list[dict],
+    book: dict[str, str] | None = None,
+    running: dict[str, dict[int, int]] | None = None,
+) -> str:
     """The table as plain text, one record per paragraph (``book``: claim id -> the book
-    run's verdict, when a ledger is at hand)."""
+    run's verdict, when a ledger is at hand; ``running``: ``CHAPTER:SLICE`` -> the shards
+    that processes of this machine run now, each with its process id)."""
     out = []
     for r in rows:
         head = (
@@ -194,6 +199,12 @@ def text_table(rows: list[dict], book: dict[str, str] | None = None) -> str:
         if not r["decided"] and r["left_hours"]:
             head += f"; about {_h(r['left_hours'])} to go ({r['left_from']})"
         lines = [head]
+        now = (running or {}).get(f"{r['chapter']}:{r['name']}")
+        if now:
+            lines.append(
+                "    running here now: "
+                + ", ".join(f"shard {k} (process {p})" for k, p in sorted(now.items()))
+            )
         for c in r["claims"]:
             was = (book or {}).get(c["id"])
             lines.append(

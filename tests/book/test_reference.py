@@ -113,3 +113,24 @@ def test_the_first_sentence_of_a_docstring():
         first(long) == "The experiment of the paper, " + ("word " * 40).rstrip() + "."
     )
     assert first("") == ""
+
+
+def test_a_summary_reads_the_same_on_the_room_s_page():
+    """A cross-reference relative to its module would not resolve on the room's page (a
+    warning, and the book's build fails): it is made absolute where the module has the
+    name, else set as a literal; a full name or a suffix is kept."""
+    said = reference.portable(
+        "The :func:`convergence` of :mod:`.linear_diagnostics`, via "
+        ":func:`rnnbook.stats.seed_interval`, :class:`~rnnbook.lsc.stack.Cell`, "
+        ":meth:`the radius <StackedRNN.lsc_jacobians>` and :func:`nowhere`.",
+        "rnnbook.lsc.stack",
+    )
+    assert said == (
+        "The ``convergence`` of :mod:`.linear_diagnostics`, via "
+        ":func:`rnnbook.stats.seed_interval`, :class:`~rnnbook.lsc.stack.Cell`, "
+        ":meth:`the radius <rnnbook.lsc.stack.StackedRNN.lsc_jacobians>` and "
+        "``nowhere``."
+    )
+    assert reference.portable(":func:`batched_jacobian`", "rnnbook.lsc.stack") == (
+        ":func:`batched_jacobian <rnnbook.lsc.stack.batched_jacobian>`"
+    )

@@ -143,9 +143,46 @@ def first_sentence(doc: str) -> str:
     return head if not head or head.endswith((".", "?", ".)", "?)")) else head + "."
 
 
+_ROLE = re.compile(r":(?:py:)?(\w+):`([^`]*)`")
+
+
+def _resolves(module: str, name: str) -> bool:
+    """Whether ``name`` (``f`` or ``Class.method``) is an attribute of ``module``."""
+    try:
+        obj = importlib.import_module(module)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return False
+    return True
+
+
+def portable(text: str, module: str | None = None) -> str:
+    """A sentence of ``module``'s docstring that reads the same on another page: a
+    cross-reference relative to the module (``:func:`convergence```) is made absolute
+    where the module has that name, else set as a literal; a full name
+    (``:mod:`rnnbook.lsc.pretrain```) or a suffix (``:mod:`.linear_diagnostics```, which
+    Sphinx looks up everywhere) is kept."""
+
+    def fix(m: re.Match) -> str:
+        role, shown = m.groups()
+        title = re.sub(r" *<.*>$", "", shown)
+        target = re.sub(r"^.*<(.*)>$", r"\1", shown).lstrip("~")
+        if target.startswith(("rnnbook.", ".")):
+            return m.group(0)
+        if module and _resolves(module, target):
+            tilde = "<" not in shown and title.startswith("~")
+            short = target.rsplit(".", 1)[-1] if tilde else title
+            return f":{role}:`{short} <{module}.{target}>`"
+        return f"``{title.lstrip('~')}``"
+
+    return _ROLE.sub(fix, text)
+
+
 def summary(module: str) -> str:
-    """A module's one line: :func:`first_sentence` of its docstring."""
-    return first_sentence(inspect.getdoc(importlib.import_module(module)) or "")
+    """A module's one line: :func:`first_sentence` of its docstring, :func:`portable`."""
+    doc = inspect.getdoc(importlib.import_module(module)) or ""
+    return portable(first_sentence(doc), module)
 
 
 def _page(module: str | None) -> str:

@@ -26,7 +26,7 @@ def test_where_covers_every_chapter():
     table = reference.where(chapters)
     for ch in chapters:
         assert f"`/{ch.name}`" in table
-    assert "{mod}`rnnbook.lsc.gradient_paths`" in table
+    assert "{mod}`lsc.gradient_paths <rnnbook.lsc.gradient_paths>`" in table
 
 
 def package_modules() -> list[str]:

@@ -92,13 +92,16 @@ def _is_module(name: str) -> bool:
 
 
 def where(chapters: Iterable[Any]) -> str:
-    """Which modules each chapter calls, and where its claims are declared."""
-    rows = ["| chapter | claims declared in | modules it calls |", "|---|---|---|"]
+    """Which modules each chapter calls, each by its name inside the package
+    (``lsc.bounds``, ``stats``) and linked to its page. (A chapter's claims are declared
+    beside it, in ``<chapter>.claims.yaml``: the package page says so once.)"""
+    rows = ["| chapter | modules it calls |", "|---|---|"]
     for ch in chapters:
-        mods = ", ".join(f"{{mod}}`{m}`" for m in chapter_modules(ch.source))
-        rows.append(
-            f"| {{doc}}`/{ch.name}` | `{ch.name}.claims.yaml` | {mods or '—'} |"
+        mods = ", ".join(
+            f"{{mod}}`{m.removeprefix('rnnbook.')} <{m}>`"
+            for m in chapter_modules(ch.source)
         )
+        rows.append(f"| {{doc}}`/{ch.name}` | {mods or '—'} |")
     return "\n".join(rows) + "\n"
 
 

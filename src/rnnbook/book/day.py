@@ -167,6 +167,11 @@ def _load(jobs: list[dict]) -> float:
     return sum(1.0 if j["hours"] is None else j["hours"] for j in jobs)
 
 
+def _check_cores(cores: list[int]) -> None:
+    if not cores or len(set(cores)) != len(cores) or min(cores) < 0:
+        raise ShardError(f"day: cores {cores} are not distinct core numbers")
+
+
 def assign(todo: list[dict], cores: list[int]) -> dict[int, list[dict]]:
     """Each core's jobs: the records' own shards before any re-run, and within each kind
     the cheapest first, each to the core with the fewest hours so far (ties: the lower
@@ -176,8 +181,7 @@ def assign(todo: list[dict], cores: list[int]) -> dict[int, list[dict]]:
     that job gets a lane on that core: two queues on one record run different shards
     (:mod:`.shard_tree`). A placed job's ``lanes`` says how many run it; its ``hours`` are
     then one lane's."""
-    if not cores or len(set(cores)) != len(cores) or min(cores) < 0:
-        raise ShardError(f"day: cores {cores} are not distinct core numbers")
+    _check_cores(cores)
     out: dict[int, list[dict]] = {c: [] for c in cores}
     order = sorted(
         todo,
@@ -351,8 +355,7 @@ def share(
     """:func:`assign` over the given cores but those a queue of this machine holds
     (``held``: :func:`busy_cores`), each said in a line; the lines of what is passed over
     then, those running here already without another lane among them."""
-    if not cores or len(set(cores)) != len(cores) or min(cores) < 0:
-        raise ShardError(f"day: cores {cores} are not distinct core numbers")
+    _check_cores(cores)
     said = [
         f"core {c}: left to process {held[c]}, which runs there"
         for c in cores

@@ -74,7 +74,8 @@ def _holder(path: Path) -> int | None:
         return None
     if not _alive(pid):
         return None
-    if len(words) > 1 and _started(pid) and words[1] != _started(pid):
+    started = _started(pid)
+    if len(words) > 1 and started and words[1] != started:
         return None
     return pid
 

@@ -254,6 +254,13 @@ def test_a_claim_is_taken_once_and_given_back_only_by_its_process(tmp_path):
     assert not path.exists()
 
 
+def test_a_shard_brought_in_since_the_state_was_read_is_not_picked_again(tmp_path):
+    st = {"of": 4, "done": {0: {}}}  # read while another process ran shard 1
+    k, claim = shard_tree._pick(tmp_path, "c", st, "next", now=lambda: {0: {}, 1: {}})
+    assert k == 2 and claim.name == "2"  # shard 1 came in and its claim went
+    assert not (claim.parent / "1").exists()  # the claim on 1 taken in passing: let go
+
+
 def test_two_queues_started_together_run_each_shard_once(tmp_path, monkeypatch):
     """Two ``rnnbook queue`` processes on one record of four shards, as two cores run
     them: every shard runs once, in one process or the other, each is committed, and

@@ -119,10 +119,13 @@ def claimed(root: Path, label: str) -> dict[int, int]:
     return out
 
 
-def _pick(root: Path, label: str, st: dict, shard: str | int) -> tuple[int, Path]:
+def _pick(
+    root: Path, label: str, st: dict, shard: str | int, now: Callable = lambda: ()
+) -> tuple[int, Path]:
     """The shard this process runs, claimed: ``shard`` as a number, or for ``next`` the
     first shard not in and not claimed (shard 0 alone while it is not in: the reference
-    runs first)."""
+    runs first). ``now()``: the shards in now, read again once a claim is taken (another
+    process may have brought the shard in and let its claim go since ``st`` was read)."""
     base = Path(root) / CLAIMS / label
     if shard != "next":
         k = int(shard)
@@ -132,7 +135,9 @@ def _pick(root: Path, label: str, st: dict, shard: str | int) -> tuple[int, Path
     todo = [k for k in range(st["of"]) if k not in st["done"]]
     for k in todo[:1] if 0 in todo else todo:
         if take(base / str(k)):
-            return k, base / str(k)
+            if k not in now():
+                return k, base / str(k)
+            release(base / str(k))
     held = claimed(root, label)
     raise ShardBusy(
         "every shard left runs in another process ("
@@ -257,7 +262,8 @@ def run(
             claims.append(root / CLAIMS / record / "decide")
         else:
             st = state(root / results, scale, chapter, name, s)
-            shard, mine = _pick(root, record, st, shard)
+            now = lambda: state(root / results, scale, chapter, name, s)["done"]  # noqa: E731
+            shard, mine = _pick(root, record, st, shard, now)
             claims.append(mine)
         path = tree(root, chapter, label if n == 0 else f"{label}--lane{n}", at)
         return _run_in(

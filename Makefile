@@ -90,7 +90,7 @@ help:
 	@echo 'make shards QUEUE="chapter:slice:N ..."'
 	@echo '                the next N shards of each record, pinned and committed; decided when complete'
 	@echo 'make reruns QUEUE="chapter:slice:N ..."'
-	@echo '                decided records re-run on this processor, into results/processors/ (decides nothing)'
+	@echo '                records re-run on this processor, into results/processors/ (decides nothing)'
 	@echo 'make day [CORES=0,1]'
 	@echo '                the day'"'"'s work for this machine in the background: the records'"'"' next shards'
 	@echo '                where it may run them, else re-runs; cheapest first, a long record on two'
@@ -179,7 +179,7 @@ reruns: $(STAMP) $(AUSTEN) $(FASHION)
 
 # The day's work in one command (rnnbook.book.day): on each core (CORES=0,1; default the last),
 # in the background, the next shards of the records this machine may run, else re-runs of
-# decided records; cheapest first; a core a queue of this machine holds is left to it, and a
+# records (decided, or refusing it); cheapest first; a core a queue of this machine holds is left to it, and a
 # long record runs on two cores at once (each shard claimed: rnnbook.book.shard_tree).
 #   make day CORES=0,1          (python -m rnnbook day: the plan, without starting it)
 CORES ?=

@@ -1,5 +1,5 @@
 """The day's work (rnnbook.book.day): which shards a machine runs today, shared over its
-cores; a record's own shards before re-runs, a refused machine re-running decided records,
+cores; a record's own shards before re-runs, a refused machine re-running records,
 a record already running here left to its queue; the toy record of test_shards end to end."""
 
 from __future__ import annotations
@@ -47,7 +47,10 @@ def _rerun(name, n_in, of=4, verdicts=None, machine_id=ME["id"], void=None):
 def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
     rows = [
         _row("running", n_in=1, hours=1.0, left=3.0),
-        _row("refuses", n_in=2, refused=[{"id": ME["id"], "refused": True}]),
+        _row("refuses", n_in=2, hours=1.0, refused=[{"id": ME["id"], "refused": True}]),
+        _row("refuses-in", n_in=2, refused=[{"id": ME["id"], "refused": True}]),
+        _row("refuses-code", n_in=2, refused=[{"id": ME["id"], "refused": True}]),
+        _row("decide", decided="2026-12-01", n_in=4, hours=2.0),
         _row("void", n_in=2, void="other code"),
         _row("stale", decided="2026-12-01", n_in=4, stale=True),
         _row("gate", decided="2026-12-01", n_in=4, claims=[{"gate_failed": True}]),
@@ -61,6 +64,8 @@ def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
     ]
     again = [
         _rerun("half", 3),
+        _rerun("refuses-in", 4),  # in before its record: decided after it
+        _rerun("decide", 4),  # in, and its record decided since: decided now
         _rerun("rerun", 4, verdicts={"c": "reproduced"}),
         _rerun("elsewhere", 4, verdicts={"c": "reproduced"}, machine_id="ffffffffffff"),
         _rerun("busy-done", 4, verdicts={"c": "reproduced"}),
@@ -80,6 +85,8 @@ def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
     ]
     assert got == [
         ("queue", "lsc/x:running", 3, 3.0, None),
+        ("rerun", "lsc/x:refuses", 4, 2.0, None),  # a running record that refused it
+        ("rerun", "lsc/x:decide", 0, 0.0, None),
         ("rerun", "lsc/x:fresh", 4, 2.0, None),
         (
             "rerun",
@@ -91,8 +98,11 @@ def test_a_machine_runs_the_records_it_may_and_re_runs_where_it_is_refused():
         ("rerun", "lsc/x:elsewhere", 4, 8.0, None),  # re-run on another machine: here
         ("queue", "lsc/x:busy", 3, 3.0, 42),  # a queue here runs it: a lane at most
     ]
+    refused = "refused this machine (other bits than shard 0)"
     assert passed == [
-        "lsc/x:refuses: refused this machine (other bits than shard 0)",
+        f"lsc/x:refuses-in: {refused}; its re-run here is in, and is decided after the "
+        "record",
+        f"lsc/x:refuses-code: {refused}; other code than shard 0",
         "lsc/x:code: other code than shard 0",
     ]
     (todo, passed) = day.jobs(
@@ -283,5 +293,5 @@ def test_the_records_first_line_points_to_the_day_s_command():
     )
     assert standing.here_line([running], me).endswith("checks it first (make day).")
     assert standing.here_line([running, refused], me).endswith(
-        "it may re-run decided records (make day)."
+        "it may re-run them whole, as it may decided records (make day)."
     )

@@ -10,7 +10,15 @@ import subprocess
 
 import pytest
 
-from rnnbook.book import cli, ledger_sphinx, processors, records, shards, standing
+from rnnbook.book import (
+    cli,
+    ledger_sphinx,
+    processors,
+    records,
+    shard_tree,
+    shards,
+    standing,
+)
 
 from . import test_shards
 from .test_shards import TARGET, _commit, _git, _quiet
@@ -45,8 +53,24 @@ def _verdict(root) -> str:
     return claim["verdict"]
 
 
+def _shard_elsewhere(root, monkeypatch) -> None:
+    """The toy record's next shard, run on another machine than this one."""
+    elsewhere = {**shards.machine(), "host": "elsewhere", "id": "aaaaaaaaaaaa"}
+    with monkeypatch.context() as m:
+        m.setattr(shards, "machine", lambda: elsewhere)
+        shards.run_shard(root, TARGET, "cpu", log=_quiet)
+
+
+def _refuse_here(root) -> None:
+    """This machine listed as refused by the toy record (other bits than shard 0)."""
+    listed = root / "results/shards/cpu/toy/toy/conf/machines.json"
+    was = json.loads(listed.read_text()) if listed.exists() else []
+    here = {**shards.machine(), "check": "refused: other bits", "refused": True}
+    listed.write_text(json.dumps([*was, here]))
+
+
 def test_a_rerun_starts_only_where_it_would_re_run_the_record(toy, monkeypatch):
-    with pytest.raises(shards.ShardError, match="not decided yet"):
+    with pytest.raises(shards.ShardError, match="has no shard in"):
         processors.can_start(toy, TARGET)
     _decided(toy, monkeypatch)
     processors.can_start(toy, TARGET)  # the checkout measures as shard 0 did
@@ -132,7 +156,7 @@ def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):
         monkeypatch.setenv(f"GIT_{who}_NAME", "t")
         monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
     args = ["rerun", f"{TARGET}:5", "--root", str(toy), "--foreground"]
-    assert cli.main(args) == 1 and "not decided yet" in capsys.readouterr().err
+    assert cli.main(args) == 1 and "has no shard in" in capsys.readouterr().err
     _decided(toy, monkeypatch)
     subprocess.run(["git", "add", "results"], cwd=toy, check=True)
     _commit(toy, "the record")
@@ -154,6 +178,47 @@ def test_rerun_runs_pinned_and_commits_each_shard(toy, monkeypatch, capsys):
         cli.main(["record", TARGET, "--root", str(toy), "--results", "elsewhere"]) == 1
     )
     assert "re-runs on other processors under" in capsys.readouterr().err
+
+
+def test_a_running_record_is_re_run_only_where_it_refused_and_decided_after_it(
+    toy, monkeypatch
+):
+    _shard_elsewhere(toy, monkeypatch)
+    with pytest.raises(shards.ShardError, match="run its own shards here"):
+        processors.can_start(toy, TARGET)  # this machine may run the record itself
+    _refuse_here(toy)
+    processors.can_start(toy, TARGET)
+    at = toy / processors.results_of("0123456789ab")
+    for _ in range(2):
+        shards.run_shard(toy, TARGET, "cpu", log=_quiet, results=at)
+    (rr,) = processors.reruns(toy)
+    assert (rr["in"], rr["of"], rr["verdicts"]) == (2, 2, None)
+    with pytest.raises(shards.ShardError, match="decided after it"):
+        processors.may_decide(toy, TARGET)
+    with pytest.raises(shards.ShardError, match="decided after it"):
+        shard_tree.run(toy, TARGET, "cpu", None, results=processors.results_of("x"))
+    lines = []
+
+    def runner(*a, **k):
+        raise AssertionError(f"nothing is run: {a}")
+
+    rel = processors.results_of("0123456789ab")
+    shard_tree.queue(toy, [f"{TARGET}:3"], runner=runner, log=lines.append, results=rel)
+    assert lines == [
+        f"{TARGET}: every shard of its re-run is in; decided after the record"
+    ]
+    said = processors.words(rr, {"lsc.toy.gain": None}, rr["measured_with"])
+    assert "2 of 2 shards in" in said and "decided after the record" in said
+    (entry,) = records.confirmatory(toy)["lsc.toy.gain"]
+    box = ledger_sphinx.confirmatory_html(entry, reruns=[rr])
+    assert (
+        "refused on" in box
+        and "2 of 2 shards in" in box
+        and "verdict" not in (box.split("refused on", 1)[1])
+    )
+    _shard_elsewhere(toy, monkeypatch)
+    shards.decide(toy, TARGET, "cpu", log=_quiet)
+    processors.may_decide(toy, TARGET)  # the record decided: its re-run may be
 
 
 def test_a_rerun_in_a_box_typesets_the_math_of_its_effect_names():

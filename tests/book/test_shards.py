@@ -244,7 +244,9 @@ def test_a_new_machine_re_runs_a_finished_member_and_is_refused_on_other_bits(
     assert st["machines"][-1]["refused"] and st["machines"][-1]["host"] == "elsewhere"
     line = standing.here_line(standing.standing(toy), other)
     assert "is refused by 1 of the 1 records still running" in line
-    assert line.endswith("it may re-run decided records (make day).")
+    assert line.endswith(
+        "it may re-run them whole, as it may decided records (make day)."
+    )
     assert "may take shards of every" in standing.here_line(
         standing.standing(toy), here
     )

@@ -197,9 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     rr = sub.add_parser(
         "rerun",
-        help="re-run decided confirmatory records whole on this machine, shard by shard, "
+        help="re-run confirmatory records whole on this machine, shard by shard, "
         "pinned and committed as each lands, into results/processors/<machine id>/: "
-        "whether their verdicts carry to another processor (decides nothing)",
+        "whether their verdicts carry to another processor (decides nothing; decided "
+        "after the record)",
     )
     for p in (q, rr):  # the same queue: a record's shards, or its re-run's
         p.add_argument(
@@ -228,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser(
         "day",
         help="the day's work for this machine: the next shards of the records it may "
-        "run, else re-runs of decided records, shared over cores, cheapest first; "
+        "run, else re-runs of records, shared over cores, cheapest first; "
         "printed, or started in the background with --start",
     )
     d.add_argument(
@@ -431,7 +432,7 @@ def _queue(args) -> int:
 
 
 def _rerun(args) -> int:
-    """``rerun``: decided records re-run whole on this machine (:mod:`.processors`)."""
+    """``rerun``: records re-run whole on this machine (:mod:`.processors`)."""
     from . import processors, shard_tree
     from .claims import ClaimError
     from .shard_plan import machine, state

@@ -3,9 +3,9 @@
 A working day starts a shard in the background on each spare core and keeps it running.
 Which shards depends on the machine: a record still running takes its next shards on any
 machine it has not refused (:func:`rnnbook.book.shards.refused`); a machine it refused
-(other bits than its shard 0) may instead re-run decided records whole
-(:mod:`.processors`), which decides nothing. :func:`jobs` lists both from the records as
-they stand (:func:`rnnbook.book.standing.standing`), the records' own shards first;
+(other bits than its shard 0) may instead re-run it whole, as it may re-run decided records
+(:mod:`.processors`): a re-run decides nothing, and is decided only after its record.
+:func:`jobs` lists both from the records as they stand (:func:`rnnbook.book.standing.standing`), the records' own shards first;
 :func:`assign` shares them out over the cores, cheapest first, to the least loaded core;
 :func:`commands` writes each core's command lines (``python -m rnnbook queue`` or
 ``rerun``) and :func:`start` runs them in the background, one process per core pinned to
@@ -113,47 +113,57 @@ def jobs(
         if not row["decided"]:
             if left <= 0:
                 continue
-            if me["id"] in {m.get("id") for m in row["refused"]}:
-                passed.append(
-                    f"{target}: refused this machine (other bits than shard 0)"
+            if me["id"] not in {m.get("id") for m in row["refused"]}:
+                out.append(
+                    {
+                        "kind": "queue",
+                        "target": target,
+                        "shards": left,
+                        "hours": row["left_hours"],
+                        "running": running.get(target),
+                    }
                 )
                 continue
-            out.append(
-                {
-                    "kind": "queue",
-                    "target": target,
-                    "shards": left,
-                    "hours": row["left_hours"],
-                    "running": running.get(target),
-                }
-            )
-            continue
-        if row["claims"] and all(c["gate_failed"] for c in row["claims"]):
+            refused = "refused this machine (other bits than shard 0)"
+        elif row["claims"] and all(c["gate_failed"] for c in row["claims"]):
             continue  # its gate failed: it decided nothing, and a re-run would not
-        mine = [
-            rr
-            for rr in again
-            if rr["target"] == target and rr["machine"].get("id") == me["id"]
-        ]
-        if any(rr["void"] for rr in mine):
-            passed.append(f"{target}: its re-run here is void")
-            continue
-        done = max((rr["in"] for rr in mine), default=0)
-        if any(rr["verdicts"] is not None for rr in mine) or done >= row["of"]:
-            continue
-        if target in running:  # its re-run runs here: it may take a second lane
-            out.append(_rerun_job(row, target, done, running[target]))
-            continue
-        why = refuse(target)
-        if why:
-            passed.append(f"{target}: {why}")
-            continue
-        out.append(_rerun_job(row, target, done, None))
+        else:
+            refused = ""
+        job, why = _rerun(row, target, again, me, running, refuse)
+        if job is not None:
+            out.append(job)
+        elif why or refused:
+            passed.append(f"{target}: {'; '.join(w for w in (refused, why) if w)}")
     return out, passed
 
 
+def _rerun(row, target, again, me, running, refuse) -> tuple[dict | None, str]:
+    """:func:`jobs`' re-run of one record here (decided, or refusing this machine), or
+    ``None`` and why not (``""`` where its re-run here is decided)."""
+    mine = [
+        rr
+        for rr in again
+        if rr["target"] == target and rr["machine"].get("id") == me["id"]
+    ]
+    if any(rr["void"] for rr in mine):
+        return None, "its re-run here is void"
+    done = max((rr["in"] for rr in mine), default=0)
+    if any(rr["verdicts"] is not None for rr in mine):
+        return None, ""
+    if done >= row["of"]:
+        if not row["decided"]:
+            return None, "its re-run here is in, and is decided after the record"
+        return _rerun_job(row, target, done, running.get(target)), ""  # decide it
+    if target in running:  # its re-run runs here: it may take a second lane
+        return _rerun_job(row, target, done, running[target]), ""
+    why = refuse(target)
+    if why:
+        return None, why
+    return _rerun_job(row, target, done, None), ""
+
+
 def _rerun_job(row: dict, target: str, done: int, running: int | None) -> dict:
-    per = row["hours"] / row["of"] if row["of"] else 0.0
+    per = row["hours"] / row["in"] if row["in"] else 0.0
     return {
         "kind": "rerun",
         "target": target,
@@ -253,7 +263,8 @@ def plan_text(plan: dict[int, list[dict]], passed: list[str]) -> str:
         lines.append(f"core {core}: about {hours_words(total)} of one core")
         for j in mine:
             what = "shards" if j["kind"] == "queue" else "re-run shards"
-            line = f"  {j['target']}: {j['shards']} {what}, about {hours_words(j['hours'])}"
+            what = f"{j['shards']} {what}" if j["shards"] else "its re-run's decision"
+            line = f"  {j['target']}: {what}, about {hours_words(j['hours'])}"
             if j.get("lanes", 1) > 1:
                 beside = (
                     f"; process {j['running']} runs another" if j.get("running") else ""

@@ -1142,7 +1142,8 @@ def confirmatory_html(entry: dict, counts: bool = True, reruns: list = ()) -> st
     else:
         words = records_words(entry)
         until = "" if claim is not None else "; no verdict until its last shard is in"
-        head += f"{html.escape(words)}{until}{html.escape(refused_words(st))}.</p>"
+        head += f"{html.escape(words)}{until}{html.escape(refused_words(st))}."
+        head += f"{rerun_html(entry, reruns)}</p>"
     says = html.escape(fold_says(entry, counts), quote=True)
     return f'<div class="claim-confirmatory" data-fold="{says}">{head}</div>'
 
@@ -1189,13 +1190,14 @@ def no_replication_html(app, claim_id: str, docname: str) -> str:
 
 
 def rerun_html(entry: dict, reruns: list) -> str:
-    """A decided record's re-runs on other processors, one sentence each, for its box."""
+    """A record's re-runs on other processors, one sentence each, for its box: how far
+    each has come, or once decided (after the record) whether it got the same verdict."""
     from .legible_sphinx import ascii_math_html
     from .processors import compare, moved_most, words
 
     if not reruns:
         return ""
-    claim = entry["claim"]
+    claim = entry["claim"] or {"id": None, "verdict": None}
     made = entry["state"]["done"].get(0, {}).get("measuring_hash")
     out = []
     for rr in reruns:

@@ -1,6 +1,6 @@
-"""Re-runs on another processor: a decided confirmatory record run again whole, the same
-members with the same measuring code, rules and slice, on a machine that gives other bits
-than its shard 0 (another vendor's arithmetic: :mod:`.shards` refuses such a machine).
+"""Re-runs on another processor: a confirmatory record run again whole, the same members
+with the same measuring code, rules and slice, on a machine that gives other bits than its
+shard 0 (another vendor's arithmetic: :mod:`.shards` refuses such a machine).
 Training turns the last bits into other runs (on 3 December 2026 an Intel Xeon moved 265 of
 480 MNIST accuracies of the Glorot record's shard 0 by more than a point), so the question a
 re-run answers is whether the *verdicts* carry across processors where single runs do not.
@@ -14,6 +14,12 @@ each lands, across days (``python -m rnnbook rerun CHAPTER:SLICE:N``,
 record. It starts only where the checkout measures as the record's shard 0 did
 (:func:`can_start`), and a re-run whose shard 0 measured with other code than the record's
 is shown as such, never as agreeing or not.
+
+A record still running may be re-run too, on a machine it refused (from 4 December 2026:
+the records left then all refused the Intel Xeon, whose days had nothing else to run). Its
+shards run as they would for a decided record, but the re-run is **decided only after the
+record** (:func:`may_decide`): no verdict on the record's seeds is computed, on any
+processor, before the record's own.
 """
 
 from __future__ import annotations
@@ -37,17 +43,16 @@ def results_of(machine_id: str) -> Path:
 
 
 def can_start(root: Path, target: str, scale: str = "cpu") -> None:
-    """Refuse (:class:`ShardError`) a re-run that would not re-run the record (one not
-    decided yet, or a checkout whose measuring code, rules, slice, arithmetic settings or
-    versions differ from the record's shard 0) or would only repeat it (a machine the
-    record lists as giving its bits)."""
+    """Refuse (:class:`ShardError`) a re-run that would not re-run the record (a checkout
+    whose measuring code, rules, slice, arithmetic settings or versions differ from the
+    record's shard 0, or a record with no shard in) or would only repeat it (a machine the
+    record lists as giving its bits) or stand in for it (a record still running that has
+    not refused this machine: its own shards may run here)."""
     from .records import RESULTS
-    from .shards import checked, provenance, sharded_slice
+    from .shards import checked, provenance, refused, sharded_slice
 
     root = Path(root).resolve()
     chapter, name, s = sharded_slice(root, target, scale)
-    if not (root / RESULTS / scale / chapter / name / "claims.json").is_file():
-        raise ShardError(f"rerun: {target} is not decided yet: only a record is re-run")
     st = state(root / RESULTS, scale, chapter, name, s)
     me = machine()
     if me["id"] in checked(st):
@@ -55,12 +60,36 @@ def can_start(root: Path, target: str, scale: str = "cpu") -> None:
             f"rerun: this machine ({me['cpu']}) gives {target}'s bits (it is listed in "
             "its machines.json): a re-run here would repeat the record bit for bit"
         )
+    if 0 not in st["done"]:
+        raise ShardError(f"rerun: {target} has no shard in: there is nothing to re-run")
+    if not decided(root, target, scale) and not refused(st, me):
+        raise ShardError(
+            f"rerun: {target} is not decided and has not refused this machine: run its "
+            "own shards here (make day), not a re-run"
+        )
     first = st["done"][0]
     diff = differences(first, provenance(root, chapter, s, first.get("device", "cpu")))
     if diff:
         raise ShardError(
             f"rerun: this checkout has other {', '.join(diff)} than {target}'s shard 0: "
             "a re-run here would not re-run the record"
+        )
+
+
+def decided(root: Path, target: str, scale: str = "cpu") -> bool:
+    """Whether the record ``target`` (``CHAPTER:SLICE``) itself is decided."""
+    from .records import RESULTS
+
+    chapter, _, name = target.rpartition(":")
+    return (Path(root) / RESULTS / scale / chapter / name / "claims.json").is_file()
+
+
+def may_decide(root: Path, target: str, scale: str = "cpu") -> None:
+    """Refuse (:class:`ShardError`) to decide a re-run of a record not decided yet: a
+    re-run's verdict is computed only after the record's own."""
+    if not decided(root, target, scale):
+        raise ShardError(
+            f"rerun: {target} is not decided yet: its re-run is decided after it"
         )
 
 
@@ -173,7 +202,8 @@ def words(
         )
     if rerun["verdicts"] is None:
         done = f"{rerun['in']} of {rerun['of']} shards in"
-        return f"{where}: {done}, {rerun['hours']:.1f} h so far"
+        after = "; decided after the record" if rerun["in"] >= rerun["of"] else ""
+        return f"{where}: {done}, {rerun['hours']:.1f} h so far{after}"
     head = (
         f"re-run whole on {cpu} on {rerun['date']} (the same seeds and code, another "
         "processor's arithmetic)"
@@ -248,6 +278,8 @@ __all__ = [
     "FOLDER",
     "results_of",
     "can_start",
+    "decided",
+    "may_decide",
     "reruns",
     "compare",
     "words",

@@ -250,6 +250,10 @@ def run(
     the folder copied back; a failed run raises after the copy."""
     root, results = Path(root).resolve(), Path(results)
     chapter, name, s = _slice(root, target, scale)
+    if shard is None and results != RESULTS:
+        from .processors import may_decide
+
+        may_decide(root, target, scale)  # a re-run is decided after its record
     at = pin(root, chapter, name, scale, results)
     label = _label(name, results)
     record = record_id(chapter, name, results)
@@ -483,7 +487,9 @@ def queue(
     whose last shard is in is decided at once. A failed or voided shard stops the
     queue; a record that refuses this machine (other bits than its shard 0) is passed
     over, and the queue goes on with the next. ``results``: as for :func:`run` (the
-    re-runs of :mod:`.processors`)."""
+    re-runs of :mod:`.processors`; a re-run whose shards are all in waits, undecided,
+    until its record is decided)."""
+    from . import processors
     from .shards import MachineRefused
 
     root = Path(root).resolve()
@@ -503,6 +509,11 @@ def queue(
         st = state(root / results, scale, chapter, name, s)
         decided = root / results / scale / chapter / name / "claims.json"
         if st["complete"] and not decided.exists():
+            if results != RESULTS and not processors.decided(root, target, scale):
+                log(
+                    f"{target}: every shard of its re-run is in; decided after the record"
+                )
+                continue
             try:
                 run(root, target, scale, None, device, commit, runner, log, results)
             except ShardBusy as e:

@@ -177,7 +177,7 @@ def here_line(rows: list[dict], me: dict) -> str:
     return (
         f"This machine ({me['cpu']}) is refused by {len(no)} of the {len(running)} "
         f"records still running ({names}): the queue runs none of their shards here; "
-        "it may re-run decided records (make day)."
+        "it may re-run them whole, as it may decided records (make day)."
     )
 
 

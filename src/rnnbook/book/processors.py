@@ -202,8 +202,12 @@ def words(
         )
     if rerun["verdicts"] is None:
         done = f"{rerun['in']} of {rerun['of']} shards in"
-        after = "; decided after the record" if rerun["in"] >= rerun["of"] else ""
-        return f"{where}: {done}, {rerun['hours']:.1f} h so far{after}"
+        waits = rerun["in"] >= rerun["of"] and not any(verdicts.values())
+        after = "; decided after the record" if waits else ""
+        return (
+            f"{where} (the same seeds and code, another processor's arithmetic; it "
+            f"decides nothing): {done}, {rerun['hours']:.1f} h so far{after}"
+        )
     head = (
         f"re-run whole on {cpu} on {rerun['date']} (the same seeds and code, another "
         "processor's arithmetic)"

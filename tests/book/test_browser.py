@@ -405,7 +405,7 @@ SPLIT_WORDS = """() => {
     const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
       if (n.parentElement.closest('code, mjx-container')) continue;
-      for (const m of n.data.matchAll(/(?<=^|\\s)[A-Za-z][A-Za-z+]{3,}(?=[.,:;)]?(\\s|$))/g)) {
+      for (const m of n.data.matchAll(/(?<=^|\\s)[A-Za-z][A-Za-z+]{3,}(?=[.,:;)]*(\\s|$))/g)) {
         const r = document.createRange();
         r.setStart(n, m.index);
         r.setEnd(n, m.index + m[0].length);

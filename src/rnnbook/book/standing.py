@@ -247,9 +247,8 @@ def html_table(
         refused = "".join(
             f"<br><small>{html.escape(_refused_words(m))}</small>" for m in r["refused"]
         )
-        refused += "".join(
-            f"<br><small>{html.escape(w)}</small>" for w in r.get("reruns", ())
-        )
+        # the re-runs set beside the verdicts, where the widest column has room for them
+        cells += [f"<small>{html.escape(w)}</small>" for w in r.get("reruns", ())]
         name = html.escape(f"{r['chapter']}:{r['name']}")
         name = name.replace("/", "/<wbr>").replace(":", ":<wbr>")  # break there first
         body.append(

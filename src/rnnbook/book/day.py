@@ -6,7 +6,8 @@ machine it has not refused (:func:`rnnbook.book.shards.refused`); a machine it r
 (other bits than its shard 0) may instead re-run it whole, as it may re-run decided records
 (:mod:`.processors`): a re-run decides nothing, and is decided only after its record.
 :func:`jobs` lists both from the records as they stand
-(:func:`rnnbook.book.standing.standing`), the records' own shards first; :func:`assign` shares them out over the cores, cheapest first, to the least loaded core;
+(:func:`rnnbook.book.standing.standing`), the records' own shards first; :func:`assign`
+shares them out over the cores, cheapest first, to the least loaded core;
 :func:`commands` writes each core's command lines (``python -m rnnbook queue`` or
 ``rerun``) and :func:`start` runs them in the background, one process per core pinned to
 it, with its log under ``_build/day/``. ``python -m rnnbook day`` prints the plan;

@@ -105,13 +105,26 @@ def test_calibration_surrogates_follow_the_measured_norms():
 @pytest.mark.parametrize("dev", DEVICES)
 def test_fig_s3_study_on_the_device(dev):
     """Fig. S3 on a device: the same network, pre-training and norms as the CPU run (under a
-    meta default device on the CPU)."""
+    meta default device on the CPU). On CUDA the norms before pre-training are the CPU's up to
+    float rounding; after it, up to AdaBelief's amplification of rounding: it moves an entry by
+    about lr whatever its gradient's size, so an entry whose tiny gradient rounds to another
+    sign lands up to 2 lr away each step (rnnbook.lsc.pretrain_ensemble). The tolerance,
+    steps x lr, is still 10 times smaller than what the 3 steps of pre-training change."""
+    steps, lr = 3, LSCConfig().lr
     with strict(dev):
-        s = inn.fig_s3_study(24, 0, 4, 1, 5, 3, 16, device=dev)
-    ref = inn.fig_s3_study(24, 0, 4, 1, 5, 3, 16)
+        s = inn.fig_s3_study(24, 0, 4, 1, 5, steps, 16, device=dev)
+    ref = inn.fig_s3_study(24, 0, 4, 1, 5, steps, 16)
     assert s.report.steps == ref.report.steps
-    for a, b in zip(s.after.norms + s.before.norms, ref.after.norms + ref.before.norms):
+    for a, b, b0 in zip(s.after.norms, ref.after.norms, ref.before.norms):
+        assert (
+            np.median(np.abs(b / b0 - 1)) > 10 * steps * lr
+        )  # pre-training moved them
         if dev == "cpu":  # the same operations on the same draws
+            np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=steps * lr)
+    for a, b in zip(s.before.norms, ref.before.norms):
+        if dev == "cpu":
             np.testing.assert_array_equal(a, b)
         else:
             np.testing.assert_allclose(a, b, rtol=1e-4)

@@ -25,8 +25,8 @@ def _runs(dev, kind, task):
     return rep, out
 
 
-def _lru_runs(dev, task):
-    ms = [models.make_lru(2, task.n_out, 8, seed=s) for s in range(2)]
+def _lru_runs(dev, task, dropout=0.1):
+    ms = [models.make_lru(2, task.n_out, 8, seed=s, dropout=dropout) for s in range(2)]
     cfg = ensemble.EnsembleConfig(lr=1e-2, max_steps=4, eval_every=2, device=dev)
     with strict(dev):
         return None, ensemble.train(ms, task, cfg)
@@ -36,17 +36,22 @@ def _lru_runs(dev, task):
 @pytest.mark.parametrize("kind", ["gru", "lstm", "alif_plus", "lru"])
 def test_ensemble_and_pretraining_on_the_device(dev, kind):
     """Every tensor on the device (``strict``); on a GPU, the runs are the CPU's up to
-    float rounding (on the CPU the device path is the reference itself)."""
+    float rounding (on the CPU the device path is the reference itself). The LRU's dropout
+    masks come from the device's own generator (rnnbook.device), a stream CUDA does not share
+    with the CPU: its runs are compared without dropout (on an H200, 2026-12-04, with dropout
+    the best validation loss differed by 0.7%)."""
     task = word_task() if kind == "lru" else spike_task()
 
-    def run(d):
-        return _lru_runs(d, task) if kind == "lru" else _runs(d, kind, task)
+    def run(d, dropout=0.1):
+        return _lru_runs(d, task, dropout) if kind == "lru" else _runs(d, kind, task)
 
     rep, out = run(dev)
     assert all(np.isfinite(r["best_val"]) for r in out)
     assert rep is None or rep.steps >= 1
     if dev != "cpu":  # the same runs as on the CPU, up to float rounding
-        _, ref = run("cpu")
+        if kind == "lru":
+            _, out = run(dev, dropout=0.0)
+        _, ref = run("cpu", dropout=0.0)
         for a, b in zip(out, ref):
             assert a["best_val"] == pytest.approx(b["best_val"], rel=1e-3)
 

@@ -11,6 +11,12 @@ CPU, float32; ``--steps`` timed steps after one untimed warm-up step, the two gr
 ``--repeat`` times and the best time of each kept.
 
 Run:  .venv/bin/python benchmarks/lsc_pretrain_speed.py [--steps 5] [--repeat 2] [--json out.json]
+      [--device cuda] [--width 128] [--threads 16]   (the network and data on that device)
+      [--rank-one-only]   (time the package's gradient alone)
+
+A gradient that fails is reported as failing, with torch's message: autograd through
+``torch.linalg.eigvals`` does at width 128 (a transition derivative with a repeated eigenvalue
+makes its backward divide by zero; LAPACK then stops on the NaNs), the rank-one gradient does not.
 
 Measured on the 2-core build machine (shared with other jobs, load average about 8), one thread,
 2026-12-01, ``--steps 4 --repeat 2``, two runs:
@@ -26,6 +32,25 @@ radii agree to 8e-5 (GRU) and 7e-6 (LSTM) over the four steps, the parameters to
 float32 rounding of a gradient entry near zero becomes a step of about lr in AdaBelief (see
 ``rnnbook.lsc.pretrain_ensemble``); in float64 the trajectories agree to 1e-8
 (``tests/lsc/test_spectral.py``).
+
+On one lent NVIDIA H200 machine (2026-12-04, torch 2.11 + CUDA 13.0, 16 CPU cores; ``--steps 3
+--repeat 1``, one run each; width 128: ``--steps 2 --rank-one-only``), steps per second of the
+rank-one gradient (of the eigvals one):
+
+| network | CUDA | CPU, 16 threads |
+|---|---|---|
+| GRU 2x64 | 0.72 (0.58) | 2.74 (2.03) |
+| LSTM 2x64 | 0.34 (0.23) | 0.87 (0.79) |
+| GRU 2x128 | 0.21 | did not end in 45 s (MKL's LU, below) |
+| LSTM 2x128 | 0.10 | not run |
+
+A GPU does not speed LSC pre-training up: a step is the eigenvalues of small non-symmetric
+matrices, which CUDA computes no faster than the CPU (torch's ``eigvals`` on CUDA goes through
+MAGMA's hybrid ``geev``), so at width 64 the H200 ran 2.5-3.8x slower than its own CPU. On the
+CPU with more than one thread, torch's batched LU can return invalid pivots
+(``benchmarks/torch_lu_threads.py``): at width 128 LSC pre-training of an LSTM then stops with
+"Pivots given to lu_solve must all be greater or equal to 1"; ``torch.set_num_threads(1)``
+around the call avoids it.
 """
 
 from __future__ import annotations
@@ -37,9 +62,10 @@ import time
 import torch
 from torch import nn
 
+from rnnbook import device as devices
 from rnnbook.lsc import lsc_pretrain_, spectral
 
-WIDTH, N_IN, BATCH, T, N_TIMES = 64, 16, 16, 50, 4
+N_IN, BATCH, T, N_TIMES = 16, 16, 50, 4
 
 
 def eigvals_radius(M):
@@ -47,24 +73,27 @@ def eigvals_radius(M):
     return torch.linalg.eigvals(M).abs().amax(-1)
 
 
-def make(kind: str) -> nn.Module:
+def make(kind: str, width: int, dev: str) -> nn.Module:
     torch.manual_seed(0)
     cls = {"GRU": nn.GRU, "LSTM": nn.LSTM}[kind]
-    return cls(N_IN, WIDTH, num_layers=2, batch_first=True)
+    return cls(N_IN, width, num_layers=2, batch_first=True).to(dev)
 
 
-def run(kind: str, steps: int, old: bool, x: torch.Tensor):
+def run(kind: str, steps: int, old: bool, x: torch.Tensor, width: int):
     """Seconds per step (after one warm-up step), the history and the final parameters."""
-    net = make(kind)
+    dev = x.device.type
+    net = make(kind, width, dev)
     saved = spectral._Radius.apply
     if old:
         spectral._Radius.apply = eigvals_radius
     try:
-        lsc_pretrain_(make(kind), x, max_steps=1, n_times=N_TIMES)  # warm-up
+        lsc_pretrain_(make(kind, width, dev), x, max_steps=1, n_times=N_TIMES)
+        devices.synchronize(dev)
         t0 = time.perf_counter()
         rep = lsc_pretrain_(
             net, x, target=1.0, max_steps=steps, min_steps=steps, n_times=N_TIMES
         )
+        devices.synchronize(dev)
         seconds = (time.perf_counter() - t0) / rep.steps
     finally:
         spectral._Radius.apply = saved
@@ -79,34 +108,58 @@ def main() -> None:
     )
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (auto: CUDA if seen)")
+    ap.add_argument("--width", type=int, default=64, help="each layer's width")
+    ap.add_argument(
+        "--rank-one-only", action="store_true", help="leave the eigvals gradient out"
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    dev, width = devices.resolve(args.device), args.width
     x = torch.randn(BATCH, T, N_IN, generator=torch.Generator().manual_seed(1))
+    x = x.to(dev)
     rows, out = [], {}
+    grads = (False,) if args.rank_one_only else (True, False)
     for kind in ("GRU", "LSTM"):
-        best = {True: float("inf"), False: float("inf")}
-        res = {}
+        best, res, failed = {g: float("inf") for g in grads}, {}, {}
         for _ in range(args.repeat):
-            for old in (True, False):
-                s, rep, ps = run(kind, args.steps, old, x)
+            for old in grads:
+                try:
+                    s, rep, ps = run(kind, args.steps, old, x, width)
+                except RuntimeError as e:  # kept as a result: this gradient fails here
+                    failed[old] = str(e).splitlines()[0]
+                    continue
                 best[old] = min(best[old], s)
                 res[old] = (rep, ps)
-        (r0, p0), (r1, p1) = res[True], res[False]
-        d_rad = max(
-            abs(a - b)
-            for a, b in zip(r0.history["mean_radius"], r1.history["mean_radius"])
-        )
-        d_par = max(float((a - b).abs().max()) for a, b in zip(p0, p1))
-        out[kind] = dict(
-            steps_per_s_eigvals=1 / best[True],
-            steps_per_s_rank_one=1 / best[False],
-            speedup=best[True] / best[False],
-            max_radius_diff=d_rad,
-            max_param_diff=d_par,
-        )
+        row = dict(device=dev, width=width, steps_per_s_rank_one=1 / best[False])
+        if True in grads and True not in failed:
+            (r0, p0), (r1, p1) = res[True], res[False]
+            row.update(
+                steps_per_s_eigvals=1 / best[True],
+                speedup=best[True] / best[False],
+                max_radius_diff=max(
+                    abs(a - b)
+                    for a, b in zip(
+                        r0.history["mean_radius"], r1.history["mean_radius"]
+                    )
+                ),
+                max_param_diff=max(float((a - b).abs().max()) for a, b in zip(p0, p1)),
+            )
+            cells = (
+                f"{row['steps_per_s_eigvals']:.2f}",
+                f"{row['speedup']:.2f}x",
+                f"{row['max_radius_diff']:.1e}",
+                f"{row['max_param_diff']:.1e}",
+            )
+        else:
+            why = failed.get(True, "not run")
+            row["eigvals"] = why
+            cells = (f"fails: {why}" if True in failed else "not run", "", "", "")
+        out[kind] = row
         rows.append(
-            f"| {kind} 2x{WIDTH} | {1 / best[True]:.2f} | {1 / best[False]:.2f} "
-            f"| {best[True] / best[False]:.2f}x | {d_rad:.1e} | {d_par:.1e} |"
+            f"| {kind} 2x{width}, {dev} | {cells[0]} | {1 / best[False]:.2f} | "
+            + " | ".join(cells[1:])
+            + " |"
         )
     print(
         "| network | steps/s, eigvals autograd | steps/s, rank-one gradient | speed-up "

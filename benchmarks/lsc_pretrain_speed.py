@@ -14,9 +14,11 @@ Run:  .venv/bin/python benchmarks/lsc_pretrain_speed.py [--steps 5] [--repeat 2]
       [--device cuda] [--width 128] [--threads 16]   (the network and data on that device)
       [--rank-one-only]   (time the package's gradient alone)
 
-A gradient that fails is reported as failing, with torch's message: autograd through
-``torch.linalg.eigvals`` does at width 128 (a transition derivative with a repeated eigenvalue
-makes its backward divide by zero; LAPACK then stops on the NaNs), the rank-one gradient does not.
+A gradient that fails is reported as failing, with torch's message. At width 128 with 2 threads
+both gradients stopped at "Pivots given to lu_solve must all be greater or equal to 1" here (the
+eigvals one in its backward's solve, the rank-one one in its inverse iteration): torch's batched
+LU with more than one thread (``benchmarks/torch_lu_threads.py``). With one thread the rank-one
+gradient ran on both networks at width 128; the eigvals one was not tried there.
 
 Measured on the 2-core build machine (shared with other jobs, load average about 8), one thread,
 2026-12-01, ``--steps 4 --repeat 2``, two runs:

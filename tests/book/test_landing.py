@@ -134,10 +134,10 @@ def test_a_sentence_quotes_a_records_effect_and_names_a_wrong_quote():
     quote = ledger_sphinx.effect_quote
     e = {"name": "gap", "estimate": -0.128, "lo": -0.185, "hi": -0.074, "n": 100}
     got = quote("lsc.a", [{**e, "interval": "bootstrap"}], "effect")
-    assert got == "-0.128 [-0.185, -0.074] (95% bootstrap interval, n = 100)"
+    assert got == "-0.128 [-0.185, -0.0740] (95% bootstrap interval, n = 100)"
     two = [{**e, "interval": "mean"}, {**e, "estimate": 0.5, "interval": "wilson"}]
     assert "Student t interval" in quote("lsc.a", two, "effect.1")
-    assert quote("lsc.a", two, "effect.2").startswith("0.5 [")
+    assert quote("lsc.a", two, "effect.2").startswith("0.500 [")
     for field, words in [
         ("effect", "quote one as effect.1 to effect.2"),
         ("effect.3", "has effects effect.1 to effect.2"),
@@ -184,7 +184,7 @@ def test_a_box_decided_by_its_record_leads_with_that_record():
     assert row.astext() == "the book run\u2019s finding in full"
     lead = box[1].astext()
     assert "confirmatory record</strong> (32 seeds)" in lead
-    assert "Holds: growth is 0.23 [0.06, 0.4], above its line of 0" in lead
+    assert "Holds: growth is 0.230 [0.0600, 0.400], above its line of 0" in lead
     assert "own run (exploratory, described below): inconclusive." in lead
     # a finding too long for the box is cut, and still ends its sentence
     name = "the growth factor of the gradient from the far end of the sequence, number"

@@ -254,7 +254,7 @@ def test_box_shows_each_effect_of_a_claim_decided_per_effect(book):
     box = c._repr_markdown_()
     assert "(book profile): gap 0.1\n" in box and "Decided" not in box
     assert (
-        "**vanilla**: -0.105 \\[-0.179, -0.032\\] (95% Student-t interval, n = 5)"
+        "**vanilla**: -0.105 \\[-0.179, -0.0320\\] (95% Student-t interval, n = 5)"
         in box
     )
     assert "a significant effect against the paper" in box

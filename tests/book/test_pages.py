@@ -215,7 +215,7 @@ def test_a_confirmatory_verdict_shows_its_records_effects_before_the_books_run()
     book = dict(FIELDS, id="lsc.b", verdict="inconclusive", measured="m2")
     html = pages.claims_table([decided, book], "book/scorecard", ("measured",))
     first, second = html.split("<tr", 3)[2:4]
-    said = '48 seeds:</em></span><span class="value-part">gap is 0.2 [0.1, 0.3]'
+    said = '48 seeds:</em></span><span class="value-part">gap is 0.200 [0.100, 0.300]'
     assert "confirmatory record, " + said in first
     assert "above its line of 0.05" in first
     # the book's run, which no longer decides, is folded under the record's effects
@@ -278,12 +278,13 @@ def test_the_why_of_a_confirmatory_verdict_is_its_records_finding():
     assert "training gate" in pages.why_text(c)  # the book's run alone: its gate
     why = pages.why_text({**c, "counting": counting})
     assert (
-        "gate" not in why and "gap goes against the paper: -0.13 [-0.18, -0.07]" in why
+        "gate" not in why
+        and "gap goes against the paper: -0.130 [-0.180, -0.0700]" in why
     )
     up = {**effect, "estimate": 0.2, "lo": 0.12, "hi": 0.28, "contrary": False}
     held = {**counting, "effects": [{**up, "decision": "reproduced"}]}
     why = pages.why_text({**c, "verdict": "reproduced", "counting": held})
-    assert why.startswith("Holds: gap is 0.2 [0.12, 0.28]")  # not the book's note
+    assert why.startswith("Holds: gap is 0.200 [0.120, 0.280]")  # not the book's note
 
 
 def test_the_errata_list_reads_the_verdict_that_counts(tmp_path, monkeypatch):

@@ -51,7 +51,7 @@ def record(**kw):
 def test_undecided_finding_says_which_line_it_straddles_and_the_lean():
     f = R.finding(record())
     assert f.startswith("Undecided:")
-    assert "0.59 [0.41, 0.75]" in f and "line of 0.54" in f
+    assert "0.590 [0.410, 0.750]" in f and "line of 0.54" in f
     assert "leans towards the paper" in f
 
 
@@ -73,7 +73,7 @@ def test_failed_gate_is_the_reason_and_the_data_still_lean():
 def test_decided_findings_name_what_fails_or_goes_against_the_paper():
     short = effect(decision="not-reproduced", estimate=0.3, lo=0.2, hi=0.4)
     f = R.finding(record(verdict="not-reproduced", effects=[short]))
-    assert f.startswith("Fails: gap falls short of the paper: 0.3 [0.2, 0.4]")
+    assert f.startswith("Fails: gap falls short of the paper: 0.300 [0.200, 0.400]")
     against = effect(decision="not-reproduced", contrary=True, estimate=0.3)
     f = R.finding(record(verdict="not-reproduced", effects=[against]))
     assert "goes against the paper" in f
@@ -440,3 +440,13 @@ def test_a_rules_mean_reads_as_a_mean():
     assert "mean" not in R.rule_prose("sum(a) / len(b) > 0")
     words = R.rule_prose("max(sum(acc[c]) / len(acc[c]) for c in acc) >= 2 * chance")
     assert words.startswith("the largest mean of acc")
+
+
+def test_an_estimate_beside_its_interval_keeps_its_trailing_zeros():
+    # thm41's RNN effect: a mean of 1.0 read "1 [0.886, 1.12]" beside its interval
+    e = {"estimate": 1.0, "lo": 0.886, "hi": 1.12, "n": 4800}
+    assert R.interval(e) == "1.00 [0.886, 1.12]"
+    assert R.interval({**e, "estimate": 0.5, "lo": 0.25}) == "0.500 [0.250, 1.12]"
+    assert R.num(100.0, zeros=True) == "100"  # no bare decimal point
+    assert R.num(1e-4, zeros=True) == "1.00e-4"
+    assert R.num(1.1) == "1.1"  # a declared line keeps its own digits

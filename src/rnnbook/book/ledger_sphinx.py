@@ -244,6 +244,11 @@ def load_claims(app) -> dict[str, dict] | None:
     return app._rnnbook_claims[1]
 
 
+def _num(x: Any) -> str:
+    """A measured estimate or bound: three significant digits, trailing zeros kept."""
+    return reading.num(x, zeros=True) or str(x)
+
+
 def _text(x: Any) -> str:
     """A quoted value written for reading (dicts as ``key: value``, numbers rounded)."""
     return value_text(x)
@@ -668,8 +673,8 @@ def record_html(
     )
     gate = rec.get("trained") or {}
     effects = "; ".join(
-        f"{reading.prose_html(str(e['name']))}: {e['estimate']:.3g} "
-        f"[{e['lo']:.3g}, {e['hi']:.3g}]"
+        f"{reading.prose_html(str(e['name']))}: {_num(e['estimate'])} "
+        f"[{_num(e['lo'])}, {_num(e['hi'])}]"
         + (
             ", not judged"
             if gate.get("passed") is False

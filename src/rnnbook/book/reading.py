@@ -297,8 +297,10 @@ def prose_html(text: Any, from_doc: str | None = None, root=None) -> str:
 # --- numbers, intervals and effects -------------------------------------------------------
 
 
-def num(x: Any) -> str | None:
-    """A number for reading (three significant digits), ``None`` when there is none."""
+def num(x: Any, zeros: bool = False) -> str | None:
+    """A number for reading (three significant digits), ``None`` when there is none.
+    With ``zeros`` the trailing zeros stay (``1.00``, not ``1``), as for a measured
+    estimate set beside its interval."""
     try:
         x = float(x)
     except (TypeError, ValueError):
@@ -310,14 +312,14 @@ def num(x: Any) -> str | None:
     a = abs(x)
     if a >= 1e5 or a < 1e-3:
         return f"{x:.2e}".replace("e-0", "e-").replace("e+0", "e")
-    return f"{x:.3g}"
+    return f"{x:#.3g}".rstrip(".") if zeros else f"{x:.3g}"
 
 
 def interval(e: dict, adjusted: bool = False) -> str | None:
     """``0.59 [0.41, 0.75]``: an effect's estimate and its 95% interval (its adjusted
     interval with ``adjusted``), ``None`` when it has no data."""
     lo, hi = ("lo_k", "hi_k") if adjusted else ("lo", "hi")
-    est, a, b = num(e.get("estimate")), num(e.get(lo)), num(e.get(hi))
+    est, a, b = (num(e.get(k), zeros=True) for k in ("estimate", lo, hi))
     if est is None or a is None or b is None or not e.get("n"):
         return None
     return f"{est} [{a}, {b}]"

@@ -15,6 +15,8 @@ import html
 import math
 from dataclasses import dataclass
 
+from .reading import num
+
 #: colours of the decisions, mid-tones that read on a light and a dark page
 COLOURS = {
     "reproduced": "#2e9d5b",
@@ -27,6 +29,10 @@ WIDTH, LABEL, ROW = 420, 150, 24
 LABEL_CHAR = 7.0
 #: the height of a row of mark names, and the width of one of their characters (font 11)
 MARK_ROW, CHAR = 12, 6.2
+
+
+def _num(x: float) -> str:
+    return num(x, zeros=True) or str(x)
 
 
 @dataclass(frozen=True)
@@ -145,7 +151,8 @@ def svg(
         )
         out.append(
             f'<circle cx="{x(r.estimate):.1f}" cy="{y:.1f}" r="4.5" fill="{colour}">'
-            f"<title>{html.escape(r.label)}: {r.estimate:.3g} [{r.lo:.3g}, {r.hi:.3g}],"
+            f"<title>{html.escape(r.label)}: {_num(r.estimate)} [{_num(r.lo)}, "
+            f"{_num(r.hi)}],"
             f" {html.escape(r.decision)}</title></circle>"
         )
     out.append("</svg>")

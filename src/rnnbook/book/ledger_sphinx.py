@@ -244,11 +244,6 @@ def load_claims(app) -> dict[str, dict] | None:
     return app._rnnbook_claims[1]
 
 
-def _num(x: Any) -> str:
-    """A measured estimate or bound: three significant digits, trailing zeros kept."""
-    return reading.num(x, zeros=True) or str(x)
-
-
 def _text(x: Any) -> str:
     """A quoted value written for reading (dicts as ``key: value``, numbers rounded)."""
     return value_text(x)
@@ -673,8 +668,8 @@ def record_html(
     )
     gate = rec.get("trained") or {}
     effects = "; ".join(
-        f"{reading.prose_html(str(e['name']))}: {_num(e['estimate'])} "
-        f"[{_num(e['lo'])}, {_num(e['hi'])}]"
+        f"{reading.prose_html(str(e['name']))}: {reading.measured(e['estimate'])} "
+        f"[{reading.measured(e['lo'])}, {reading.measured(e['hi'])}]"
         + (
             ", not judged"
             if gate.get("passed") is False

@@ -315,6 +315,12 @@ def num(x: Any, zeros: bool = False) -> str | None:
     return f"{x:#.3g}".rstrip(".") if zeros else f"{x:.3g}"
 
 
+def measured(x: Any) -> str:
+    """A measured estimate or bound as the book shows it: :func:`num` with its trailing
+    zeros kept, the value as written when it is not a finite number."""
+    return num(x, zeros=True) or str(x)
+
+
 def interval(e: dict, adjusted: bool = False) -> str | None:
     """``0.59 [0.41, 0.75]``: an effect's estimate and its 95% interval (its adjusted
     interval with ``adjusted``), ``None`` when it has no data."""

@@ -15,7 +15,7 @@ import html
 import math
 from dataclasses import dataclass
 
-from .reading import num
+from .reading import measured
 
 #: colours of the decisions, mid-tones that read on a light and a dark page
 COLOURS = {
@@ -29,10 +29,6 @@ WIDTH, LABEL, ROW = 420, 150, 24
 LABEL_CHAR = 7.0
 #: the height of a row of mark names, and the width of one of their characters (font 11)
 MARK_ROW, CHAR = 12, 6.2
-
-
-def _num(x: float) -> str:
-    return num(x, zeros=True) or str(x)
 
 
 @dataclass(frozen=True)
@@ -151,8 +147,8 @@ def svg(
         )
         out.append(
             f'<circle cx="{x(r.estimate):.1f}" cy="{y:.1f}" r="4.5" fill="{colour}">'
-            f"<title>{html.escape(r.label)}: {_num(r.estimate)} [{_num(r.lo)}, "
-            f"{_num(r.hi)}],"
+            f"<title>{html.escape(r.label)}: {measured(r.estimate)} [{measured(r.lo)}, "
+            f"{measured(r.hi)}],"
             f" {html.escape(r.decision)}</title></circle>"
         )
     out.append("</svg>")

@@ -493,13 +493,13 @@ def finding(c: dict) -> str:
             return f"Partly: {_join(good, 2)}; but {_join(rest, 2)}."
         und = by["inconclusive"] or inside
         return "Undecided: " + _join([effect_finding(e) for e in und]) + "."
-    measured = _first_part(c.get("measured"))
+    said = _first_part(c.get("measured"))
     if v in ("not-reproduced", "partly-reproduced") and not gate_failed:
-        measured = what_failed(c) or measured
+        said = what_failed(c) or said
     if gate_failed:
         return (
             "Undecided: the networks did not pass the training gate (it asks that "
-            f"{gate_words(trained)}); measured: {measured}."
+            f"{gate_words(trained)}); measured: {said}."
         )
     word = {
         "reproduced": "Holds",
@@ -507,7 +507,7 @@ def finding(c: dict) -> str:
         "not-reproduced": "Fails",
         "inconclusive": "Undecided",
     }.get(v, "Found")
-    return f"{word}: {measured}." if measured else f"{word}."
+    return f"{word}: {said}." if said else f"{word}."
 
 
 _OF = re.compile(r"\b(\d+) of (\d+)\b")

@@ -69,6 +69,26 @@ def test_a_pinned_shard_runs_at_its_records_commit_and_lands_alone(toy, monkeypa
         shard_tree.queue(toy, [TARGET], "cpu", log=_quiet)
 
 
+def test_a_failed_decide_says_so_and_lands_nothing(toy, monkeypatch):
+    """A decide that fails in the pinned tree wrote no record: the queue says the decide
+    failed (not that a record folder is missing) and copies and commits nothing."""
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "t@t")
+    for _ in range(2):
+        shard_tree.run(toy, TARGET, "cpu", commit=True, log=_quiet)
+    head = _out(toy, "rev-parse", "HEAD")
+    failing = lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, stdout="")  # noqa: E731
+    with pytest.raises(shards.ShardError, match="--decide failed in .*shard-trees"):
+        shard_tree.run(
+            toy, TARGET, "cpu", None, commit=True, runner=failing, log=_quiet
+        )
+    assert not (toy / "results/cpu/toy/toy/conf").exists()
+    assert _out(toy, "rev-parse", "HEAD") == head
+    shard_tree.run(toy, TARGET, "cpu", None, commit=True, log=_quiet)  # decided after
+    assert (toy / "results/cpu/toy/toy/conf/claims.json").exists()
+
+
 def test_the_command_line_says_what_goes_with_what(toy, capsys):
     from rnnbook.book import cli
 

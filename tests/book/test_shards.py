@@ -206,6 +206,34 @@ def test_shards_run_their_own_members_and_are_decided_once_when_all_are_in(
     assert "this verdict counts" in box and "2 shards of 2 seeds" in box
 
 
+def test_a_pooled_share_decided_against_the_paper_is_written(toy, monkeypatch):
+    """A Wilson interval's bounds are numpy's, so is the ``contrary`` flag of an effect
+    decided below its line (json refuses a numpy bool: fig3-half-one's first decide)."""
+    chapter = toy / "notebooks/toy/toy.py"
+    chapter.write_text(
+        CHAPTER.replace(
+            "mean_gain=", "wins=[sum(g > 0 for g in gains), len(gains)], mean_gain="
+        )
+    )
+    spec = toy / "notebooks/toy/toy.claims.yaml"
+    spec.write_text(
+        CLAIMS.replace("effect: gains\n", "effect: wins\n          interval: wilson\n")
+        .replace('smallest: "0.2"', 'smallest: "0.6"\n          no_effect: "0.5"')
+        .replace(
+            "{gains: seeds, ref: seeds}", "{gains: seeds, ref: seeds, wins: counts}"
+        )
+    )
+    _commit(toy, "a share")
+    monkeypatch.setenv("TOY_SHIFT", "-9")  # every gain below zero: no wins
+    shards.run_shard(toy, TARGET, "cpu", log=_quiet)
+    shards.run_shard(toy, TARGET, "cpu", log=_quiet)
+    folder = shards.decide(toy, TARGET, "cpu", log=_quiet)
+    (claim,) = json.loads((folder / "claims.json").read_text())
+    (effect,) = claim["effects"]
+    assert claim["verdict"] == "not-reproduced" and effect["contrary"] is True
+    assert effect["data"] == [0, 4] and effect["hi"] < 0.5
+
+
 def test_a_code_change_between_shards_voids_the_record(toy):
     shards.run_shard(toy, TARGET, "cpu", log=_quiet)
     path = toy / "notebooks/toy/toy.py"

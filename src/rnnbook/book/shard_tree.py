@@ -298,6 +298,7 @@ def _run_in(
     # a shard brings back its own folder and the record's marks, never another shard's
     # (another lane's tree may hold one that is half-made, or not committed yet)
     mine = _own(path / rel, shard) if shard is not None else [path / rel]
+    mine = [m for m in mine if m.exists()]  # a failed decide wrote no record
     for src in mine:
         dst = root / src.relative_to(path)
         if src.is_dir():

@@ -487,11 +487,15 @@ def decide(
 
 
 def _finite(x: Any) -> Any:
-    """Effects as a record keeps them (non-finite numbers as text, as the ledger does)."""
+    """Effects as a record keeps them: numpy's numbers as Python's (a Wilson interval's
+    bounds, and the ``contrary`` flag compared from them, are numpy's, and ``json``
+    refuses a numpy bool), non-finite numbers as text, as the ledger does."""
     if isinstance(x, dict):
         return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list):
+    if isinstance(x, (list, tuple)):
         return [_finite(v) for v in x]
+    if type(x).__module__ == "numpy" and hasattr(x, "tolist"):
+        return _finite(x.tolist())  # a scalar or an array, as Python's
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     return x

@@ -228,8 +228,8 @@ if fig3_on:
 # paper's own 48 trials per depth had a one-in-three chance to tell from a coin toss). At
 # depth 5 the share is
 # {claim}`lsc.fig3.half-beats-one=partly-reproduced (confirmatory):effect.2`: still above one
-# half, but below that line. The paper's advantage of $\rho_t=0.5$ holds at the shallower depth
-# and shrinks at the deeper one
+# half, but below that line. The paper's advantage of $\rho_t=0.5$ over $\rho_t=1$ holds at
+# depth 2 and falls short of the line at depth 5
 # {claim}`lsc.fig3.half-beats-one=partly-reproduced (confirmatory)`.
 #
 # A confirmatory record of 48 seeds, declared before its first shard, decides whether depth favours
